@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { KindKey, KubeObject } from "./objects.ts";
+
+const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
+const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
+
+/** admission.k8s.io/v1 AdmissionRequest, the fields edgeloop reads. */
+export const AdmissionRequest = z
+  .object({
+    uid: z.string().min(1),
+    kind: GroupVersionKind,
+    resource: GroupVersionResource,
+    subResource: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    operation: z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]),
+    userInfo: z.record(z.string(), z.unknown()).optional(),
+    object: KubeObject.nullable().optional(),
+    oldObject: KubeObject.nullable().optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .loose();
+export type AdmissionRequest = z.infer<typeof AdmissionRequest>;
+
+/** admission.k8s.io/v1 AdmissionResponse. `patch` is base64 of a JSONPatch. */
+export const AdmissionResponse = z.object({
+  uid: z.string().min(1),
+  allowed: z.boolean(),
+  status: z
+    .object({ code: z.number().int().optional(), message: z.string().optional(), reason: z.string().optional() })
+    .optional(),
+  patch: z.string().optional(),
+  patchType: z.literal("JSONPatch").optional(),
+  warnings: z.array(z.string()).optional(),
+});
+export type AdmissionResponse = z.infer<typeof AdmissionResponse>;
+
+/**
+ * What the relay forwards to `POST /v1/admission/{webhook}`: the AdmissionReview the
+ * API server sent, plus `related`, the cached objects of the kinds the webhook declared.
+ */
+export const AdmissionReviewRequest = z.object({
+  apiVersion: z.literal("admission.k8s.io/v1"),
+  kind: z.literal("AdmissionReview"),
+  request: AdmissionRequest,
+  related: z.record(KindKey, z.array(KubeObject)).default({}),
+});
+export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewRequest>;
+
+/** The AdmissionReview the Worker answers with. */
+export const AdmissionReviewResponse = z.object({
+  apiVersion: z.literal("admission.k8s.io/v1"),
+  kind: z.literal("AdmissionReview"),
+  response: AdmissionResponse,
+});
+export type AdmissionReviewResponse = z.infer<typeof AdmissionReviewResponse>;

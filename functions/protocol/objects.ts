@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+/** An ownerReference as Kubernetes stores it. */
+export const OwnerReference = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  name: z.string().min(1),
+  uid: z.string().min(1),
+  controller: z.boolean().optional(),
+  blockOwnerDeletion: z.boolean().optional(),
+});
+export type OwnerReference = z.infer<typeof OwnerReference>;
+
+/** The metadata fields edgeloop reads; everything else is kept as it came. */
+export const ObjectMeta = z
+  .object({
+    name: z.string().optional(),
+    generateName: z.string().optional(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    resourceVersion: z.string().optional(),
+    generation: z.number().int().optional(),
+    creationTimestamp: z.string().optional(),
+    deletionTimestamp: z.string().optional(),
+    deletionGracePeriodSeconds: z.number().int().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+    ownerReferences: z.array(OwnerReference).optional(),
+    finalizers: z.array(z.string()).optional(),
+  })
+  .loose();
+export type ObjectMeta = z.infer<typeof ObjectMeta>;
+
+/** Any Kubernetes object: apiVersion, kind and metadata are checked, the rest passes through. */
+export const KubeObject = z
+  .object({
+    apiVersion: z.string().min(1),
+    kind: z.string().min(1),
+    metadata: ObjectMeta,
+  })
+  .loose();
+export type KubeObject = z.infer<typeof KubeObject>;
+
+/** Names one object; `uid` pins it to one incarnation. */
+export const ObjectRef = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  namespace: z.string().min(1).optional(),
+  name: z.string().min(1),
+  uid: z.string().min(1).optional(),
+});
+export type ObjectRef = z.infer<typeof ObjectRef>;
+
+/** A group/version/kind, as used in the manifest. */
+export const TypeRef = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+});
+export type TypeRef = z.infer<typeof TypeRef>;
+
+/**
+ * The key children/related maps use for a kind: `Kind.apiVersion`,
+ * e.g. `Pod.v1`, `Deployment.apps/v1`, `Model.sedna.io/v1alpha1`.
+ */
+export const KindKey = z.string().regex(/^[A-Z][A-Za-z0-9]*\.[a-z0-9.-]*\/?[a-z0-9]+$/, "expected Kind.apiVersion, e.g. Pod.v1");
+export type KindKey = z.infer<typeof KindKey>;
+
+/** Builds the `Kind.apiVersion` key of a type. */
+export function kindKey(type: TypeRef): string {
+  return `${type.kind}.${type.apiVersion}`;
+}
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. */
+export const ObjectKey = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected namespace/name or name");
+export type ObjectKey = z.infer<typeof ObjectKey>;
+
+/** The key of an object: `namespace/name`, or `name` when cluster-scoped. */
+export function objectKey(meta: { namespace?: string | undefined; name?: string | undefined }): string {
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ""}` : (meta.name ?? "");
+}
+
+/** Splits a key into namespace (undefined for cluster-scoped) and name. */
+export function splitKey(key: string): { namespace: string | undefined; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** A reference to an object, taken from the object itself. */
+export function refOf(object: KubeObject): ObjectRef {
+  const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name ?? "" };
+  if (object.metadata.namespace) ref.namespace = object.metadata.namespace;
+  if (object.metadata.uid) ref.uid = object.metadata.uid;
+  return ref;
+}

@@ -1,0 +1,35 @@
+/**
+ * Runs every test file with Node's test runner. `npm run test:unit -- sim` runs only
+ * files whose path contains "sim".
+ */
+import { spawnSync } from "node:child_process";
+import { globSync } from "node:fs";
+
+const HELP = `usage: npm run test:unit -- [--help] [FILTER...]
+
+Runs all *.test.ts files (functions/, durable/, relay/, sim/, scripts/, test/) with
+node --test. With FILTER words, only the files whose path contains one of them.`;
+
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+const roots = ["functions", "durable", "relay", "sim", "scripts", "test"];
+const files = roots
+  .flatMap((root) => globSync(`${root}/**/*.test.ts`))
+  .filter((file) => !file.includes("node_modules"))
+  .filter((file) => args.length === 0 || args.some((word) => file.includes(word)))
+  .sort();
+
+if (files.length === 0) {
+  console.error("no test files matched");
+  process.exit(1);
+}
+
+const concurrency = process.env.EDGELOOP_TEST_CONCURRENCY ?? "2";
+const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=120000", ...files], {
+  stdio: "inherit",
+});
+process.exit(result.status ?? 1);
