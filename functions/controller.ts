@@ -10,6 +10,7 @@ import type {
   Watch,
   WebhookSpec,
 } from "./protocol/index.ts";
+import type { CustomResource } from "./crd/resource.ts";
 
 /**
  * A claim on the RecreationLedger: the action runs only for the first caller of
@@ -38,6 +39,8 @@ export interface SnapshotController {
   readonly parent: TypeRef;
   readonly watches: readonly Watch[];
   readonly webhooks?: readonly Webhook[];
+  /** Custom resources this controller serves (CRDs are generated from them). */
+  readonly resources?: readonly CustomResource[];
   /** Snapshot in, decision out: no I/O, no clock but `request.now`. */
   reconcile(request: ReconcileRequest): Decision;
 }
@@ -54,6 +57,7 @@ export interface EventsController {
   readonly delivery: "events";
   readonly watches: readonly Watch[];
   readonly webhooks?: readonly Webhook[];
+  readonly resources?: readonly CustomResource[];
   handle(batch: EventBatch, context: EventsContext): Promise<Plan>;
 }
 
