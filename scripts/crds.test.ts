@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parseManifests } from "../functions/sedna/testing.ts";
+
+const script = join(import.meta.dirname, "crds.ts");
+
+function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [script, ...args], { encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("npm run crds prints one CRD per Sedna kind, loaded from the controller folders", () => {
+  const { status, stdout } = run();
+  assert.equal(status, 0);
+  const crds = parseManifests(stdout) as { kind: string; metadata: { name: string } }[];
+  assert.deepEqual(crds.map((c) => c.kind), Array(4).fill("CustomResourceDefinition"));
+  assert.deepEqual(crds.map((c) => c.metadata.name), ["datasets.sedna.io", "federatedlearningjobs.sedna.io", "jointinferenceservices.sedna.io", "models.sedna.io"]);
+});
+
+test("--out writes one file per CRD; --help and bad flags are answered", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "crds-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  assert.equal(run("--out", dir).status, 0);
+  assert.deepEqual(readdirSync(dir).sort(), ["datasets.sedna.io.yaml", "federatedlearningjobs.sedna.io.yaml", "jointinferenceservices.sedna.io.yaml", "models.sedna.io.yaml"]);
+  assert.match(readFileSync(join(dir, "models.sedna.io.yaml"), "utf8"), /openAPIV3Schema/);
+  const help = run("--help");
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /usage: npm run crds/);
+  const bad = run("--nope");
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /nope/);
+});
