@@ -2,13 +2,12 @@
  * Prints (or writes) the CustomResourceDefinition YAML of every custom resource of every
  * controller, generated from their zod schemas.
  */
-import { globSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { z } from "zod";
-import type { Controller } from "../functions/controller.ts";
+import { loadControllers } from "./lib/controllers.ts";
 import { crdOf, crdYaml, uniqueResources } from "../functions/crd/generate.ts";
 import type { CustomResource } from "../functions/crd/resource.ts";
 
@@ -22,13 +21,6 @@ resource served by a controller in functions/controllers/*/controller.ts.
   --help      show this help`;
 
 const Flags = z.object({ out: z.string().min(1, "--out needs a directory").optional(), help: z.boolean().optional() });
-
-/** Imports every controller folder's default export (functions/controllers/<name>/controller.ts). */
-async function loadControllers(root: string): Promise<Controller[]> {
-  const files = globSync("functions/controllers/*/controller.ts", { cwd: root }).sort();
-  const modules = await Promise.all(files.map((file) => import(pathToFileURL(join(root, file)).href) as Promise<{ default: Controller }>));
-  return modules.map((m) => m.default);
-}
 
 async function main(): Promise<number> {
   let flags: z.infer<typeof Flags>;
@@ -44,8 +36,7 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const root = resolve(import.meta.dirname, "..");
-  const controllers = await loadControllers(root);
+  const controllers = await loadControllers();
   const resources: CustomResource[] = uniqueResources(controllers.flatMap((c) => c.resources ?? []));
   if (!flags.out) {
     process.stdout.write(crdYaml(resources));

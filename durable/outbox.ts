@@ -1,0 +1,88 @@
+import { DurableObject } from "cloudflare:workers";
+import type { OutboxBatch, OutboxEntry, Plan } from "../functions/protocol/index.ts";
+
+/** Most entries returned by one read. */
+const PAGE = 100;
+
+/**
+ * Plans produced outside a request (by timers), waiting for the relay. Entries have a
+ * monotonic id and stay until a read names a cursor at or past them: delivery is
+ * at-least-once and in order, and it survives restarts (SQLite storage).
+ */
+export class Outbox extends DurableObject<Record<string, unknown>> {
+  /** Readers parked in a long poll, woken by the next append. */
+  readonly #waiters = new Set<() => void>();
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY AUTOINCREMENT, controller TEXT NOT NULL, key TEXT, plan TEXT NOT NULL, created TEXT NOT NULL)",
+    );
+  }
+
+  /** Appends one plan; returns its id. */
+  async append(controller: string, plan: Plan, key?: string): Promise<string> {
+    const row = this.ctx.storage.sql
+      .exec<{ id: number }>(
+        "INSERT INTO entries (controller, key, plan, created) VALUES (?, ?, ?, ?) RETURNING id",
+        controller,
+        key ?? null,
+        JSON.stringify(plan),
+        new Date().toISOString(),
+      )
+      .one();
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+    return String(row.id);
+  }
+
+  /**
+   * Acknowledges every entry up to `cursor`, then answers the entries after it,
+   * waiting up to `waitSeconds` for one to arrive when there is none.
+   */
+  async read(cursor: string, waitSeconds: number): Promise<OutboxBatch> {
+    const after = Number(cursor);
+    this.ctx.storage.sql.exec("DELETE FROM entries WHERE id <= ?", after);
+    let entries = this.#after(after);
+    if (entries.length === 0 && waitSeconds > 0) {
+      await this.#nextAppend(waitSeconds * 1000);
+      entries = this.#after(after);
+    }
+    const last = entries.at(-1);
+    return { cursor: last ? last.id : cursor, entries };
+  }
+
+  /** Entries not yet acknowledged. */
+  async pending(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entries").one().n;
+  }
+
+  #after(after: number): OutboxEntry[] {
+    const rows = this.ctx.storage.sql
+      .exec<{ id: number; controller: string; key: string | null; plan: string; created: string }>(
+        "SELECT id, controller, key, plan, created FROM entries WHERE id > ? ORDER BY id LIMIT ?",
+        after,
+        PAGE,
+      )
+      .toArray();
+    return rows.map((row) => ({
+      id: String(row.id),
+      controller: row.controller,
+      ...(row.key === null ? {} : { key: row.key }),
+      plan: JSON.parse(row.plan) as Plan,
+      createdAt: row.created,
+    }));
+  }
+
+  #nextAppend(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#waiters.add(done);
+    });
+  }
+}

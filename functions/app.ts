@@ -1,0 +1,44 @@
+import { Hono, type Context } from "hono";
+import type { Controller } from "./controller.ts";
+import type { DepsResolver, WorkerDeps } from "./deps.ts";
+import { readBody } from "./http/body.ts";
+import { errorResponse, HttpError } from "./http/errors.ts";
+import { requireSignature } from "./http/signature.ts";
+import { PROTOCOL_VERSION } from "./protocol/index.ts";
+import { createRegistry } from "./registry.ts";
+import { admissionRoute } from "./routes/admission.ts";
+import { outboxRoute } from "./routes/outbox.ts";
+import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
+
+type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unknown> | unknown;
+
+/**
+ * The Worker's HTTP surface. Every route but `/healthz` is signed: the body is read (at
+ * most 8 MiB), the signature checked over those exact bytes, and only then parsed and
+ * handled. Errors are JSON `ErrorBody`s naming the field.
+ */
+export function createApp(controllers: readonly Controller[], resolveDeps: DepsResolver): Hono {
+  const registry = createRegistry(controllers);
+  const app = new Hono();
+
+  const signed = (handler: Handler) => async (c: Context): Promise<Response> => {
+    try {
+      const deps = resolveDeps(c.env);
+      const body = await readBody(c.req.raw);
+      await requireSignature(c.req.raw, body, deps.secret, deps.nowSeconds());
+      return c.json((await handler(c, body, deps)) as object);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  };
+
+  app.get("/healthz", (c) => c.json({ ok: true, protocol: PROTOCOL_VERSION }));
+  app.get("/v1/manifest", signed(() => registry.manifest));
+  app.post("/v1/reconcile/:controller", signed((c, body, deps) => reconcileRoute(registry, c.req.param("controller") ?? "", body, deps)));
+  app.post("/v1/events/:controller", signed((c, body, deps) => eventsRoute(registry, c.req.param("controller") ?? "", body, deps)));
+  app.post("/v1/admission/:webhook", signed((c, body) => admissionRoute(registry, c.req.param("webhook") ?? "", body)));
+  app.get("/v1/outbox", signed((c, _body, deps) => outboxRoute(c.req.query(), deps)));
+  app.notFound((c) => errorResponse(c, new HttpError(404, "not_found", `no route ${c.req.method} ${c.req.path}`, "path")));
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { OutboxBatch } from "./protocol/index.ts";
+
+/** The RecreationLedger as the routes see it (one ledger object per namespace). */
+export interface LedgerClient {
+  /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
+  claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/** The Outbox as the routes see it. */
+export interface OutboxClient {
+  read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
+}
+
+/**
+ * Everything the routes need from the runtime, resolved once per request from the
+ * Worker environment. Keeping it an interface lets the routes run on fakes in Node.
+ */
+export interface WorkerDeps {
+  /** The HMAC key every signed request is checked against. */
+  readonly secret: string;
+  readonly ledger: LedgerClient;
+  readonly outbox: OutboxClient;
+  /** Raw bindings, for `events` controllers that keep state in their own objects. */
+  readonly env: Readonly<Record<string, unknown>>;
+  /** Seconds since the epoch (the signature's clock). */
+  nowSeconds(): number;
+}
+
+/** Builds the dependencies from the Worker's `env` binding object. */
+export type DepsResolver = (env: unknown) => WorkerDeps;

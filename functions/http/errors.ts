@@ -1,0 +1,34 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import { errorFromZod, type ErrorBody } from "../protocol/index.ts";
+
+/** A failure a route answers with a JSON `ErrorBody`. */
+export class HttpError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly path: string;
+  constructor(status: ContentfulStatusCode, code: string, message: string, path = "") {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.path = path;
+  }
+
+  /** A 400 naming the first field zod refused (`prefix` is prepended to its path). */
+  static fromZod(error: z.ZodError, prefix = ""): HttpError {
+    const body = errorFromZod(error, prefix).error;
+    return new HttpError(400, body.code, body.message, body.path);
+  }
+
+  body(): ErrorBody {
+    return { error: { code: this.code, message: this.message, path: this.path } };
+  }
+}
+
+/** Answers `error` as JSON; anything that is not an `HttpError` is a 500 without details. */
+export function errorResponse(c: Context, error: unknown): Response {
+  if (error instanceof HttpError) return c.json(error.body(), error.status);
+  console.error(JSON.stringify({ level: "error", msg: "unhandled", error: String(error) }));
+  return c.json({ error: { code: "internal", message: "internal error", path: "" } } satisfies ErrorBody, 500);
+}

@@ -1,0 +1,43 @@
+import { HttpError } from "../http/errors.ts";
+import { resolveClaims } from "../claims.ts";
+import type { WorkerDeps } from "../deps.ts";
+import { EventBatch, Plan, ReconcileRequest, kindKey, type Watch } from "../protocol/index.ts";
+import type { Registry } from "../registry.ts";
+import { parseJson } from "../http/body.ts";
+
+/** `POST /v1/reconcile/:controller`: a snapshot in, a plan out. */
+export async function reconcileRoute(registry: Registry, name: string, body: Uint8Array, deps: WorkerDeps): Promise<Plan> {
+  const controller = registry.controller(name);
+  if (!controller) throw new HttpError(404, "unknown_controller", `no controller named ${name}`, "controller");
+  if (controller.delivery !== "snapshot") {
+    throw new HttpError(400, "wrong_delivery", `controller ${name} takes event batches at /v1/events/${name}`, "controller");
+  }
+  const request = parseJson(body, ReconcileRequest);
+  if (request.controller !== name) throw new HttpError(400, "invalid", `body names controller ${request.controller}, the path ${name}`, "controller");
+  const missing = missingKind(request, controller.watches);
+  if (missing) throw new HttpError(400, "invalid", `every declared kind must be present (maybe empty); ${missing} is missing`, missing);
+  return resolveClaims(controller.reconcile(request), request.key, deps.ledger);
+}
+
+/** The path (`children.Pod.v1`) of the first declared kind the request lacks, if any. */
+function missingKind(request: ReconcileRequest, watches: readonly Watch[]): string | undefined {
+  for (const watch of watches) {
+    if (watch.mapping.by === "self") continue;
+    const kind = kindKey(watch);
+    const bag = watch.mapping.by === "reference" ? "related" : "children";
+    if (!Object.hasOwn(request[bag], kind)) return `${bag}.${kind}`;
+  }
+  return undefined;
+}
+
+/** `POST /v1/events/:controller`: ordered watch events in, a plan out. */
+export async function eventsRoute(registry: Registry, name: string, body: Uint8Array, deps: WorkerDeps): Promise<Plan> {
+  const controller = registry.controller(name);
+  if (!controller) throw new HttpError(404, "unknown_controller", `no controller named ${name}`, "controller");
+  if (controller.delivery !== "events") {
+    throw new HttpError(400, "wrong_delivery", `controller ${name} takes snapshots at /v1/reconcile/${name}`, "controller");
+  }
+  const batch = parseJson(body, EventBatch);
+  if (batch.controller !== name) throw new HttpError(400, "invalid", `body names controller ${batch.controller}, the path ${name}`, "controller");
+  return Plan.parse(await controller.handle(batch, { env: deps.env }));
+}

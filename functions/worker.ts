@@ -1,0 +1,15 @@
+/**
+ * The Worker entry. `edgeloop:controllers` is generated at bundle time from the
+ * controller folders (scripts/lib/bundle.ts), so adding a controller edits no list.
+ */
+import controllers from "edgeloop:controllers";
+import { createApp } from "./app.ts";
+import { depsFromEnv } from "./env.ts";
+
+export { Outbox, RecreationLedger } from "../durable/index.ts";
+
+const app = createApp(controllers, depsFromEnv);
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler;

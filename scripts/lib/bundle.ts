@@ -1,0 +1,52 @@
+/**
+ * Bundles the Worker with esbuild. The virtual module `edgeloop:controllers` imports
+ * the default export of every controller folder, so the registry needs no central list.
+ */
+import { build, type Plugin } from "esbuild";
+import { join } from "node:path";
+import { controllerFiles, ROOT } from "./controllers.ts";
+
+/** What to bundle. */
+export interface BundleOptions {
+  /** More roots holding `<name>/controller.ts` folders (tests define their own controllers). */
+  readonly extraControllerDirs?: readonly string[];
+  readonly minify?: boolean;
+}
+
+function controllersPlugin(files: readonly string[]): Plugin {
+  return {
+    name: "edgeloop-controllers",
+    setup(b): void {
+      b.onResolve({ filter: /^edgeloop:controllers$/ }, () => ({ path: "edgeloop:controllers", namespace: "edgeloop" }));
+      b.onLoad({ filter: /.*/, namespace: "edgeloop" }, () => ({
+        contents: [
+          ...files.map((file, i) => `import c${i} from ${JSON.stringify(file)};`),
+          `export default [${files.map((_, i) => `c${i}`).join(", ")}];`,
+        ].join("\n"),
+        loader: "js",
+        resolveDir: ROOT,
+      }));
+    },
+  };
+}
+
+/** The Worker as one ES module (the entry is functions/worker.ts). */
+export async function bundleWorker(options: BundleOptions = {}): Promise<string> {
+  const result = await build({
+    entryPoints: [join(ROOT, "functions/worker.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "browser"],
+    external: ["cloudflare:*", "node:*"],
+    minify: options.minify ?? false,
+    write: false,
+    logLevel: "silent",
+    plugins: [controllersPlugin(controllerFiles(options.extraControllerDirs))],
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error("esbuild produced no output");
+  return output.text;
+}
