@@ -1,0 +1,57 @@
+/** Small helpers over plain Kubernetes objects, shared by the API pipeline. */
+import type { KubeObject } from "../../functions/protocol/index.ts";
+
+export type Obj = Record<string, unknown>;
+
+/** The object as a plain record. */
+export function asObj(value: unknown): Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+/** Everything but metadata and status: what a spec change means for `generation`. */
+export function specOf(object: KubeObject): string {
+  const { metadata: _m, status: _s, ...rest } = object as Obj;
+  return JSON.stringify(rest);
+}
+
+/** Deep equality of JSON values, ignoring metadata.resourceVersion and managedFields. */
+export function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject): string => {
+    const { resourceVersion: _rv, managedFields: _mf, ...meta } = o.metadata as Obj;
+    return stableJson({ ...o, metadata: meta });
+  };
+  return strip(a) === strip(b);
+}
+
+/** JSON with object keys sorted, for order-insensitive comparison. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Obj)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+
+/** The random suffix of `generateName`, as Kubernetes makes it (5 characters). */
+export function randomSuffix(): string {
+  let out = "";
+  for (let i = 0; i < 5; i++) out += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return out;
+}
+
+/** RFC 3339 without fractional seconds, as Kubernetes prints timestamps. */
+export function timestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether a name is a valid DNS-1123 subdomain (the rule for most object names). */
+export function validName(name: string): boolean {
+  return name.length <= 253 && SUBDOMAIN.test(name);
+}

@@ -1,0 +1,283 @@
+/**
+ * The sim's HTTP face: the Kubernetes REST API over node:http on 127.0.0.1, enough for
+ * kubectl and @kubernetes/client-node (discovery, CRUD, patch, watch, tables).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parse as parseYaml } from "yaml";
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { ApiError, type DeleteOptions, type PatchType } from "../cluster.ts";
+import type { SimCluster } from "../api/cluster.ts";
+import { asObj } from "../api/objects.ts";
+import { badRequest, methodNotAllowed } from "../pipeline/errors.ts";
+import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
+import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
+import { toTable, wantsTable } from "./table.ts";
+import { serveWatch } from "./watch.ts";
+
+/** A parsed resource URL. */
+interface Target {
+  readonly resource: ResourceType;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+}
+
+/** Options of the HTTP server. */
+export interface ApiServerOptions {
+  readonly port?: number;
+  /** Milliseconds between watch bookmarks (default 10 s). */
+  readonly bookmarkIntervalMs?: number;
+  /** Structured log sink (requests at debug level). */
+  readonly log?: (level: "debug" | "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** A running API server. */
+export interface ApiServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) reject(new ApiError(413, "RequestEntityTooLarge", "the request body is too large"));
+      else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function parseBody(text: string, contentType: string): unknown {
+  if (contentType.includes("protobuf") || contentType.includes("cbor")) {
+    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
+  if (text.trim() === "") return {};
+  try {
+    return contentType.includes("yaml") ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the body of the request was in an unknown format: ${(error as Error).message}`);
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function patchTypeOf(contentType: string): PatchType {
+  if (contentType.startsWith("application/json-patch+json")) return "json";
+  if (contentType.startsWith("application/merge-patch+json")) return "merge";
+  if (contentType.startsWith("application/strategic-merge-patch+json")) return "strategic";
+  if (contentType.startsWith("application/apply-patch+yaml")) return "apply";
+  throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+}
+
+/** Resolves `/api/v1/...` and `/apis/{g}/{v}/...` to a resource, or null for a discovery path. */
+function parseTarget(cluster: SimCluster, segments: readonly string[]): Target | null {
+  const [root, a, b] = segments;
+  const group = root === "api" ? "" : (a ?? "");
+  const version = root === "api" ? (a ?? "") : (b ?? "");
+  const rest = segments.slice(root === "api" ? 2 : 3);
+  if (rest.length === 0) return null;
+  let namespace: string | undefined;
+  let parts = rest;
+  if (rest[0] === "namespaces" && rest.length >= 3 && rest[2] !== "status" && rest[2] !== "finalize") {
+    namespace = rest[1];
+    parts = rest.slice(2);
+  }
+  const [plural, name, subresource] = parts;
+  const resource = cluster.registry.byPath(group, version, plural ?? "");
+  if (!resource) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+  return { resource, version, namespace, name, subresource };
+}
+
+/** Creates the HTTP server over `cluster` and starts listening on 127.0.0.1. */
+export async function startApiServer(cluster: SimCluster, options: ApiServerOptions = {}): Promise<ApiServer> {
+  const watches = new Set<() => void>();
+  const log = options.log ?? ((): void => undefined);
+  let baseUrl = "";
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://sim");
+    const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    const method = request.method ?? "GET";
+    log("debug", "request", { method, path: url.pathname, query: url.search });
+    const path = url.pathname.replace(/\/$/, "");
+    if (method === "GET") {
+      if (path === "/version") return sendJson(response, 200, versionDoc());
+      if (path === "/healthz" || path === "/readyz" || path === "/livez") return sendJson(response, 200, "ok");
+      if (path === "/api") return sendJson(response, 200, coreVersions(baseUrl.replace(/^https?:\/\//, "")));
+      if (path === "/apis") return sendJson(response, 200, groupList(cluster.registry));
+      if (path === "/openapi/v3") return sendJson(response, 200, openApiIndex(cluster.registry, cluster.registry.all().length));
+      if (segments[0] === "openapi" && segments[1] === "v3") {
+        const doc = segments[2] === "api" ? openApiGroupVersion(cluster.registry, "", segments[3] ?? "") : openApiGroupVersion(cluster.registry, segments[3] ?? "", segments[4] ?? "");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        return sendJson(response, 200, doc);
+      }
+      if (segments[0] === "openapi") throw new ApiError(404, "NotFound", "the sim serves OpenAPI v3 only");
+      if (segments[0] === "apis" && segments.length === 2) {
+        const doc = groupOf(cluster.registry, segments[1] ?? "");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        return sendJson(response, 200, doc);
+      }
+      if ((segments[0] === "api" && segments.length === 2) || (segments[0] === "apis" && segments.length === 3)) {
+        const doc = segments[0] === "api" ? resourceList(cluster.registry, "", segments[1] ?? "") : resourceList(cluster.registry, segments[1] ?? "", segments[2] ?? "");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        return sendJson(response, 200, doc);
+      }
+    }
+    if (segments[0] !== "api" && segments[0] !== "apis") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+    const target = parseTarget(cluster, segments);
+    if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+    const q = url.searchParams;
+    const dryRun = q.get("dryRun") === "All";
+    const apiVersion = apiVersionOf(target.resource.group, target.version);
+    const typeRef = { apiVersion, kind: target.resource.kind };
+    const contentType = request.headers["content-type"] ?? "application/json";
+    const status = target.subresource === "status" ? ({ subresource: "status" } as const) : {};
+    if (target.subresource && target.subresource !== "status" && target.subresource !== "binding") throw new ApiError(404, "NotFound", `the server could not find the requested resource (subresource ${target.subresource})`);
+
+    switch (method) {
+      case "GET": {
+        if (q.get("watch") === "true" || q.get("watch") === "1") return watch(target, q, request, response);
+        if (target.name) {
+          const object = await cluster.get(typeRef, target.namespace, target.name);
+          return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date()) : object);
+        }
+        return list(target, q, request, response);
+      }
+      case "POST": {
+        const body = asObj(parseBody(await readBody(request), contentType)) as KubeObject;
+        if (target.subresource === "binding" && target.name) {
+          const node = String(asObj(asObj(body).target).name ?? "");
+          if (!node) throw badRequest("binding target name is required");
+          await cluster.bind(target.namespace ?? "default", target.name, node, body.metadata?.uid);
+          return sendJson(response, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
+        }
+        if (target.name) throw methodNotAllowed();
+        const ns = target.namespace;
+        if (ns && body.metadata?.namespace && body.metadata.namespace !== ns) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+        const object = { ...body, apiVersion: body.apiVersion ?? apiVersion, kind: body.kind ?? target.resource.kind, metadata: { ...asObj(body.metadata), ...(ns ? { namespace: ns } : {}) } } as KubeObject;
+        return sendJson(response, 201, await cluster.create(object, { dryRun }));
+      }
+      case "PUT": {
+        if (!target.name) throw methodNotAllowed();
+        const body = asObj(parseBody(await readBody(request), contentType)) as KubeObject;
+        const object = { ...body, metadata: { ...asObj(body.metadata), name: body.metadata?.name ?? target.name, ...(target.namespace ? { namespace: target.namespace } : {}) } } as KubeObject;
+        if (object.metadata.name !== target.name) throw badRequest(`the name of the object (${object.metadata.name ?? ""}) does not match the name on the URL (${target.name})`);
+        return sendJson(response, 200, await cluster.update(object, { ...status, dryRun }));
+      }
+      case "PATCH": {
+        if (!target.name) throw methodNotAllowed();
+        const type = patchTypeOf(contentType);
+        const patch = parseBody(await readBody(request), type === "apply" ? "yaml" : "json");
+        return sendJson(response, 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun }));
+      }
+      case "DELETE": {
+        const text = await readBody(request);
+        const body = asObj(parseBody(text, "json"));
+        const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+        const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (body.orphanDependents === true ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
+        const options = {
+          ...(policy ? { propagationPolicy: policy } : {}),
+          ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
+          ...(body.preconditions ? { preconditions: asObj(body.preconditions) as DeleteOptions["preconditions"] } : {}),
+          dryRun: dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes("All")),
+        };
+        if (target.name) return sendJson(response, 200, await cluster.delete(typeRef, target.namespace, target.name, options));
+        const victims = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
+        for (const victim of victims) {
+          await cluster.delete(typeRef, victim.object.metadata.namespace, victim.object.metadata.name ?? "", options).catch((error: unknown) => {
+            if (!(error instanceof ApiError && error.code === 404)) throw error;
+          });
+        }
+        return sendJson(response, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" });
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  function selectors(q: URLSearchParams): { labelSelector?: string; fieldSelector?: string } {
+    return { ...(q.get("labelSelector") ? { labelSelector: q.get("labelSelector") ?? "" } : {}), ...(q.get("fieldSelector") ? { fieldSelector: q.get("fieldSelector") ?? "" } : {}) };
+  }
+
+  function list(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+    const stored = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
+    const rv = String(cluster.store.resourceVersion);
+    if (wantsTable(request.headers.accept)) return sendJson(response, 200, toTable(target.resource, stored.map((s) => s.object), rv, new Date()));
+    const listKind = target.resource.listKind;
+    const apiVersion = apiVersionOf(target.resource.group, target.version);
+    const items = stored.map((s) => s.json).join(",");
+    sendJson(response, 200, `{"kind":"${listKind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${rv}"},"items":[${items}]}`);
+  }
+
+  function watch(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+    let labels, fields;
+    try {
+      labels = parseLabelSelector(q.get("labelSelector") ?? undefined);
+      fields = parseFieldSelector(q.get("fieldSelector") ?? undefined, target.resource.fieldLabels);
+    } catch (error) {
+      if (error instanceof SelectorError) throw badRequest(error.message);
+      throw error;
+    }
+    const timeout = q.get("timeoutSeconds");
+    serveWatch(
+      cluster,
+      {
+        resource: target.resource,
+        namespace: target.resource.namespaced ? target.namespace : undefined,
+        name: target.name,
+        labels,
+        fields,
+        resourceVersion: q.get("resourceVersion") ?? "",
+        bookmarks: q.get("allowWatchBookmarks") === "true",
+        timeoutSeconds: timeout ? Number(timeout) : undefined,
+        table: wantsTable(request.headers.accept),
+        bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
+      },
+      response,
+      (stop) => {
+        watches.add(stop);
+        response.on("close", () => watches.delete(stop));
+      },
+    );
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
+      if (!(error instanceof ApiError)) log("error", "request failed", { error: String(error), stack: (error as Error).stack });
+      if (response.headersSent) return response.end();
+      sendJson(response, apiError.code, apiError.toStatus());
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    url: baseUrl,
+    port,
+    async close(): Promise<void> {
+      for (const stop of watches) stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Watch streams: newline-delimited `{"type", "object"}` events from a resourceVersion,
+ * filtered by namespace and selectors (an object leaving the selection is a DELETED),
+ * with bookmarks, a timeout, and 410 Gone past the event history.
+ */
+import type { ServerResponse } from "node:http";
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { SimCluster } from "../api/cluster.ts";
+import { gone } from "../pipeline/errors.ts";
+import { storageKey, type ResourceType } from "../registry/resource.ts";
+import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";
+import type { Stored, StoreEvent } from "../store/store.ts";
+import { toTable } from "./table.ts";
+
+/** What one watch request asked for. */
+export interface WatchRequest {
+  readonly resource: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly labels: readonly LabelRequirement[];
+  readonly fields: readonly FieldRequirement[];
+  /** "" or "0": start with the current state as ADDED events. */
+  readonly resourceVersion: string;
+  readonly bookmarks: boolean;
+  readonly timeoutSeconds: number | undefined;
+  readonly table: boolean;
+  /** Milliseconds between bookmarks. */
+  readonly bookmarkIntervalMs: number;
+}
+
+/** Streams events to `response` until the client goes, the timeout passes or `stop` is called. */
+export function serveWatch(cluster: SimCluster, request: WatchRequest, response: ServerResponse, onClose: (stop: () => void) => void): void {
+  const { resource } = request;
+  const key = storageKey(resource);
+  const matches = (object: KubeObject): boolean =>
+    (request.namespace === undefined || object.metadata.namespace === request.namespace) &&
+    (request.name === undefined || object.metadata.name === request.name) &&
+    matchLabels(request.labels, object.metadata.labels) &&
+    matchFields(request.fields, object);
+  let first = true;
+  const line = (type: string, stored: Stored): string => {
+    if (!request.table) return `{"type":"${type}","object":${stored.json}}\n`;
+    const table = toTable(resource, [stored.object], stored.object.metadata.resourceVersion ?? "", new Date(), first);
+    first = false;
+    return `${JSON.stringify({ type, object: table })}\n`;
+  };
+  const send = (event: StoreEvent): void => {
+    if (event.resource !== key) return;
+    const now = matches(event.stored.object);
+    const before = event.previous !== undefined && matches(event.previous.object);
+    if (event.type === "DELETED") {
+      if (now || before) response.write(line("DELETED", event.stored));
+    } else if (now) response.write(line(before ? "MODIFIED" : "ADDED", event.stored));
+    else if (before) response.write(line("DELETED", event.stored));
+  };
+
+  response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" });
+  response.flushHeaders();
+  const rv = request.resourceVersion;
+  if (rv === "" || rv === "0") {
+    const current = cluster.store.list(key, resource.namespaced ? request.namespace : undefined).filter((s) => matches(s.object));
+    for (const stored of current) response.write(line("ADDED", stored));
+  } else {
+    const since = cluster.store.history.since(Number(rv));
+    if (since === "gone" || Number.isNaN(Number(rv))) {
+      response.end(`${JSON.stringify({ type: "ERROR", object: gone(rv).toStatus() })}\n`);
+      return;
+    }
+    for (const event of since) send(event);
+  }
+  const unsubscribe = cluster.store.subscribe(send);
+  const bookmark = request.bookmarks
+    ? setInterval(() => {
+        const object = { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, metadata: { resourceVersion: String(cluster.store.resourceVersion) } };
+        response.write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
+      }, request.bookmarkIntervalMs)
+    : undefined;
+  const timeout = request.timeoutSeconds ? setTimeout(() => stop(), request.timeoutSeconds * 1000) : undefined;
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    unsubscribe();
+    if (bookmark) clearInterval(bookmark);
+    if (timeout) clearTimeout(timeout);
+    response.end();
+  };
+  response.on("close", stop);
+  onClose(stop);
+}

@@ -1,0 +1,64 @@
+/**
+ * The embedded local cluster: an in-process Kubernetes API (sim/api), served over HTTP
+ * (sim/http) for kubectl and client-node, with the built-in controllers (sim/controllers).
+ */
+import { SimCluster, type SimClusterOptions } from "./api/cluster.ts";
+import type { SimController } from "./cluster.ts";
+import { builtinControllers } from "./controllers/index.ts";
+import { startApiServer, type ApiServerOptions } from "./http/server.ts";
+import { writeKubeconfig } from "./kubeconfig.ts";
+
+export { SimCluster } from "./api/cluster.ts";
+
+/** How to start the sim. */
+export interface SimOptions extends SimClusterOptions {
+  /** Port on 127.0.0.1; 0 or absent picks a free one. */
+  readonly port?: number;
+  /** Write a kubeconfig for kubectl here. */
+  readonly kubeconfigPath?: string;
+  /** Run the built-in controllers (GC, Deployments, scheduler, kubelet, ...). Default true. */
+  readonly controllers?: boolean;
+  /** Nodes created at start (default 3). */
+  readonly nodes?: number;
+  /** Seconds without heartbeat before a node goes NotReady (default 40). */
+  readonly nodeGraceSeconds?: number;
+  /** Seconds between node heartbeats (default 10). */
+  readonly heartbeatSeconds?: number;
+  readonly bookmarkIntervalMs?: number;
+  readonly log?: ApiServerOptions["log"];
+}
+
+/** A running sim. */
+export interface RunningSim {
+  /** `http://127.0.0.1:P`. */
+  readonly url: string;
+  /** The same API in-process (no HTTP). */
+  readonly cluster: SimCluster;
+  readonly kubeconfigPath: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts the sim; resolves once it serves. */
+export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
+  const cluster = new SimCluster(options);
+  const server = await startApiServer(cluster, {
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const controllers: SimController[] =
+    options.controllers === false
+      ? []
+      : builtinControllers({ nodes: options.nodes ?? 3, nodeGraceSeconds: options.nodeGraceSeconds ?? 40, heartbeatSeconds: options.heartbeatSeconds ?? 10 });
+  for (const controller of controllers) controller.start(cluster);
+  if (options.kubeconfigPath) writeKubeconfig(options.kubeconfigPath, server.url);
+  return {
+    url: server.url,
+    cluster,
+    kubeconfigPath: options.kubeconfigPath,
+    async stop(): Promise<void> {
+      await Promise.all(controllers.map((c) => c.stop()));
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { ResourceType } from "../registry/resource.ts";
+
+type Obj = Record<string, unknown>;
+
+function obj(value: unknown): Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+function list(value: unknown): Obj[] {
+  return Array.isArray(value) ? value.map(obj) : [];
+}
+
+function defaultContainer(container: Obj): Obj {
+  const image = typeof container.image === "string" ? container.image : "";
+  const latest = !image.includes(":") || image.endsWith(":latest");
+  return {
+    terminationMessagePath: "/dev/termination-log",
+    terminationMessagePolicy: "File",
+    imagePullPolicy: latest ? "Always" : "IfNotPresent",
+    resources: {},
+    ...container,
+    ...(container.ports ? { ports: list(container.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}),
+  };
+}
+
+/** PodSpec defaults the API server applies (also to pod templates). */
+export function defaultPodSpec(spec: Obj): Obj {
+  return {
+    restartPolicy: "Always",
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: "ClusterFirst",
+    schedulerName: "default-scheduler",
+    securityContext: {},
+    enableServiceLinks: true,
+    preemptionPolicy: "PreemptLowerPriority",
+    priority: 0,
+    serviceAccountName: "default",
+    serviceAccount: typeof spec.serviceAccountName === "string" ? spec.serviceAccountName : "default",
+    ...spec,
+    containers: list(spec.containers).map(defaultContainer),
+    ...(spec.initContainers ? { initContainers: list(spec.initContainers).map(defaultContainer) } : {}),
+  };
+}
+
+function defaultTemplate(template: unknown): Obj {
+  const t = obj(template);
+  return { ...t, metadata: obj(t.metadata), spec: defaultPodSpec(obj(t.spec)) };
+}
+
+function qosClass(spec: Obj): string {
+  const containers = list(spec.containers);
+  const resources = containers.map((c) => obj(c.resources));
+  const any = resources.some((r) => Object.keys(obj(r.requests)).length > 0 || Object.keys(obj(r.limits)).length > 0);
+  if (!any) return "BestEffort";
+  const guaranteed = resources.every((r) => {
+    const limits = obj(r.limits);
+    const requests = { ...limits, ...obj(r.requests) };
+    return limits.cpu !== undefined && limits.memory !== undefined && requests.cpu === limits.cpu && requests.memory === limits.memory;
+  });
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+/** Allocates ClusterIPs deterministically from a counter the caller owns. */
+export type IpAllocator = () => string;
+
+/**
+ * Defaulting on create, per kind, as the built-in strategies do (status reset for kinds
+ * with a status subresource, spec defaults). Returns a new object.
+ */
+export function defaultOnCreate(type: ResourceType, object: KubeObject, allocateIp: IpAllocator): KubeObject {
+  const o = object as KubeObject & Obj;
+  const key = `${type.group}/${type.plural}`;
+  switch (key) {
+    case "/pods": {
+      const spec = defaultPodSpec(obj(o.spec));
+      return { ...o, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
+    }
+    case "/namespaces":
+      return { ...o, spec: { finalizers: ["kubernetes"], ...obj(o.spec) }, status: { phase: "Active" } };
+    case "/services": {
+      const spec = obj(o.spec);
+      const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
+      const clusterIP = typeof spec.clusterIP === "string" && spec.clusterIP !== "" ? spec.clusterIP : allocateIp();
+      const ports = list(spec.ports).map((p) => ({ protocol: "TCP", targetPort: p.port, ...p }));
+      return {
+        ...o,
+        spec: { sessionAffinity: "None", internalTrafficPolicy: "Cluster", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack", ...spec, type, clusterIP, clusterIPs: clusterIP === "None" ? ["None"] : [clusterIP], ports },
+        status: { loadBalancer: {} },
+      };
+    }
+    case "apps/deployments": {
+      const spec = obj(o.spec);
+      return {
+        ...o,
+        spec: {
+          replicas: 1,
+          revisionHistoryLimit: 10,
+          progressDeadlineSeconds: 600,
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
+          ...spec,
+          template: defaultTemplate(spec.template),
+        },
+        status: {},
+      };
+    }
+    case "apps/replicasets": {
+      const spec = obj(o.spec);
+      return { ...o, spec: { replicas: 1, ...spec, template: defaultTemplate(spec.template) }, status: { replicas: 0 } };
+    }
+    case "/secrets":
+      return { type: "Opaque", ...o };
+    case "/nodes":
+      return o;
+    default: {
+      if (type.statusSubresource) {
+        const copy: Obj = { ...o };
+        delete copy.status;
+        return copy as KubeObject;
+      }
+      return o;
+    }
+  }
+}
+
+/** The toleration DefaultTolerationSeconds adds, for one taint key. */
+function defaultToleration(key: string): Obj {
+  return { key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 };
+}
+
+function tolerates(tolerations: readonly Obj[], key: string): boolean {
+  return tolerations.some((t) => (t.effect === undefined || t.effect === "" || t.effect === "NoExecute") && (t.key === key || ((t.key === undefined || t.key === "") && t.operator === "Exists")));
+}
+
+/** The DefaultTolerationSeconds admission plugin: not-ready/unreachable NoExecute for 300 s unless tolerated already. */
+export function defaultTolerationSeconds(pod: KubeObject): KubeObject {
+  const o = pod as KubeObject & Obj;
+  const spec = obj(o.spec);
+  const tolerations = list(spec.tolerations);
+  const added = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"].filter((k) => !tolerates(tolerations, k)).map(defaultToleration);
+  if (added.length === 0) return pod;
+  return { ...o, spec: { ...spec, tolerations: [...tolerations, ...added] } };
+}
