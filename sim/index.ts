@@ -46,10 +46,11 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
+  const grace = options.nodeGraceSeconds ?? 40;
   const controllers: SimController[] =
     options.controllers === false
       ? []
-      : builtinControllers({ nodes: options.nodes ?? 3, nodeGraceSeconds: options.nodeGraceSeconds ?? 40, heartbeatSeconds: options.heartbeatSeconds ?? 10 });
+      : builtinControllers({ nodes: options.nodes ?? 3, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) });
   for (const controller of controllers) controller.start(cluster);
   if (options.kubeconfigPath) writeKubeconfig(options.kubeconfigPath, server.url);
   return {

@@ -1,6 +1,26 @@
 import type { SimController, SimControllerOptions } from "../cluster.ts";
+import { deploymentController } from "./deployment.ts";
+import { endpointsController } from "./endpoints.ts";
+import { garbageCollector } from "./gc.ts";
+import { kubelet } from "./kubelet.ts";
+import { nodeLifecycle } from "./nodelifecycle.ts";
+import { nodeHeartbeats } from "./nodes.ts";
+import { replicaSetController } from "./replicaset.ts";
+import { scheduler } from "./scheduler.ts";
 
-/** The sim's built-in controllers (GC, Deployment, scheduler, kubelet, endpoints, node lifecycle). */
-export function builtinControllers(_options: SimControllerOptions): SimController[] {
-  return [];
+/**
+ * The sim's built-in controllers, in start order: the garbage collector first so it
+ * sees every object from the beginning.
+ */
+export function builtinControllers(options: SimControllerOptions): SimController[] {
+  return [
+    garbageCollector(),
+    nodeHeartbeats(options),
+    nodeLifecycle(options),
+    scheduler(),
+    kubelet(),
+    replicaSetController(),
+    deploymentController(),
+    endpointsController(),
+  ];
 }

@@ -1,0 +1,168 @@
+/**
+ * The Deployment controller: one ReplicaSet per pod template (named by its
+ * pod-template-hash), rolled with maxSurge/maxUnavailable (or Recreate), and the
+ * Deployment's status: observedGeneration, replicas, updated/ready/available, conditions.
+ */
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { stableJson } from "../api/objects.ts";
+import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
+
+const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
+const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
+const HASH_LABEL = "pod-template-hash";
+
+/** A short stable hash of a pod template (FNV-1a, base 36), as a label value. */
+export function templateHash(template: unknown): string {
+  let h = 0x811c9dc5;
+  for (const ch of stableJson(template)) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36).padStart(7, "0").slice(0, 10);
+}
+
+/** `25%` of `total`, rounded up (surge) or down (unavailable); plain numbers as they are. */
+export function resolvePercent(value: unknown, total: number, roundUp: boolean): number {
+  if (typeof value === "number") return value;
+  const m = /^(\d+)%$/.exec(String(value ?? "25%"));
+  if (!m) return Number(value) || 0;
+  const exact = (Number(m[1]) * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+const replicasOf = (o: KubeObject): number => Number(obj((o as Obj).spec).replicas ?? 0);
+const statusNumber = (o: KubeObject, field: string): number => Number(obj((o as Obj).status)[field] ?? 0);
+
+/** The Deployment controller as a sim controller. */
+export function deploymentController(): SimController {
+  const owned = new Map<string, Map<string, KubeObject>>();
+  let cluster: Cluster | undefined;
+  const unwatch: (() => void)[] = [];
+  const queue = new KeyQueue((key) => sync(key));
+
+  async function scale(rs: KubeObject, replicas: number): Promise<void> {
+    if (!cluster || replicasOf(rs) === replicas) return;
+    await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { spec: { replicas } }, "merge"));
+  }
+
+  async function sync(key: string): Promise<void> {
+    if (!cluster) return;
+    const [namespace, name] = splitNsKey(key);
+    const deployment = await cluster.find(DEPLOYMENT, namespace, name);
+    if (!deployment || deployment.metadata.deletionTimestamp) return;
+    const spec = obj((deployment as Obj).spec);
+    const want = Number(spec.replicas ?? 1);
+    const template = obj(spec.template);
+    const hash = templateHash(template);
+    const sets = [...(owned.get(deployment.metadata.uid ?? "")?.values() ?? [])].filter((rs) => !rs.metadata.deletionTimestamp);
+    let current = sets.find((rs) => rs.metadata.labels?.[HASH_LABEL] === hash);
+    const old = sets.filter((rs) => rs !== current);
+    const revision = 1 + Math.max(0, ...sets.map((rs) => Number(rs.metadata.annotations?.["deployment.kubernetes.io/revision"] ?? 0)));
+    const recreate = obj(spec.strategy).type === "Recreate";
+    const rolling = obj(obj(spec.strategy).rollingUpdate);
+    let surge = resolvePercent(rolling.maxSurge, want, true);
+    let unavailable = resolvePercent(rolling.maxUnavailable, want, false);
+    if (surge === 0 && unavailable === 0) unavailable = 1;
+    if (recreate) [surge, unavailable] = [0, want];
+
+    if (!current) {
+      if (recreate && old.some((rs) => replicasOf(rs) > 0 || statusNumber(rs, "replicas") > 0)) {
+        for (const rs of old) await scale(rs, 0);
+        return;
+      }
+      const templateMeta = obj(template.metadata);
+      const labels = { ...(obj(templateMeta.labels) as Record<string, string>), [HASH_LABEL]: hash };
+      const oldTotal = old.reduce((n, rs) => n + replicasOf(rs), 0);
+      const initial = recreate ? want : Math.max(0, Math.min(want, want + surge - oldTotal));
+      current = await cluster.create({
+        apiVersion: "apps/v1",
+        kind: "ReplicaSet",
+        metadata: {
+          name: `${name}-${hash}`,
+          namespace,
+          labels,
+          annotations: { "deployment.kubernetes.io/revision": String(revision), "deployment.kubernetes.io/desired-replicas": String(want) },
+          ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: deployment.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
+        },
+        spec: { replicas: initial, selector: { matchLabels: { ...(obj(obj(spec.selector).matchLabels) as Record<string, string>), [HASH_LABEL]: hash } }, template: { ...template, metadata: { ...templateMeta, labels } } },
+      } as KubeObject);
+    } else {
+      const oldTotal = old.reduce((n, rs) => n + replicasOf(rs), 0);
+      await scale(current, Math.max(replicasOf(current), Math.min(want, want + surge - oldTotal)));
+      if (replicasOf(current) > want) await scale(current, want);
+    }
+    // Old sets shrink as far as availability allows.
+    const available = sets.reduce((n, rs) => n + statusNumber(rs, "availableReplicas"), 0);
+    let removable = Math.max(0, available - (want - unavailable));
+    for (const rs of old.sort((a, b) => (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""))) {
+      const unhealthy = replicasOf(rs) - statusNumber(rs, "availableReplicas");
+      const cut = Math.min(replicasOf(rs), Math.max(0, unhealthy) + removable);
+      removable -= Math.max(0, cut - Math.max(0, unhealthy));
+      await scale(rs, replicasOf(rs) - cut);
+    }
+    await writeStatus(deployment, current, sets, want, unavailable);
+  }
+
+  async function writeStatus(deployment: KubeObject, current: KubeObject, sets: readonly KubeObject[], want: number, unavailable: number): Promise<void> {
+    if (!cluster) return;
+    const all = sets.includes(current) ? sets : [...sets, current];
+    const replicas = all.reduce((n, rs) => n + statusNumber(rs, "replicas"), 0);
+    const ready = all.reduce((n, rs) => n + statusNumber(rs, "readyReplicas"), 0);
+    const available = all.reduce((n, rs) => n + statusNumber(rs, "availableReplicas"), 0);
+    const updated = statusNumber(current, "replicas");
+    const complete = updated === want && replicas === want && available >= want;
+    const before = obj((deployment as Obj).status);
+    const previous = arr(before.conditions);
+    const condition = (type: string, status: string, reason: string, message: string): Obj => {
+      const old = previous.find((c) => c.type === type);
+      const stamp = now();
+      return { type, status, reason, message, lastUpdateTime: old?.status === status && old.reason === reason ? old.lastUpdateTime : stamp, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp };
+    };
+    const status = {
+      observedGeneration: deployment.metadata.generation ?? 1,
+      replicas,
+      updatedReplicas: updated,
+      readyReplicas: ready,
+      availableReplicas: available,
+      ...(replicas - available > 0 ? { unavailableReplicas: replicas - available } : {}),
+      conditions: [
+        available >= want - unavailable ? condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.") : condition("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability."),
+        complete
+          ? condition("Progressing", "True", "NewReplicaSetAvailable", `ReplicaSet "${current.metadata.name ?? ""}" has successfully progressed.`)
+          : condition("Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${current.metadata.name ?? ""}" is progressing.`),
+      ],
+    };
+    const comparable = (s: Obj): string => stableJson({ ...s, conditions: arr(s.conditions).map((c) => [c.type, c.status, c.reason]) });
+    if (comparable(status) !== comparable(before)) {
+      await ignoreNotFound(cluster.patch(DEPLOYMENT, deployment.metadata.namespace, deployment.metadata.name ?? "", { status: { unavailableReplicas: null, ...status } }, "merge", { subresource: "status" }));
+    }
+  }
+
+  function onReplicaSet(event: ClusterEvent): void {
+    const owner = controllerOf(event.object);
+    if (owner?.kind !== "Deployment") return;
+    let sets = owned.get(owner.uid);
+    if (!sets) owned.set(owner.uid, (sets = new Map()));
+    if (event.type === "DELETED") sets.delete(keyOf(event.object));
+    else sets.set(keyOf(event.object), event.object);
+    queue.add(`${event.object.metadata.namespace ?? ""}/${owner.name}`);
+  }
+
+  function onDeployment(event: ClusterEvent): void {
+    if (event.type === "DELETED") owned.delete(event.object.metadata.uid ?? "");
+    else queue.add(keyOf(event.object));
+  }
+
+  return {
+    name: "deployment-controller",
+    start(c: Cluster): void {
+      cluster = c;
+      unwatch.push(c.watch(RS, onReplicaSet), c.watch(DEPLOYMENT, onDeployment));
+    },
+    async stop(): Promise<void> {
+      for (const u of unwatch) u();
+      await queue.stop();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The Endpoints and EndpointSlice controller: for each Service with a selector, the IPs
+ * of its pods (ready ones as addresses, others as notReadyAddresses) and its ports,
+ * with named target ports resolved against each pod's container ports.
+ */
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { stableJson } from "../api/objects.ts";
+import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import { arr, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
+
+const SERVICE = { apiVersion: "v1", kind: "Service" };
+const POD = { apiVersion: "v1", kind: "Pod" };
+const ENDPOINTS = { apiVersion: "v1", kind: "Endpoints" };
+const SLICE = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
+
+function selects(selector: Record<string, string>, pod: KubeObject): boolean {
+  const labels = pod.metadata.labels ?? {};
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+function targetPort(port: Obj, pod: KubeObject): number | undefined {
+  const target = port.targetPort ?? port.port;
+  if (typeof target === "number") return target;
+  for (const c of arr(obj((pod as Obj).spec).containers)) {
+    const found = arr(c.ports).find((p) => p.name === target);
+    if (found) return Number(found.containerPort);
+  }
+  return undefined;
+}
+
+/** The Endpoints controller as a sim controller. */
+export function endpointsController(): SimController {
+  const services = new Map<string, KubeObject>();
+  const pods = new Map<string, KubeObject>();
+  let cluster: Cluster | undefined;
+  const unwatch: (() => void)[] = [];
+  const queue = new KeyQueue((key) => sync(key));
+
+  async function upsert(type: { apiVersion: string; kind: string }, desired: KubeObject): Promise<void> {
+    if (!cluster) return;
+    const current = await cluster.find(type, desired.metadata.namespace, desired.metadata.name ?? "");
+    if (!current) {
+      await cluster.create(desired);
+      return;
+    }
+    const { metadata: _a, ...want } = desired as Obj;
+    const { metadata: _b, ...have } = current as Obj;
+    if (stableJson(want) === stableJson(have)) return;
+    await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } } as KubeObject);
+  }
+
+  async function sync(key: string): Promise<void> {
+    if (!cluster) return;
+    const [namespace, name] = splitNsKey(key);
+    const service = services.get(key);
+    const selector = obj(obj((service as Obj | undefined)?.spec).selector) as Record<string, string>;
+    if (!service || Object.keys(selector).length === 0) return;
+    const ports = arr(obj((service as Obj).spec).ports);
+    const members = [...pods.values()].filter((p) => p.metadata.namespace === namespace && !terminal(p) && !p.metadata.deletionTimestamp && obj((p as Obj).status).podIP && selects(selector, p));
+    const address = (p: KubeObject): Obj => ({ ip: String(obj((p as Obj).status).podIP), nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } });
+    const ready = members.filter(podReady).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+    const notReady = members.filter((p) => !podReady(p)).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+    const epPorts = ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: (members[0] && targetPort(p, members[0])) ?? Number(p.port), protocol: p.protocol ?? "TCP" }));
+    const owner = [{ apiVersion: "v1", kind: "Service", name, uid: service.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }];
+    const subsets = members.length === 0 ? [] : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
+    await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels: { ...(service.metadata.labels ?? {}) } }, subsets } as KubeObject);
+    await upsert(SLICE, {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: `${name}-sim`, namespace, labels: { "kubernetes.io/service-name": name, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" }, ownerReferences: owner },
+      addressType: "IPv4",
+      endpoints: [...ready, ...notReady].map((p) => ({ addresses: [String(obj((p as Obj).status).podIP)], conditions: { ready: podReady(p), serving: podReady(p), terminating: false }, nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } })),
+      ports: epPorts,
+    } as KubeObject);
+  }
+
+  function onService(event: ClusterEvent): void {
+    const key = keyOf(event.object);
+    if (event.type === "DELETED") {
+      services.delete(key);
+      const [namespace, name] = splitNsKey(key);
+      if (cluster) void ignoreNotFound(cluster.delete(ENDPOINTS, namespace, name)).catch(() => undefined);
+      return;
+    }
+    services.set(key, event.object);
+    queue.add(key);
+  }
+
+  function onPod(event: ClusterEvent): void {
+    const key = keyOf(event.object);
+    const before = pods.get(key);
+    if (event.type === "DELETED") pods.delete(key);
+    else pods.set(key, event.object);
+    for (const [serviceKey, service] of services) {
+      if (service.metadata.namespace !== event.object.metadata.namespace) continue;
+      const selector = obj(obj((service as Obj).spec).selector) as Record<string, string>;
+      if (Object.keys(selector).length === 0) continue;
+      if (selects(selector, event.object) || (before && selects(selector, before))) queue.add(serviceKey);
+    }
+  }
+
+  return {
+    name: "endpoints-controller",
+    start(c: Cluster): void {
+      cluster = c;
+      unwatch.push(c.watch(SERVICE, onService), c.watch(POD, onPod));
+    },
+    async stop(): Promise<void> {
+      for (const u of unwatch) u();
+      await queue.stop();
+    },
+  };
+}

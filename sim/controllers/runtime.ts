@@ -1,0 +1,134 @@
+/**
+ * What every built-in controller runs on: a deduplicating key queue processed one key
+ * at a time (client-go's workqueue, minus rate limiting) and cancellable timers.
+ */
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { ApiError } from "../cluster.ts";
+
+/** A queue of keys: a key waiting is queued once; keys are processed in order, one at a time. */
+export class KeyQueue {
+  readonly #pending = new Set<string>();
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #process: (key: string) => Promise<void>;
+  readonly #onError: (key: string, error: unknown) => void;
+  #running = false;
+  #stopped = false;
+  #idle: Promise<void> = Promise.resolve();
+
+  constructor(process: (key: string) => Promise<void>, onError: (key: string, error: unknown) => void = () => undefined) {
+    this.#process = process;
+    this.#onError = onError;
+  }
+
+  /** Marks `key` dirty. */
+  add(key: string): void {
+    if (this.#stopped) return;
+    this.#pending.add(key);
+    if (!this.#running) this.#idle = this.#drain();
+  }
+
+  /** Marks `key` dirty after `ms` (one timer per key: the earliest wins). */
+  addAfter(key: string, ms: number): void {
+    if (this.#stopped || this.#timers.has(key)) return;
+    this.#timers.set(
+      key,
+      setTimeout(() => {
+        this.#timers.delete(key);
+        this.add(key);
+      }, Math.max(0, ms)),
+    );
+  }
+
+  /** Stops processing and cancels timers; resolves when the key in progress is done. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#pending.clear();
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await this.#idle;
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (!this.#stopped && this.#pending.size > 0) {
+        const key = this.#pending.values().next().value as string;
+        this.#pending.delete(key);
+        try {
+          await this.#process(key);
+        } catch (error) {
+          this.#onError(key, error);
+          // Conflicts and races with other writers settle on a retry.
+          if (!this.#stopped) this.addAfter(key, isConflict(error) ? 5 : 200);
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+}
+
+/** True for a 409 (stale write) from the API. */
+export function isConflict(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 409;
+}
+
+/** True for a 404. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 404;
+}
+
+/** Runs `write`, treating 404 (already gone) as done. */
+export async function ignoreNotFound<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+export type Obj = Record<string, unknown>;
+
+/** The object as a plain record (empty for anything else). */
+export function obj(value: unknown): Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+/** The array value (empty for anything else). */
+export function arr(value: unknown): Obj[] {
+  return Array.isArray(value) ? value.map(obj) : [];
+}
+
+/** `namespace/name`. */
+export function keyOf(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`;
+}
+
+/** Splits `namespace/name`. */
+export function splitNsKey(key: string): [string, string] {
+  const slash = key.indexOf("/");
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** RFC 3339 without fractions, as Kubernetes writes times. */
+export function now(): string {
+  return `${new Date().toISOString().slice(0, 19)}Z`;
+}
+
+/** The controller ownerReference of an object, if any. */
+export function controllerOf(object: KubeObject): { uid: string; kind: string; name: string } | undefined {
+  const ref = object.metadata.ownerReferences?.find((r) => r.controller === true);
+  return ref ? { uid: ref.uid, kind: ref.kind, name: ref.name } : undefined;
+}
+
+/** Whether a pod has finished for good. */
+export function terminal(pod: KubeObject): boolean {
+  const phase = obj((pod as Obj).status).phase;
+  return phase === "Succeeded" || phase === "Failed";
+}
+
+/** Whether a pod's Ready condition is True. */
+export function podReady(pod: KubeObject): boolean {
+  return arr(obj((pod as Obj).status).conditions).some((c) => c.type === "Ready" && c.status === "True");
+}
