@@ -7,7 +7,7 @@ export function kubeconfigYaml(server: string, name = "edgeloop-sim"): string {
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name, cluster: { server } }],
+    clusters: [{ name, cluster: { server, "insecure-skip-tls-verify": true } }],
     users: [{ name: `${name}-admin`, user: { token: "edgeloop-sim" } }],
     contexts: [{ name, context: { cluster: name, user: `${name}-admin`, namespace: "default" } }],
     "current-context": name,

@@ -1,0 +1,124 @@
+/**
+ * Applies a plan's actions in order through the Kubernetes API. A conflict or a
+ * transient failure stops the plan (the key is retried with backoff); a permanent
+ * failure is recorded as a Warning Event `ReconcileError` on the parent and the plan
+ * goes on with the next action.
+ */
+import type { Action, KubeObject, ObjectRef, Plan } from "../functions/protocol/index.ts";
+import { KubeError, type KubeClient } from "./kube/client.ts";
+
+/** How applying a plan ended. */
+export type ApplyResult = { readonly ok: true; readonly failed: number } | { readonly ok: false; readonly retry: true; readonly error: string; readonly retryAfterMs?: number };
+
+/** Whether an API error may go away on retry. */
+export function transient(error: unknown): boolean {
+  if (!(error instanceof KubeError)) return true;
+  return error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+function describe(action: Action): string {
+  switch (action.type) {
+    case "create":
+      return `create ${action.object.kind} ${action.object.metadata.name ?? `${action.object.metadata.generateName ?? ""}*`}`;
+    case "bind":
+      return `bind pod ${action.pod.name} to ${action.node}`;
+    case "event":
+    case "patch":
+    case "delete":
+    case "status":
+      return `${action.type} ${action.target.kind} ${action.target.name}`;
+  }
+}
+
+/** Applies plans with one client. */
+export class PlanApplier {
+  readonly #client: KubeClient;
+  readonly #component: string;
+
+  constructor(client: KubeClient, component = "edgeloop-relay") {
+    this.#client = client;
+    this.#component = component;
+  }
+
+  /** Applies `plan`; `parent` receives the Warning Events of permanent failures. */
+  async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
+    let failed = 0;
+    for (const action of plan.actions) {
+      try {
+        await this.applyOne(action);
+      } catch (error) {
+        if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}` };
+        const kubeError = error as KubeError;
+        failed += 1;
+        onError(action, kubeError);
+        if (parent) await this.#event(parent, "Warning", "ReconcileError", `${describe(action)}: ${kubeError.message}`).catch(() => undefined);
+      }
+    }
+    return { ok: true, failed };
+  }
+
+  /** One action. A delete of something already gone succeeds. */
+  async applyOne(action: Action): Promise<void> {
+    const client = this.#client;
+    switch (action.type) {
+      case "create": {
+        const path = await client.path(action.object, action.object.metadata.namespace);
+        await client.request("POST", path, { body: action.object });
+        return;
+      }
+      case "patch": {
+        const path = await client.path(action.target, action.target.namespace, action.target.name);
+        const patch = action.resourceVersion ? { ...action.patch, metadata: { ...((action.patch.metadata as object | undefined) ?? {}), resourceVersion: action.resourceVersion } } : action.patch;
+        await client.request("PATCH", path, { body: patch, contentType: "application/merge-patch+json" });
+        return;
+      }
+      case "status": {
+        const path = await client.path(action.target, action.target.namespace, action.target.name, "status");
+        const body = action.resourceVersion ? { metadata: { resourceVersion: action.resourceVersion }, status: action.status } : { status: action.status };
+        await client.request("PATCH", path, { body, contentType: "application/merge-patch+json" });
+        return;
+      }
+      case "delete": {
+        const path = await client.path(action.target, action.target.namespace, action.target.name);
+        const body = { kind: "DeleteOptions", apiVersion: "v1", ...(action.propagationPolicy ? { propagationPolicy: action.propagationPolicy } : {}), ...(action.preconditions ? { preconditions: action.preconditions } : {}) };
+        try {
+          await client.request("DELETE", path, { body });
+        } catch (error) {
+          if (!(error instanceof KubeError && error.status === 404)) throw error;
+        }
+        return;
+      }
+      case "bind": {
+        const path = await client.path({ apiVersion: "v1", kind: "Pod" }, action.pod.namespace, action.pod.name, "binding");
+        await client.request("POST", path, {
+          body: { apiVersion: "v1", kind: "Binding", metadata: { name: action.pod.name, namespace: action.pod.namespace, ...(action.pod.uid ? { uid: action.pod.uid } : {}) }, target: { apiVersion: "v1", kind: "Node", name: action.node } },
+        });
+        return;
+      }
+      case "event":
+        await this.#event(action.target, action.eventType, action.reason, action.message);
+        return;
+    }
+  }
+
+  async #event(target: ObjectRef, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
+    const namespace = target.namespace ?? "default";
+    const stamp = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const event: KubeObject = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { generateName: `${target.name}.`, namespace },
+      involvedObject: { apiVersion: target.apiVersion, kind: target.kind, name: target.name, namespace: target.namespace, ...(target.uid ? { uid: target.uid } : {}) },
+      type,
+      reason,
+      message,
+      source: { component: this.#component },
+      reportingComponent: this.#component,
+      reportingInstance: this.#component,
+      firstTimestamp: stamp,
+      lastTimestamp: stamp,
+      count: 1,
+    };
+    await this.#client.request("POST", await this.#client.path({ apiVersion: "v1", kind: "Event" }, namespace), { body: event });
+  }
+}

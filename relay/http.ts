@@ -1,0 +1,99 @@
+/**
+ * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
+ * port; the in-cluster TLS front for admission webhooks, forwarded signed to the Worker,
+ * answering per each webhook's failurePolicy when the Worker cannot.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../functions/protocol/index.ts";
+import type { Logger } from "./log.ts";
+import type { RelayEngine } from "./relay.ts";
+
+function readBody(request: IncomingMessage, limit = 8 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Error("request body too large"));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown, type = "application/json"): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  response.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(text) });
+  response.end(text);
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Serves health, readiness and metrics. Returns the bound port. */
+export async function startOpsServer(engine: RelayEngine, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    if (path === "/healthz") return send(response, 200, { ok: true });
+    if (path === "/readyz") return engine.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
+    if (path === "/metrics") return send(response, 200, engine.metrics.render(), "text/plain; version=0.0.4");
+    send(response, 404, { error: { code: "not_found", message: `no route ${path ?? ""}`, path: "path" } });
+  });
+  const bound = await listen(server, port, host);
+  return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+/** The answer when the Worker could not decide: allowed for `Ignore`, denied for `Fail`. */
+export function failureAnswer(uid: string, spec: WebhookSpec | undefined, reason: string): AdmissionReviewResponse {
+  const allowed = spec?.failurePolicy === "Ignore";
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    response: { uid, allowed, ...(allowed ? { warnings: [`edgeloop webhook unavailable: ${reason}`] } : { status: { code: 500, message: `edgeloop webhook unavailable: ${reason}` } }) },
+  };
+}
+
+/** Handles one forwarded admission review. */
+export async function admit(engine: RelayEngine, webhook: string, body: string, log: Logger): Promise<{ status: number; body: unknown }> {
+  const spec = engine.manifest.controllers.flatMap((c) => c.webhooks).find((w) => w.name === webhook);
+  let review: AdmissionReviewRequest;
+  try {
+    review = AdmissionReviewRequest.parse({ ...(JSON.parse(body) as object), related: {} });
+  } catch (error) {
+    return { status: 400, body: { error: { code: "invalid", message: `not an AdmissionReview: ${(error as Error).message}`, path: "" } } };
+  }
+  if (!spec) return { status: 404, body: { error: { code: "unknown_webhook", message: `no webhook named ${webhook}`, path: "webhook" } } };
+  const related = Object.fromEntries(spec.related.map((kind) => [kindKey(kind), engine.objectsOf(kind)]));
+  try {
+    return { status: 200, body: await engine.worker.admission(webhook, { ...review, related }, spec.timeoutSeconds * 1000) };
+  } catch (error) {
+    log("warn", "admission forwarding failed", { webhook, error: String(error), failurePolicy: spec.failurePolicy });
+    return { status: 200, body: failureAnswer(review.request.uid, spec, String(error)) };
+  }
+}
+
+/** Serves the TLS front (admission) with the given certificate files. */
+export async function startFront(engine: RelayEngine, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (request, response) => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const match = /^\/admission\/([a-z0-9-]+)$/.exec(path);
+    if (request.method !== "POST" || !match) return send(response, 404, { error: { code: "not_found", message: `no route ${request.method ?? ""} ${path}`, path: "path" } });
+    readBody(request)
+      .then((body) => admit(engine, match[1] ?? "", body, log))
+      .then((answer) => send(response, answer.status, answer.body))
+      .catch((error: unknown) => send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } }));
+  });
+  const bound = await listen(server as unknown as Server, port, host);
+  return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}

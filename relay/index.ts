@@ -1,0 +1,66 @@
+/** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
+import { KubeConfig } from "@kubernetes/client-node";
+import { startFront, startOpsServer } from "./http.ts";
+import { createLogger, type Level, type Logger } from "./log.ts";
+import { RelayEngine } from "./relay.ts";
+
+/** Relay settings (see relay/config.ts for their parsing and defaults). */
+export interface RelayOptions {
+  readonly workerUrl: string;
+  readonly secret: string;
+  /** A kubeconfig file; in-cluster service account when absent. */
+  readonly kubeconfigPath?: string;
+  readonly concurrency?: number;
+  readonly resyncSeconds?: number;
+  readonly manifestRefreshSeconds?: number;
+  readonly outboxWaitSeconds?: number;
+  /** Port of /healthz, /readyz, /metrics (0 picks one). */
+  readonly opsPort?: number;
+  readonly opsHost?: string;
+  /** TLS front for admission: port and PEM files. */
+  readonly front?: { readonly port: number; readonly host?: string; readonly certFile: string; readonly keyFile: string };
+  readonly logLevel?: Level;
+  readonly log?: Logger;
+}
+
+/** A running relay. */
+export interface RunningRelay {
+  readonly engine: RelayEngine;
+  /** `http://host:port` of /healthz, /readyz, /metrics. */
+  readonly opsUrl: string;
+  readonly frontUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts the relay; resolves when its informers have synced. */
+export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
+  const log = options.log ?? createLogger(options.logLevel ?? "info", "relay");
+  const kubeconfig = new KubeConfig();
+  if (options.kubeconfigPath) kubeconfig.loadFromFile(options.kubeconfigPath);
+  else kubeconfig.loadFromCluster();
+  const engine = new RelayEngine({
+    kubeconfig,
+    workerUrl: options.workerUrl,
+    secret: options.secret,
+    concurrency: options.concurrency ?? 16,
+    resyncSeconds: options.resyncSeconds ?? 600,
+    manifestRefreshSeconds: options.manifestRefreshSeconds ?? 60,
+    outboxWaitSeconds: options.outboxWaitSeconds ?? 20,
+    log,
+  });
+  const opsHost = options.opsHost ?? "127.0.0.1";
+  const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
+  await engine.start();
+  const front = options.front ? await startFront(engine, options.front.port, options.front.host ?? "127.0.0.1", options.front.certFile, options.front.keyFile, log) : undefined;
+  log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(front ? { front: `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` } : {}) });
+  return {
+    engine,
+    opsUrl: `http://${opsHost}:${ops.port}`,
+    frontUrl: front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined,
+    async stop(): Promise<void> {
+      await engine.stop();
+      await front?.close();
+      await ops.close();
+    },
+  };
+}

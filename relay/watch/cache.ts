@@ -1,0 +1,135 @@
+/**
+ * One informer: a client-node ListWatch of one kind (and selectors), with indexes by
+ * controller owner uid, by node, and by key. It restarts itself after errors with
+ * backoff, and reports every (re)connect so the relay can resync.
+ */
+import { ListWatch, Watch as KubeWatch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject, Watch } from "../../functions/protocol/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { keyOfObject } from "./mapping.ts";
+
+/** What a cache reports to the relay. */
+export interface CacheEvents {
+  /** ADDED/MODIFIED/DELETED with the object (its last state when DELETED); `initial` during the first list. */
+  onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void;
+  /** A reconnect after the first: events may have been missed, everything should be looked at. */
+  onResync(): void;
+  onError(error: unknown): void;
+}
+
+/** The identity of an informer: kind and selectors. */
+export function cacheId(watch: Pick<Watch, "apiVersion" | "kind" | "labelSelector" | "fieldSelector">): string {
+  return `${watch.kind}.${watch.apiVersion}|${watch.labelSelector ?? ""}|${watch.fieldSelector ?? ""}`;
+}
+
+/** One kind's cache. */
+export class Cache {
+  readonly id: string;
+  readonly watch: Watch;
+  readonly #byOwner = new Map<string, Map<string, KubeObject>>();
+  readonly #byNode = new Map<string, Map<string, KubeObject>>();
+  readonly #ownerOf = new Map<string, string>();
+  readonly #nodeOf = new Map<string, string>();
+  #informer: ListWatch<KubernetesObject> | undefined;
+  #synced = false;
+  #connects = 0;
+  #stopped = false;
+  #retryMs = 500;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(watch: Watch) {
+    this.watch = watch;
+    this.id = cacheId(watch);
+  }
+
+  /** Whether the initial list has completed. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /** Starts listing and watching; resolves after the initial list. */
+  async start(kc: KubeConfig, client: KubeClient, events: CacheEvents): Promise<void> {
+    const path = await client.path(this.watch, undefined);
+    const query = { labelSelector: this.watch.labelSelector, fieldSelector: this.watch.fieldSelector };
+    const list = async (): Promise<KubernetesListObject<KubernetesObject>> => (await client.request("GET", path, { query })) as KubernetesListObject<KubernetesObject>;
+    const informer = new ListWatch<KubernetesObject>(path, new KubeWatch(kc), list, false, this.watch.labelSelector, this.watch.fieldSelector);
+    this.#informer = informer;
+    let initial = true;
+    informer.on("add", (o) => this.#event("ADDED", o as KubeObject, initial, events));
+    informer.on("update", (o) => this.#event("MODIFIED", o as KubeObject, initial, events));
+    informer.on("delete", (o) => this.#event("DELETED", o as KubeObject, initial, events));
+    informer.on("connect", () => {
+      this.#connects += 1;
+      if (this.#connects > 1) events.onResync();
+    });
+    informer.on("error", (error) => {
+      if (this.#stopped) return;
+      events.onError(error);
+      // client-node stops after an error: start again, backing off.
+      this.#retry = setTimeout(() => void informer.start().catch((e: unknown) => events.onError(e)), this.#retryMs);
+      this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
+    });
+    await informer.start();
+    initial = false;
+    this.#synced = true;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    await this.#informer?.stop();
+  }
+
+  /** Every object (in one namespace). */
+  list(namespace?: string): KubeObject[] {
+    return (this.#informer?.list(namespace) ?? []) as KubeObject[];
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.#informer?.get(name, namespace) as KubeObject | undefined;
+  }
+
+  /** Objects whose controller ownerReference has this uid. */
+  ownedBy(uid: string): KubeObject[] {
+    return [...(this.#byOwner.get(uid)?.values() ?? [])];
+  }
+
+  /** Pods on a node. */
+  onNode(node: string): KubeObject[] {
+    return [...(this.#byNode.get(node)?.values() ?? [])];
+  }
+
+  #event(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, events: CacheEvents): void {
+    this.#retryMs = 500;
+    // List items come without apiVersion and kind from a real API server.
+    object.apiVersion ??= this.watch.apiVersion;
+    object.kind ??= this.watch.kind;
+    this.#index(object, type === "DELETED");
+    events.onEvent(type, object, initial);
+  }
+
+  #index(object: KubeObject, removed: boolean): void {
+    const key = keyOfObject(object);
+    const owner = removed ? undefined : object.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+    const nodeName = (object as { spec?: { nodeName?: unknown } }).spec?.nodeName;
+    const node = !removed && typeof nodeName === "string" && nodeName ? nodeName : undefined;
+    move(this.#byOwner, this.#ownerOf, key, owner, object);
+    move(this.#byNode, this.#nodeOf, key, node, object);
+  }
+}
+
+/** Re-files `object` under `bucket` (or nowhere), keeping the reverse map in step. */
+function move(index: Map<string, Map<string, KubeObject>>, reverse: Map<string, string>, key: string, bucket: string | undefined, object: KubeObject): void {
+  const previous = reverse.get(key);
+  if (previous !== undefined && previous !== bucket) {
+    const map = index.get(previous);
+    map?.delete(key);
+    if (map?.size === 0) index.delete(previous);
+    reverse.delete(key);
+  }
+  if (bucket === undefined) return;
+  let map = index.get(bucket);
+  if (!map) index.set(bucket, (map = new Map()));
+  map.set(key, object);
+  reverse.set(key, bucket);
+}

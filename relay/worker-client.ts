@@ -1,0 +1,84 @@
+/**
+ * Signed calls to the Worker: the exact bytes sent are the bytes signed; answers are
+ * parsed with the protocol's zod schemas; a 429's Retry-After is reported.
+ */
+import type { z } from "zod";
+import { AdmissionReviewResponse, Manifest, OutboxBatch, Plan, signRequest } from "../functions/protocol/index.ts";
+
+/** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
+export class WorkerError extends Error {
+  readonly status: number;
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, message: string, retryAfterMs?: number) {
+    super(message);
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The Worker as the relay sees it. */
+export class WorkerClient {
+  readonly #base: string;
+  readonly #secret: string;
+  readonly #timeoutMs: number;
+
+  constructor(baseUrl: string, secret: string, timeoutMs = 30_000) {
+    this.#base = baseUrl.replace(/\/$/, "");
+    this.#secret = secret;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  manifest(): Promise<Manifest> {
+    return this.#call("GET", "/v1/manifest", undefined, Manifest);
+  }
+
+  reconcile(controller: string, request: unknown): Promise<Plan> {
+    return this.#call("POST", `/v1/reconcile/${encodeURIComponent(controller)}`, request, Plan);
+  }
+
+  events(controller: string, batch: unknown): Promise<Plan> {
+    return this.#call("POST", `/v1/events/${encodeURIComponent(controller)}`, batch, Plan);
+  }
+
+  admission(webhook: string, review: unknown, timeoutMs: number): Promise<AdmissionReviewResponse> {
+    return this.#call("POST", `/v1/admission/${encodeURIComponent(webhook)}`, review, AdmissionReviewResponse, timeoutMs);
+  }
+
+  outbox(cursor: string, waitSeconds: number, signal?: AbortSignal): Promise<OutboxBatch> {
+    return this.#call("GET", `/v1/outbox?cursor=${encodeURIComponent(cursor)}&wait=${waitSeconds}`, undefined, OutboxBatch, (waitSeconds + 10) * 1000, signal);
+  }
+
+  /** Whether the Worker answers its health check. */
+  async healthy(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.#base}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async #call<T>(method: "GET" | "POST", path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = this.#timeoutMs, signal?: AbortSignal): Promise<T> {
+    const bytes = body === undefined ? "" : JSON.stringify(body);
+    const headers = await signRequest(this.#secret, bytes, Date.now() / 1000);
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: bytes }),
+        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new WorkerError(0, `worker unreachable: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const retryAfter = Number(response.headers.get("retry-after"));
+      throw new WorkerError(response.status, `worker answered ${response.status}: ${text.slice(0, 300)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+    }
+    const parsed = schema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new WorkerError(502, `worker answer does not match the protocol: ${parsed.error.issues[0]?.message ?? ""} at ${parsed.error.issues[0]?.path.join(".") ?? ""}`);
+    return parsed.data;
+  }
+}
