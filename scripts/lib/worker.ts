@@ -28,8 +28,9 @@ export interface WorkerOptions {
 export interface RunningWorker {
   /** Base URL, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;
-  /** Stops workerd and starts it again with the same bundle, port and state. */
+  /** Stops workerd (if running) and starts it again with the same bundle, port and state. */
   restart(): Promise<void>;
+  /** Stops workerd; a second call does nothing. */
   stop(): Promise<void>;
   /** An RPC stub of the Durable Object `name` of `binding` (for tests and tools). */
   durableObject(binding: keyof typeof DURABLE_OBJECTS, name: string): Promise<unknown>;
@@ -49,18 +50,23 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       port,
     });
   let mf = make(options.port ?? 0);
+  let running = true;
   const url = new URL(await mf.ready);
   const port = Number(url.port);
+  const stop = async (): Promise<void> => {
+    if (!running) return;
+    running = false;
+    await mf.dispose();
+  };
   return {
     url: url.origin,
     async restart(): Promise<void> {
-      await mf.dispose();
+      await stop();
       mf = make(port);
+      running = true;
       await mf.ready;
     },
-    async stop(): Promise<void> {
-      await mf.dispose();
-    },
+    stop,
     async durableObject(binding, name): Promise<unknown> {
       const namespace = await mf.getDurableObjectNamespace(binding);
       return namespace.get(namespace.idFromName(name));

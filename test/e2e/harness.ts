@@ -1,0 +1,39 @@
+/** End-to-end test support: a stack on ephemeral ports, and waiting for cluster state. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
+import { startStack, type Stack, type StackOptions } from "../../scripts/lib/stack.ts";
+import { waitFor } from "../worker/client.ts";
+
+export { waitFor };
+
+/** The test controllers (mirror, journal). */
+export const FIXTURE_CONTROLLERS = join(import.meta.dirname, "../fixtures/controllers");
+
+/** Starts a stack in a temporary folder; `stop()` removes it. */
+export async function testStack(options: Partial<StackOptions> = {}): Promise<Stack & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "edgeloop-e2e-"));
+  const stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), extraControllerDirs: [FIXTURE_CONTROLLERS], ...options });
+  const stop = stack.stop.bind(stack);
+  return Object.assign(stack, {
+    dir,
+    async stop(): Promise<void> {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** Waits until `find` returns an object satisfying `ok`. */
+export async function waitForObject(stack: Stack, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
+  return waitFor(`${type.kind} ${name}`, async () => {
+    const found = await stack.sim.cluster.find(type, namespace, name);
+    return found && ok(found) ? found : undefined;
+  }, timeoutMs);
+}
+
+/** Waits until no object of `name` exists. */
+export async function waitForGone(stack: Stack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.sim.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
+}

@@ -1,0 +1,85 @@
+/**
+ * The full loop — sim cluster, Worker in workerd, relay — with the `mirror` test
+ * controller: children appear, deleted children heal once, nothing is lost across a
+ * relay restart or a Worker outage, and unsigned work is refused.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+import { testStack, waitFor, waitForObject } from "./harness.ts";
+
+const CM = { apiVersion: "v1", kind: "ConfigMap" };
+let stack: Stack;
+
+before(async () => {
+  stack = await testStack();
+});
+after(async () => {
+  await stack.stop();
+});
+
+function parent(name: string, data: Record<string, string> = { a: "1" }): KubeObject {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", labels: { "edgeloop.test/parent": "true" } }, data } as KubeObject;
+}
+
+const mirrors = async (): Promise<KubeObject[]> => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items;
+
+test("a new parent gets its child, owned by it", async () => {
+  const created = await stack.sim.cluster.create(parent("alpha"));
+  const child = await waitForObject(stack, CM, "default", "alpha-mirror");
+  assert.deepEqual((child as { data?: unknown }).data, { a: "1" });
+  assert.equal(child.metadata.ownerReferences?.[0]?.uid, created.metadata.uid);
+  assert.equal(child.metadata.ownerReferences?.[0]?.controller, true);
+});
+
+test("a deleted child is healed, once, as a new incarnation", async () => {
+  await stack.sim.cluster.create(parent("beta"));
+  const first = await waitForObject(stack, CM, "default", "beta-mirror");
+  await stack.sim.cluster.delete(CM, "default", "beta-mirror");
+  const healed = await waitForObject(stack, CM, "default", "beta-mirror", (o) => o.metadata.uid !== first.metadata.uid);
+  assert.notEqual(healed.metadata.uid, first.metadata.uid);
+  assert.equal((await mirrors()).filter((m) => m.metadata.name === "beta-mirror").length, 1);
+});
+
+test("deleting the parent takes the child with it (garbage collection by ownerReference)", async () => {
+  await stack.sim.cluster.create(parent("gamma"));
+  await waitForObject(stack, CM, "default", "gamma-mirror");
+  await stack.sim.cluster.delete(CM, "default", "gamma", { propagationPolicy: "Foreground" });
+  await waitFor("gamma and its child to be gone", async () => ((await stack.sim.cluster.find(CM, "default", "gamma")) || (await stack.sim.cluster.find(CM, "default", "gamma-mirror")) ? undefined : true));
+});
+
+test("a relay restart in the middle of a burst loses nothing", async () => {
+  const names = Array.from({ length: 40 }, (_, i) => `burst-${i}`);
+  const burst = Promise.all(names.slice(0, 20).map((n) => stack.sim.cluster.create(parent(n))));
+  await stack.restartRelay();
+  await burst;
+  await Promise.all(names.slice(20).map((n) => stack.sim.cluster.create(parent(n))));
+  await waitFor("every burst parent mirrored", async () => {
+    const have = new Set((await mirrors()).map((m) => m.metadata.name));
+    return names.every((n) => have.has(`${n}-mirror`)) ? true : undefined;
+  }, 30_000);
+});
+
+test("a Worker that is down is retried with backoff, and the loop converges when it is back", async () => {
+  await stack.worker.stop();
+  await stack.sim.cluster.create(parent("during-outage"));
+  // The relay keeps failing against the stopped Worker until it returns.
+  await waitFor("the relay to notice the outage", async () => {
+    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
+    return /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics) ? true : undefined;
+  });
+  await stack.worker.restart();
+  await waitForObject(stack, CM, "default", "during-outage-mirror", () => true, 45_000);
+});
+
+test("a request signed with another key is refused and nothing is applied", async () => {
+  const impostor = new WorkerClient(stack.worker.url, "not-the-shared-secret-0000");
+  await assert.rejects(impostor.manifest(), (error: unknown) => error instanceof WorkerError && error.status === 401);
+  await assert.rejects(
+    impostor.reconcile("mirror", { controller: "mirror", key: "default/zeta", parent: parent("zeta"), children: { "ConfigMap.v1": [] }, now: new Date().toISOString() }),
+    (error: unknown) => error instanceof WorkerError && error.status === 401,
+  );
+  assert.equal(await stack.sim.cluster.find(CM, "default", "zeta-mirror"), undefined);
+});
