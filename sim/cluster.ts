@@ -93,6 +93,6 @@ export interface SimControllerOptions {
   readonly nodeGraceSeconds: number;
   /** How often nodes heartbeat, in seconds (default 10). */
   readonly heartbeatSeconds: number;
-  /** Nodes created at start: `sim-node-1` ... */
-  readonly nodes: number;
+  /** Nodes created at start: a count (`sim-node-1` ...) or their names. */
+  readonly nodes: number | readonly string[];
 }

@@ -18,8 +18,8 @@ export interface SimOptions extends SimClusterOptions {
   readonly kubeconfigPath?: string;
   /** Run the built-in controllers (GC, Deployments, scheduler, kubelet, ...). Default true. */
   readonly controllers?: boolean;
-  /** Nodes created at start (default 3). */
-  readonly nodes?: number;
+  /** Nodes created at start: a count (`sim-node-1` ...) or their names (default 3). */
+  readonly nodes?: number | readonly string[];
   /** Seconds without heartbeat before a node goes NotReady (default 40). */
   readonly nodeGraceSeconds?: number;
   /** Seconds between node heartbeats (default 10). */

@@ -46,6 +46,11 @@ export function heartbeating(node: KubeObject): boolean {
   return node.metadata.annotations?.[HEARTBEAT_ANNOTATION] !== "stopped";
 }
 
+/** The names of the nodes to create: `sim-node-1..N` for a count. */
+export function nodeNames(nodes: number | readonly string[]): readonly string[] {
+  return typeof nodes === "number" ? Array.from({ length: nodes }, (_, i) => `sim-node-${i + 1}`) : nodes;
+}
+
 /** Node creation and heartbeats. */
 export function nodeHeartbeats(options: SimControllerOptions): SimController {
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -74,8 +79,7 @@ export function nodeHeartbeats(options: SimControllerOptions): SimController {
     name: "node-heartbeats",
     start(cluster: Cluster): void {
       void (async (): Promise<void> => {
-        for (let i = 1; i <= options.nodes; i++) {
-          const name = `sim-node-${i}`;
+        for (const name of nodeNames(options.nodes)) {
           if (!(await cluster.find(NODE, undefined, name))) await cluster.create(simNode(name)).catch(() => undefined);
         }
       })();

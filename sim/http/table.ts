@@ -4,6 +4,7 @@
  * additionalPrinterColumns.
  */
 import type { KubeObject } from "../../functions/protocol/index.ts";
+import { printerCell } from "./jsonpath.ts";
 import { asObj, type Obj } from "../api/objects.ts";
 import type { ResourceType } from "../registry/resource.ts";
 
@@ -42,18 +43,6 @@ function podStatus(pod: Obj): string {
     if (typeof terminated.reason === "string" && status.phase === "Running") return terminated.reason;
   }
   return typeof status.reason === "string" ? status.reason : String(status.phase ?? "Pending");
-}
-
-function jsonPath(object: unknown, path: string): unknown {
-  // CRD printer columns use simple paths: .spec.replicas, .status.conditions[0].type
-  let current: unknown = object;
-  for (const part of path.replace(/^\./, "").split(".")) {
-    const m = /^([^[\]]+)(?:\[(\d+)\])?$/.exec(part);
-    if (!m || current === null || typeof current !== "object") return undefined;
-    current = (current as Obj)[m[1] ?? ""];
-    if (m[2] !== undefined) current = Array.isArray(current) ? current[Number(m[2])] : undefined;
-  }
-  return current;
 }
 
 const columnsByKind: Record<string, Column[]> = {
@@ -113,7 +102,7 @@ function crdColumns(resource: ResourceType): Column[] {
     ...(p.priority !== undefined ? { priority: p.priority } : {}),
     ...(p.description !== undefined ? { description: p.description } : {}),
     cell: (o, now) => {
-      const value = jsonPath(o, p.jsonPath);
+      const value = printerCell(o, p.jsonPath);
       if (p.type === "date") return typeof value === "string" ? age(value, now) : "<unknown>";
       return value ?? null;
     },

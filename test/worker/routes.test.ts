@@ -30,7 +30,8 @@ function snapshot(overrides: Record<string, unknown> = {}): Record<string, unkno
 }
 
 async function errorOf(response: Response): Promise<{ status: number; code: string; path: string }> {
-  const body = (await response.json()) as { error: { code: string; path: string; message: string } };
+  const body = (await response.json()) as { error?: { code: string; path: string; message: string } };
+  assert.ok(body.error, `expected an error body, got ${response.status} ${JSON.stringify(body)}`);
   assert.equal(typeof body.error.message, "string");
   return { status: response.status, code: body.error.code, path: body.error.path };
 }
@@ -67,8 +68,9 @@ test("signatures: missing, malformed, tampered, wrong key, stale and future are 
     ["malformed", fetch(url, { method: "POST", body, headers: { ...good, "x-edgeloop-signature": "md5=abc" } }), "signature_malformed"],
     ["tampered", fetch(url, { method: "POST", body: body.replace('"a":"1"', '"a":"2"'), headers: good }), "signature_mismatch"],
     ["wrong key", signed(url, { body, secret: "another-secret-0123456" }), "signature_mismatch"],
-    ["stale", signed(url, { body, at: now - 301 }), "signature_skew"],
-    ["future", signed(url, { body, at: now + 301 }), "signature_skew"],
+    // 305 s, not 301: timestamps are whole seconds, and the two clocks round differently.
+    ["stale", signed(url, { body, at: now - 305 }), "signature_skew"],
+    ["future", signed(url, { body, at: now + 305 }), "signature_skew"],
     ["manifest unsigned", fetch(`${worker.url}/v1/manifest`), "signature_missing"],
     ["outbox unsigned", fetch(`${worker.url}/v1/outbox`), "signature_missing"],
   ];

@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseCli, stringOptions } from "../scripts/lib/cli.ts";
+import { RelayEnv, RelayFlags, relayOptions } from "./config.ts";
+
+const spec = { name: "relay", help: "help", options: stringOptions(RelayFlags), schema: RelayFlags };
+const env = RelayEnv.parse({ EDGELOOP_SECRET: "0123456789abcdef0123" });
+
+test("defaults and conversions", () => {
+  const result = parseCli(spec, ["--worker-url", "http://127.0.0.1:8787", "--concurrency", "4"]);
+  assert.equal(result.kind, "flags");
+  if (result.kind !== "flags") return;
+  const options = relayOptions(result.flags, env);
+  assert.ok(!("error" in options));
+  assert.equal(options.workerUrl, "http://127.0.0.1:8787");
+  assert.equal(options.concurrency, 4);
+  assert.equal(options.resyncSeconds, 600);
+  assert.equal(options.opsPort, 9090);
+  assert.equal(options.front, undefined);
+});
+
+test("bad values name the flag", () => {
+  assert.deepEqual(parseCli(spec, ["--concurrency", "0"]).kind, "error");
+  const bad = parseCli(spec, ["--concurrency", "many"]);
+  assert.ok(bad.kind === "error" && bad.message.startsWith("--concurrency:"), JSON.stringify(bad));
+  const url = parseCli(spec, ["--worker-url", "not a url"]);
+  assert.ok(url.kind === "error" && url.message.startsWith("--worker-url:"));
+  const unknown = parseCli(spec, ["--wat", "1"]);
+  assert.ok(unknown.kind === "error" && unknown.message.includes("--wat"));
+  const front = parseCli(spec, ["--front-port", "8443"]);
+  assert.ok(front.kind === "error" && front.message.startsWith("--tls-cert:"), JSON.stringify(front));
+});
+
+test("--help wins; the Worker URL may come from the environment; the secret is required", () => {
+  assert.equal(parseCli(spec, ["--concurrency", "0", "--help"]).kind, "help");
+  const result = parseCli(spec, []);
+  assert.ok(result.kind === "flags");
+  assert.deepEqual(relayOptions(result.flags, env), { error: "--worker-url (or EDGELOOP_WORKER_URL) is required" });
+  const fromEnv = relayOptions(result.flags, { ...env, EDGELOOP_WORKER_URL: "https://w.example" });
+  assert.ok(!("error" in fromEnv) && fromEnv.workerUrl === "https://w.example");
+  assert.equal(RelayEnv.safeParse({}).success, false);
+  assert.equal(RelayEnv.safeParse({ EDGELOOP_SECRET: "short" }).success, false);
+});

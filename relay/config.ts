@@ -1,0 +1,61 @@
+/**
+ * The relay's configuration: command-line flags and environment, parsed once by zod at
+ * the entry point and handed down as {@link RelayOptions}.
+ */
+import { z } from "zod";
+import type { RelayOptions } from "./index.ts";
+import { LEVELS } from "./log.ts";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const seconds = z.coerce.number().positive();
+
+/** The relay's flags (strings from the command line, converted and defaulted here). */
+export const RelayFlags = z
+  .object({
+    "worker-url": z.url({ error: "must be the Worker's URL, e.g. https://edgeloop.example.workers.dev" }).optional(),
+    kubeconfig: z.string().min(1).optional(),
+    concurrency: z.coerce.number().int().min(1).max(1024).default(16),
+    "resync-seconds": seconds.default(600),
+    "manifest-refresh-seconds": seconds.default(60),
+    "outbox-wait-seconds": z.coerce.number().int().min(0).max(60).default(20),
+    "ops-port": port.default(9090),
+    "ops-host": z.string().min(1).default("127.0.0.1"),
+    "front-port": port.optional(),
+    "front-host": z.string().min(1).default("0.0.0.0"),
+    "tls-cert": z.string().min(1).optional(),
+    "tls-key": z.string().min(1).optional(),
+    "log-level": z.enum(LEVELS).default("info"),
+  })
+  .refine((f) => f["front-port"] === undefined || (f["tls-cert"] !== undefined && f["tls-key"] !== undefined), {
+    path: ["tls-cert"],
+    message: "the admission front (--front-port) needs --tls-cert and --tls-key",
+  });
+export type RelayFlags = z.infer<typeof RelayFlags>;
+
+/** The environment the relay reads (only at its entry point). */
+export const RelayEnv = z.object({
+  EDGELOOP_SECRET: z.string({ error: "EDGELOOP_SECRET is not set (the HMAC key shared with the Worker)" }).min(16, "EDGELOOP_SECRET must be at least 16 characters"),
+  EDGELOOP_WORKER_URL: z.url({ error: "EDGELOOP_WORKER_URL must be a URL" }).optional(),
+});
+export type RelayEnv = z.infer<typeof RelayEnv>;
+
+/** Combines flags and environment; the error names the missing setting. */
+export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | { readonly error: string } {
+  const workerUrl = flags["worker-url"] ?? env.EDGELOOP_WORKER_URL;
+  if (!workerUrl) return { error: "--worker-url (or EDGELOOP_WORKER_URL) is required" };
+  return {
+    workerUrl,
+    secret: env.EDGELOOP_SECRET,
+    ...(flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {}),
+    concurrency: flags.concurrency,
+    resyncSeconds: flags["resync-seconds"],
+    manifestRefreshSeconds: flags["manifest-refresh-seconds"],
+    outboxWaitSeconds: flags["outbox-wait-seconds"],
+    opsPort: flags["ops-port"],
+    opsHost: flags["ops-host"],
+    ...(flags["front-port"] !== undefined && flags["tls-cert"] && flags["tls-key"]
+      ? { front: { port: flags["front-port"], host: flags["front-host"], certFile: flags["tls-cert"], keyFile: flags["tls-key"] } }
+      : {}),
+    logLevel: flags["log-level"],
+  };
+}

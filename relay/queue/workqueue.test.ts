@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FakeClock, settle } from "./fake-clock.ts";
+import { WorkQueue, type Outcome } from "./workqueue.ts";
+
+/** A process function whose calls stay open until released. */
+function gate(): { calls: { key: string; items: string[]; release: (o: Outcome) => void }[]; process: (key: string, items: string[]) => Promise<Outcome> } {
+  const calls: { key: string; items: string[]; release: (o: Outcome) => void }[] = [];
+  return {
+    calls,
+    process: (key, items) => new Promise<Outcome>((release) => calls.push({ key, items, release })),
+  };
+}
+
+test("a key added many times while waiting is processed once, with every item", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 4, clock });
+  const { calls, process } = gate();
+  queue.add("a", "1");
+  queue.add("a", "2");
+  queue.add("a", "3");
+  queue.start(process);
+  await settle();
+  assert.equal(calls.length, 1);
+  assert.deepEqual(calls[0]?.items, ["1", "2", "3"]);
+});
+
+test("a key is never processed twice at once; added while in flight, it runs again after", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 4, clock });
+  const { calls, process } = gate();
+  queue.start(process);
+  queue.add("a", "1");
+  await settle();
+  queue.add("a", "2");
+  await settle();
+  assert.equal(calls.length, 1, "no second call while the first is in flight");
+  calls[0]?.release({ kind: "done" });
+  await settle();
+  assert.equal(calls.length, 2);
+  assert.deepEqual(calls[1]?.items, ["2"]);
+});
+
+test("concurrency bounds the keys in flight", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 2, clock });
+  const { calls, process } = gate();
+  queue.start(process);
+  for (const key of ["a", "b", "c", "d"]) queue.add(key);
+  await settle();
+  assert.deepEqual(calls.map((c) => c.key), ["a", "b"]);
+  assert.equal(queue.inFlight, 2);
+  assert.equal(queue.depth, 2);
+  calls[0]?.release({ kind: "done" });
+  await settle();
+  assert.deepEqual(calls.map((c) => c.key), ["a", "b", "c"]);
+});
+
+test("failures back off per key exponentially, keep their items, and reset on success", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 1, clock, baseDelayMs: 10, maxDelayMs: 40 });
+  assert.deepEqual([1, 2, 3, 4, 5].map((n) => queue.backoff(n)), [10, 20, 40, 40, 40]);
+  const { calls, process } = gate();
+  queue.start(process);
+  queue.add("a", "x");
+  await settle();
+  calls[0]?.release({ kind: "retry" });
+  await clock.advance(9);
+  assert.equal(calls.length, 1, "not before 10 ms");
+  await clock.advance(1);
+  assert.equal(calls.length, 2);
+  assert.deepEqual(calls[1]?.items, ["x"], "the triggers are kept for the retry");
+  calls[1]?.release({ kind: "retry" });
+  await clock.advance(19);
+  assert.equal(calls.length, 2, "second failure waits 20 ms");
+  await clock.advance(1);
+  assert.equal(calls.length, 3);
+  calls[2]?.release({ kind: "done" });
+  await settle();
+  queue.add("a");
+  await settle();
+  calls[3]?.release({ kind: "retry" });
+  await clock.advance(10);
+  assert.equal(calls.length, 5, "after a success the backoff starts again at 10 ms");
+});
+
+test("a retry honours a longer Retry-After", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 1, clock, baseDelayMs: 10 });
+  const { calls, process } = gate();
+  queue.start(process);
+  queue.add("a");
+  await settle();
+  calls[0]?.release({ kind: "retry", afterMs: 500 });
+  await clock.advance(499);
+  assert.equal(calls.length, 1);
+  await clock.advance(1);
+  assert.equal(calls.length, 2);
+});
+
+test("requeueAfter runs the key again later; a new add runs it at once", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 1, clock });
+  const { calls, process } = gate();
+  queue.start(process);
+  queue.add("a");
+  await settle();
+  calls[0]?.release({ kind: "done", requeueAfterMs: 1_000 });
+  await clock.advance(999);
+  assert.equal(calls.length, 1);
+  await clock.advance(1);
+  assert.equal(calls.length, 2);
+  calls[1]?.release({ kind: "done", requeueAfterMs: 1_000 });
+  await settle();
+  queue.add("a", "event");
+  await settle();
+  assert.equal(calls.length, 3, "an event does not wait for the requeue");
+  assert.equal(clock.now(), 1_000);
+});
+
+test("the token bucket bounds the overall rate", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 100, clock, ratePerSecond: 10, burst: 2 });
+  let processed = 0;
+  queue.start(async () => {
+    processed++;
+    return { kind: "done" };
+  });
+  for (let i = 0; i < 6; i++) queue.add(`k${i}`);
+  await settle();
+  assert.equal(processed, 2, "the burst");
+  await clock.advance(100);
+  assert.equal(processed, 3, "one token per 100 ms");
+  await clock.advance(300);
+  assert.equal(processed, 6);
+});
+
+test("a thrown error counts as a retry; stop waits for in-flight keys and cancels delays", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 1, clock, baseDelayMs: 10 });
+  let attempts = 0;
+  queue.start(async () => {
+    attempts++;
+    throw new Error("boom");
+  });
+  queue.add("a");
+  await clock.advance(10);
+  assert.equal(attempts, 2);
+  await queue.stop();
+  await clock.advance(1_000);
+  assert.equal(attempts, 2, "nothing runs after stop");
+  assert.equal(clock.pending, 0);
+  queue.add("b");
+  await settle();
+  assert.equal(attempts, 2, "adds after stop are ignored");
+});

@@ -1,0 +1,24 @@
+/** The sim's command-line settings, shared by `npm run sim` and `npm start`. */
+import { z } from "zod";
+
+const NODE_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** `--nodes`: a count (`sim-node-1..N`) or a comma-separated list of node names. */
+export const NodesFlag = z.string().transform((text, ctx): number | string[] => {
+  if (/^\d+$/.test(text)) {
+    const count = Number(text);
+    if (count <= 5000) return count;
+    ctx.addIssue({ code: "custom", message: "at most 5000 nodes" });
+    return z.NEVER;
+  }
+  const names = text.split(",").map((n) => n.trim()).filter((n) => n.length > 0);
+  const bad = names.find((n) => !NODE_NAME.test(n) || n.length > 253);
+  if (names.length === 0 || bad !== undefined) {
+    ctx.addIssue({ code: "custom", message: `expected a count or node names separated by commas${bad ? ` (bad name "${bad}")` : ""}` });
+    return z.NEVER;
+  }
+  return [...new Set(names)];
+});
+
+/** The nodes `npm start` creates: the node names the upstream Sedna examples pin their pods to. */
+export const DEFAULT_START_NODES = "cloud,edge1,edge2,edge-node";
