@@ -35,6 +35,8 @@ export interface RunningSim {
   /** The same API in-process (no HTTP). */
   readonly cluster: SimCluster;
   readonly kubeconfigPath: string | undefined;
+  /** Ends every open watch stream; with `cluster.store.history.compact(rv)` it makes clients relist (410 Gone). */
+  closeWatches(): number;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     url: server.url,
     cluster,
     kubeconfigPath: options.kubeconfigPath,
+    closeWatches: () => server.closeWatches(),
     async stop(): Promise<void> {
       await Promise.all(controllers.map((c) => c.stop()));
       await server.close();

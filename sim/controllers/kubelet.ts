@@ -75,6 +75,10 @@ function exitedStatus(pod: KubeObject, code: number, restarts: number): Obj {
   };
 }
 
+function conditionTrue(status: Obj, type: string): boolean {
+  return arr(status.conditions).some((c) => c.type === type && c.status === "True");
+}
+
 /** The kubelet of every simulated node. */
 export function kubelet(): SimController {
   const nodes = new Map<string, KubeObject>();
@@ -108,7 +112,17 @@ export function kubelet(): SimController {
       return scheduleExit(pod, key, now());
     }
     const startedAt = String(obj(obj(first.state).running).startedAt ?? "");
+    if (startedAt && !conditionTrue(status, "Ready")) await reportReadyAgain(namespace, name, status);
     if (startedAt) return maybeExit(pod, key, startedAt, Number(first.restartCount ?? 0), String(status.podIP ?? nextIp()), hostIP);
+  }
+
+  /** A kubelet that was cut off reports its running containers Ready again. */
+  async function reportReadyAgain(namespace: string | undefined, name: string, status: Obj): Promise<void> {
+    if (!cluster) return;
+    const stamp = now();
+    const conditions = arr(status.conditions).map((c) => (c.type === "Ready" || c.type === "ContainersReady" ? { type: c.type, status: "True", lastProbeTime: null, lastTransitionTime: stamp } : c));
+    const containerStatuses = arr(status.containerStatuses).map((c) => ({ ...c, ready: true }));
+    await ignoreNotFound(cluster.patch(POD, namespace, name, { status: { conditions, containerStatuses } }, "merge", { subresource: "status" }));
   }
 
   function runSeconds(pod: KubeObject): number | undefined {

@@ -51,10 +51,15 @@ function entries(resource: ResourceType): Doc[] {
   const subresources: Doc[] = [];
   if (resource.statusSubresource) subresources.push({ name: `${resource.plural}/status`, singularName: "", namespaced: resource.namespaced, kind: resource.kind, verbs: ["get", "patch", "update"] });
   for (const extra of resource.extraSubresources) {
-    subresources.push({ name: `${resource.plural}/${extra}`, singularName: "", namespaced: resource.namespaced, kind: extra === "binding" ? "Binding" : resource.kind, verbs: extra === "binding" ? ["create"] : ["update"] });
+    subresources.push({ name: `${resource.plural}/${extra}`, singularName: "", namespaced: resource.namespaced, ...SUBRESOURCE_DOCS[extra] });
   }
   return [main, ...subresources];
 }
+
+const SUBRESOURCE_DOCS: Record<string, Doc> = {
+  binding: { kind: "Binding", verbs: ["create"] },
+  scale: { group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] },
+};
 
 /** `GET /api/v1` or `/apis/{group}/{version}`, or undefined when nothing is served there. */
 export function resourceList(registry: Registry, group: string, version: string): Doc | undefined {

@@ -15,6 +15,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "../select
 import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
 import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable } from "./table.ts";
+import { patchScale, requestedReplicas, toScale } from "./scale.ts";
 import { serveWatch } from "./watch.ts";
 
 /** A parsed resource URL. */
@@ -39,6 +40,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   readonly url: string;
   readonly port: number;
+  /** Ends every open watch stream (as an API server restart does); clients reconnect. */
+  closeWatches(): number;
   close(): Promise<void>;
 }
 
@@ -147,6 +150,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const typeRef = { apiVersion, kind: target.resource.kind };
     const contentType = request.headers["content-type"] ?? "application/json";
     const status = target.subresource === "status" ? ({ subresource: "status" } as const) : {};
+    if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
     if (target.subresource && target.subresource !== "status" && target.subresource !== "binding") throw new ApiError(404, "NotFound", `the server could not find the requested resource (subresource ${target.subresource})`);
 
     switch (method) {
@@ -208,6 +212,18 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       default:
         throw methodNotAllowed();
     }
+  }
+
+  async function scale(target: Target, typeRef: { apiVersion: string; kind: string }, method: string, contentType: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const name = target.name ?? "";
+    const current = toScale(await cluster.get(typeRef, target.namespace, name));
+    if (method === "GET") return sendJson(response, 200, current);
+    if (method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
+    const body = parseBody(await readBody(request), "json");
+    const wanted = method === "PUT" ? asObj(body) : patchScale(current, body, patchTypeOf(contentType));
+    const precondition = asObj(wanted.metadata).resourceVersion;
+    const patch = { spec: { replicas: requestedReplicas(wanted) }, ...(method === "PUT" && typeof precondition === "string" ? { metadata: { resourceVersion: precondition } } : {}) };
+    sendJson(response, 200, toScale(await cluster.patch(typeRef, target.namespace, name, patch, "merge")));
   }
 
   function selectors(q: URLSearchParams): { labelSelector?: string; fieldSelector?: string } {
@@ -274,6 +290,11 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   return {
     url: baseUrl,
     port,
+    closeWatches(): number {
+      const open = [...watches];
+      for (const stop of open) stop();
+      return open.length;
+    },
     async close(): Promise<void> {
       for (const stop of watches) stop();
       server.closeAllConnections();

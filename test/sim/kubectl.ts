@@ -1,0 +1,27 @@
+/** Runs the real kubectl against a sim (tests). */
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+
+/** Whether kubectl is on PATH (it is on every machine of this workplace). */
+export const KUBECTL_AVAILABLE = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+
+/** A kubectl bound to one kubeconfig. */
+export interface Kubectl {
+  /** Runs kubectl; resolves with stdout, rejects with stderr on a non-zero exit. */
+  (args: readonly string[], input?: string): Promise<string>;
+  /** Starts a long-running kubectl (watches); the caller kills it. */
+  spawn(args: readonly string[]): ChildProcess;
+}
+
+/** kubectl with `KUBECONFIG=kubeconfig`. */
+export function kubectlFor(kubeconfig: string): Kubectl {
+  const env = { ...process.env, KUBECONFIG: kubeconfig };
+  const run = (args: readonly string[], input?: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = execFile("kubectl", [...args], { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`kubectl ${args.join(" ")} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      });
+      if (input !== undefined) child.stdin?.end(input);
+    });
+  return Object.assign(run, { spawn: (args: readonly string[]) => spawn("kubectl", [...args], { env, stdio: ["ignore", "pipe", "pipe"] }) });
+}
