@@ -1,0 +1,203 @@
+/**
+ * Sedna end to end on the local stack, with the upstream manifests unchanged: create,
+ * heal (pod, Deployment, Service) exactly once, graceful and foreground deletion, cascade,
+ * spec updates, completion and failure.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { DEFAULT_START_NODES } from "../../sim/flags.ts";
+import { testStack, waitFor, waitForGone, waitForObject } from "./harness.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
+
+const FIXTURES = join(import.meta.dirname, "../../../shared/fixtures/sedna");
+const POD = { apiVersion: "v1", kind: "Pod" };
+const SERVICE = { apiVersion: "v1", kind: "Service" };
+const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
+const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
+const JI = { apiVersion: "sedna.io/v1alpha1", kind: "JointInferenceService" };
+const EVENT = { apiVersion: "v1", kind: "Event" };
+
+let stack: Stack;
+
+function fixture(file: string): KubeObject {
+  const [document] = parseAllDocuments(readFileSync(join(FIXTURES, file), "utf8"));
+  return document?.toJS() as KubeObject;
+}
+
+function model(name: string): KubeObject {
+  return { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name, namespace: "default" }, spec: { url: `/models/${name}`, format: "pb" } } as KubeObject;
+}
+
+function dataset(name: string, nodeName: string): KubeObject {
+  return { apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name, namespace: "default" }, spec: { url: "/data/train.txt", format: "txt", nodeName } } as KubeObject;
+}
+
+/** The FL fixture, renamed, optionally with a pod-template annotation on every worker. */
+function flJob(name: string, annotations?: Record<string, string>, restartPolicy?: string): KubeObject {
+  const job = structuredClone(fixture("federatedlearningjob_v1alpha1.yaml")) as Obj;
+  job.metadata = { name, namespace: "default" };
+  for (const worker of [job.spec.aggregationWorker, ...job.spec.trainingWorkers]) {
+    if (annotations) worker.template.metadata = { annotations };
+    if (restartPolicy) worker.template.spec.restartPolicy = restartPolicy;
+  }
+  return job as KubeObject;
+}
+
+async function livePods(selector: string): Promise<Obj[]> {
+  return ((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: selector })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+}
+
+async function events(name: string, reason: string): Promise<Obj[]> {
+  return ((await stack.sim.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
+}
+
+/** Waits until the relay has nothing queued or in flight. */
+async function relayIdle(): Promise<void> {
+  await waitFor("the relay to be idle", async () => {
+    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
+    return /edgeloop_queue_depth 0\b/.test(metrics) && /edgeloop_queue_in_flight 0\b/.test(metrics) ? true : undefined;
+  });
+}
+
+before(async () => {
+  stack = await testStack({ nodes: DEFAULT_START_NODES.split(",") });
+  for (const object of [
+    model("surface-defect-detection-model"),
+    dataset("edge1-surface-defect-detection-dataset", "edge1"),
+    dataset("edge2-surface-defect-detection-dataset", "edge2"),
+    model("helmet-detection-inference-big-model"),
+    model("helmet-detection-inference-little-model"),
+  ]) {
+    await stack.sim.cluster.create(object);
+  }
+});
+
+after(async () => {
+  await stack.stop();
+});
+
+const FL_PODS = "federatedlearningjob.sedna.io/name=surface-defect-detection";
+
+test("FederatedLearningJob fixture: aggregation pod and Service, one training pod per worker, status Running", async () => {
+  await stack.sim.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
+  await waitFor("3 running workers", async () => {
+    const pods = await livePods(FL_PODS);
+    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? pods : undefined;
+  });
+  const pods = await livePods(FL_PODS);
+  assert.deepEqual(pods.map((p) => p.spec.nodeName).sort(), ["cloud", "edge1", "edge2"]);
+  for (const pod of pods) {
+    const owner = pod.metadata.ownerReferences[0];
+    assert.equal(owner.kind, "FederatedLearningJob");
+    assert.equal(owner.controller, true);
+  }
+  const service = (await waitForObject(stack, SERVICE, "default", "surface-defect-detection-aggregation")) as Obj;
+  assert.equal(service.spec.ports[0].port, 7363);
+  const job = (await waitForObject(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.phase === "Running")) as Obj;
+  assert.equal(job.status.active, 3);
+  assert.equal(job.status.observedGeneration, job.metadata.generation);
+});
+
+test("a gracefully deleted training pod is replaced exactly once, across a Worker and relay restart before it is gone", async () => {
+  const [victim] = await livePods(`${FL_PODS},federatedlearningjob.sedna.io/worker-type=train`);
+  assert.ok(victim);
+  const slot = victim.metadata.labels["edgeloop.dev/worker"];
+  // Graceful: UPDATE with deletionTimestamp first; the kubelet removes it 1 s later.
+  await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 1 });
+  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
+  await stack.worker.restart();
+  await stack.restartRelay();
+  await waitForGone(stack, POD, "default", victim.metadata.name);
+  await relayIdle();
+  const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
+  assert.equal(replacements.length, 1, "one pod for the slot: the DELETE after the restarts did not heal again (the ledger kept the claim)");
+  assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
+  assert.equal((await events("surface-defect-detection", "Recreated")).length, 1);
+});
+
+test("a spec update replaces the pods of the old spec; status-only and metadata-only updates roll nothing", async () => {
+  const before = (await livePods(FL_PODS)).map((p) => p.metadata.name).sort();
+  await stack.sim.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");
+  await relayIdle();
+  assert.deepEqual((await livePods(FL_PODS)).map((p) => p.metadata.name).sort(), before, "a label change rolls nothing");
+
+  const job = (await stack.sim.cluster.get(FL, "default", "surface-defect-detection")) as Obj;
+  const workers = structuredClone(job.spec.trainingWorkers);
+  workers[0].template.spec.containers[0].env = [...(workers[0].template.spec.containers[0].env ?? []), { name: "epochs", value: "2" }];
+  const updated = (await stack.sim.cluster.patch(FL, "default", "surface-defect-detection", { spec: { trainingWorkers: workers } }, "merge")) as Obj;
+  const rolled = await waitFor("new pods of the new spec", async () => {
+    const pods = await livePods(FL_PODS);
+    const hashes = new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"]));
+    return pods.length === 3 && hashes.size === 1 && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
+  });
+  assert.ok(rolled[0]?.spec.containers[0].env !== undefined);
+  await waitForObject(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
+});
+
+test("foreground deletion of the job leaves nothing behind, and the name is usable again at once", { timeout: 120_000 }, async () => {
+  await stack.sim.cluster.delete(FL, "default", "surface-defect-detection", { propagationPolicy: "Foreground" });
+  // The owner goes once its pods are gone: after their 30 s termination grace, as on a real cluster.
+  await waitForGone(stack, FL, "default", "surface-defect-detection", 60_000);
+  assert.equal((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: FL_PODS })).items.length, 0);
+  assert.equal(await stack.sim.cluster.find(SERVICE, "default", "surface-defect-detection-aggregation"), undefined);
+  await stack.sim.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
+  await waitFor("3 workers of the new job", async () => ((await livePods(FL_PODS)).length === 3 ? true : undefined));
+  await stack.sim.cluster.delete(FL, "default", "surface-defect-detection");
+  // Background: the job goes at once; the garbage collector then deletes (terminates) every pod.
+  await waitForGone(stack, FL, "default", "surface-defect-detection");
+  await waitFor("background cascade", async () => ((await livePods(FL_PODS)).length === 0 ? true : undefined));
+  await relayIdle();
+  assert.equal((await livePods(FL_PODS)).length, 0, "nothing healed while the parent is gone");
+});
+
+test("workers that finish make the job Succeeded; a worker that fails for good makes it Failed; neither is healed", async () => {
+  await stack.sim.cluster.create(flJob("fl-ok", { "sim.edgeloop.dev/run-seconds": "1" }, "Never"));
+  await stack.sim.cluster.create(flJob("fl-bad", { "sim.edgeloop.dev/run-seconds": "1", "sim.edgeloop.dev/exit-code": "2" }, "Never"));
+  const ok = (await waitForObject(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded", 20_000)) as Obj;
+  assert.ok(ok.status.completionTime);
+  assert.equal(ok.status.succeeded, 3);
+  const bad = (await waitForObject(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed", 20_000)) as Obj;
+  assert.ok(bad.status.conditions.some((c: Obj) => c.type === "Failed" && c.status === "True"));
+  // A completed worker's pod is not rebuilt when it is deleted.
+  const [done] = (await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
+  assert.ok(done);
+  await stack.sim.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
+  await relayIdle();
+  assert.equal((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
+});
+
+const JI_NAME = "helmet-detection-inference-example";
+
+test("JointInferenceService fixture: cloud and edge Deployments and the cloud Service; Deployment and Service healed once each", async () => {
+  await stack.sim.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
+  const cloud = `${JI_NAME}-deployment-cloud`;
+  await waitForObject(stack, DEPLOYMENT, "default", cloud);
+  await waitForObject(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  const service = (await waitForObject(stack, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
+  assert.equal(service.spec.ports[0].port, 5000);
+  await waitForObject(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2);
+
+  const old = await stack.sim.cluster.get(DEPLOYMENT, "default", cloud);
+  await stack.sim.cluster.delete(DEPLOYMENT, "default", cloud);
+  await waitForObject(stack, DEPLOYMENT, "default", cloud, (d) => d.metadata.uid !== old.metadata.uid);
+  const oldService = await stack.sim.cluster.get(SERVICE, "default", `${JI_NAME}-cloud`);
+  await stack.sim.cluster.delete(SERVICE, "default", `${JI_NAME}-cloud`);
+  await waitForObject(stack, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
+  await relayIdle();
+  assert.equal((await events(JI_NAME, "Recreated")).length, 2);
+});
+
+test("deleting the JointInferenceService takes its Deployments, pods and Service", async () => {
+  await stack.sim.cluster.delete(JI, "default", JI_NAME);
+  await waitForGone(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+  await waitForGone(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  await waitForGone(stack, SERVICE, "default", `${JI_NAME}-cloud`);
+  await stack.sim.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
+  await waitForObject(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+});
