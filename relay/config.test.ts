@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseCli, stringOptions } from "../scripts/lib/cli.ts";
-import { RelayEnv, RelayFlags, relayOptions } from "./config.ts";
+import { parseCli } from "../scripts/lib/cli.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
 
-const spec = { name: "relay", help: "help", options: stringOptions(RelayFlags), schema: RelayFlags };
+const spec = { name: "relay", help: "help", options: RELAY_OPTIONS, schema: RelayFlags };
 const env = RelayEnv.parse({ EDGELOOP_SECRET: "0123456789abcdef0123" });
 
 test("defaults and conversions", () => {

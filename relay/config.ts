@@ -25,6 +25,10 @@ export const RelayFlags = z
     "tls-cert": z.string().min(1).optional(),
     "tls-key": z.string().min(1).optional(),
     "log-level": z.enum(LEVELS).default("info"),
+    "leader-elect": z.boolean().default(false),
+    "lease-name": z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain").default("edgeloop-relay"),
+    "lease-namespace": z.string().min(1).optional(),
+    "lease-duration-seconds": z.coerce.number().int().min(2).max(300).default(15),
   })
   .refine((f) => f["front-port"] === undefined || (f["tls-cert"] !== undefined && f["tls-key"] !== undefined), {
     path: ["tls-cert"],
@@ -36,7 +40,14 @@ export type RelayFlags = z.infer<typeof RelayFlags>;
 export const RelayEnv = z.object({
   EDGELOOP_SECRET: z.string({ error: "EDGELOOP_SECRET is not set (the HMAC key shared with the Worker)" }).min(16, "EDGELOOP_SECRET must be at least 16 characters"),
   EDGELOOP_WORKER_URL: z.url({ error: "EDGELOOP_WORKER_URL must be a URL" }).optional(),
+  /** Set from the downward API in the relay Deployment: the lease holder's identity and namespace. */
+  POD_NAME: z.string().min(1).optional(),
+  POD_NAMESPACE: z.string().min(1).optional(),
+  HOSTNAME: z.string().min(1).optional(),
 });
+
+/** The parseArgs shapes of the relay's flags. */
+export const RELAY_OPTIONS = { ...Object.fromEntries(Object.keys(RelayFlags.shape).map((name) => [name, { type: "string" as const }])), "leader-elect": { type: "boolean" as const } };
 export type RelayEnv = z.infer<typeof RelayEnv>;
 
 /** Combines flags and environment; the error names the missing setting. */
@@ -57,5 +68,16 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | {
       ? { front: { port: flags["front-port"], host: flags["front-host"], certFile: flags["tls-cert"], keyFile: flags["tls-key"] } }
       : {}),
     logLevel: flags["log-level"],
+    ...(flags["leader-elect"]
+      ? {
+          leaderElection: {
+            name: flags["lease-name"],
+            namespace: flags["lease-namespace"] ?? env.POD_NAMESPACE ?? "default",
+            identity: env.POD_NAME ?? env.HOSTNAME ?? `relay-${process.pid}`,
+            leaseDurationSeconds: flags["lease-duration-seconds"],
+            retrySeconds: Math.max(1, Math.floor(flags["lease-duration-seconds"] / 5)),
+          },
+        }
+      : {}),
   };
 }

@@ -2,6 +2,8 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { startFront, startOpsServer } from "./http.ts";
 import { createLogger, type Level, type Logger } from "./log.ts";
+import { KubeClient } from "./kube/client.ts";
+import { LeaderElector, type LeaderOptions } from "./leader.ts";
 import { RelayEngine } from "./relay.ts";
 
 /** Relay settings (see relay/config.ts for their parsing and defaults). */
@@ -21,11 +23,17 @@ export interface RelayOptions {
   readonly front?: { readonly port: number; readonly host?: string; readonly certFile: string; readonly keyFile: string };
   readonly logLevel?: Level;
   readonly log?: Logger;
+  /** Run as one of several replicas: reconcile only while holding this Lease. */
+  readonly leaderElection?: Omit<LeaderOptions, "leaseDurationSeconds" | "retrySeconds"> & Partial<Pick<LeaderOptions, "leaseDurationSeconds" | "retrySeconds">>;
+  /** Called when the lease is lost (the process entry point exits, as client-go does). */
+  readonly onLostLeadership?: () => void;
 }
 
 /** A running relay. */
 export interface RunningRelay {
   readonly engine: RelayEngine;
+  /** Present with leader election. */
+  readonly elector: LeaderElector | undefined;
   /** `http://host:port` of /healthz, /readyz, /metrics. */
   readonly opsUrl: string;
   readonly frontUrl: string | undefined;
@@ -51,14 +59,26 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
   await engine.start();
+  const elector = options.leaderElection
+    ? new LeaderElector(new KubeClient(kubeconfig), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log)
+    : undefined;
+  if (elector) {
+    const lost = options.onLostLeadership ?? ((): void => undefined);
+    void elector.campaign(lost).then(
+      () => engine.lead(),
+      () => undefined,
+    );
+  } else engine.lead();
   const front = options.front ? await startFront(engine, options.front.port, options.front.host ?? "127.0.0.1", options.front.certFile, options.front.keyFile, log) : undefined;
   log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(front ? { front: `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` } : {}) });
   return {
     engine,
+    elector,
     opsUrl: `http://${opsHost}:${ops.port}`,
     frontUrl: front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined,
     async stop(): Promise<void> {
       await engine.stop();
+      await elector?.stop();
       await front?.close();
       await ops.close();
     },

@@ -1,6 +1,6 @@
 /** `npm run relay -- --worker-url URL [...]`: the relay as a process (in a cluster or against any kubeconfig). */
-import { cli, fail, stopOnSignal, stringOptions } from "../scripts/lib/cli.ts";
-import { RelayEnv, RelayFlags, relayOptions } from "./config.ts";
+import { cli, fail, stopOnSignal } from "../scripts/lib/cli.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
 import { startRelay } from "./index.ts";
 import { createLogger } from "./log.ts";
 
@@ -8,7 +8,8 @@ const HELP = `usage: EDGELOOP_SECRET=... npm run relay -- --worker-url URL [opti
 
 Watches the cluster for what the Worker's manifest asks, sends signed snapshots and
 event batches to the Worker, applies the plans it returns, drains its outbox, and fronts
-admission webhooks. Logs are JSON lines on stdout. SIGTERM/Ctrl-C stops it cleanly.
+admission webhooks. Logs are JSON lines on stdout. SIGTERM/Ctrl-C stops it cleanly;
+SIGHUP resyncs every parent at once.
 
   --worker-url URL              the Worker (or EDGELOOP_WORKER_URL)
   --kubeconfig FILE             cluster credentials (default: the in-cluster service account)
@@ -20,10 +21,16 @@ admission webhooks. Logs are JSON lines on stdout. SIGTERM/Ctrl-C stops it clean
   --front-port P, --front-host H  TLS admission front (default host 0.0.0.0; needs the two below)
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
   --log-level L                 debug | info | warn | error (default info)
+  --leader-elect                run as one of several replicas: reconcile only while holding
+                                the Lease (others keep warm caches and serve admission)
+  --lease-name N                the Lease (default edgeloop-relay)
+  --lease-namespace NS          its namespace (default: POD_NAMESPACE, else default)
+  --lease-duration-seconds S    a standby takes over S seconds after the last renewal (default 15)
 
-Environment: EDGELOOP_SECRET (required, the HMAC key shared with the Worker).`;
+Environment: EDGELOOP_SECRET (required, the HMAC key shared with the Worker); POD_NAME
+and POD_NAMESPACE (the downward API) name this replica for leader election.`;
 
-const spec = { name: "relay", help: HELP, options: stringOptions(RelayFlags), schema: RelayFlags };
+const spec = { name: "relay", help: HELP, options: RELAY_OPTIONS, schema: RelayFlags };
 const flags = cli(spec);
 const env = RelayEnv.safeParse(process.env);
 if (!env.success) fail(spec, env.error.issues[0]?.message ?? "bad environment");
@@ -31,5 +38,13 @@ const options = relayOptions(flags, env.data);
 if ("error" in options) fail(spec, options.error);
 
 const log = createLogger(flags["log-level"], "relay");
-const relay = await startRelay({ ...options, log });
+const relay = await startRelay({
+  ...options,
+  log,
+  // As client-go's leader election does: a replica that lost the lease exits and restarts
+  // as a standby, so two replicas never reconcile at once.
+  onLostLeadership: () => void relay.stop().finally(() => process.exit(1)),
+});
 stopOnSignal(() => relay.stop(), (signal) => log("info", "stopping", { signal }));
+// SIGHUP: look at every parent again now (what the periodic resync does).
+process.on("SIGHUP", () => relay.engine.resyncAll("SIGHUP"));

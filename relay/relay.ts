@@ -42,6 +42,7 @@ export class RelayEngine {
   #manifest: Manifest = { version: "v1", controllers: [] };
   #workerOk = false;
   #stopped = false;
+  #leading = false;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
   #outboxLoop: Promise<void> | undefined;
   readonly #outboxAbort = new AbortController();
@@ -54,6 +55,7 @@ export class RelayEngine {
     this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency });
     this.metrics.gauge("edgeloop_queue_depth", () => this.#queue.depth);
     this.metrics.gauge("edgeloop_queue_in_flight", () => this.#queue.inFlight);
+    this.metrics.gauge("edgeloop_leader", () => (this.#leading ? 1 : 0));
   }
 
   /** Caches synced and the Worker reachable. */
@@ -72,13 +74,29 @@ export class RelayEngine {
     return cache?.list() ?? [];
   }
 
-  /** Fetches the manifest (retrying until the Worker answers), starts informers, queue and outbox. */
+  /**
+   * Fetches the manifest (retrying until the Worker answers) and starts the informers:
+   * enough to serve admission and collect dirty keys. {@link lead} starts the work.
+   */
   async start(): Promise<void> {
     await this.#loadManifest(true);
-    this.#queue.start((key, triggers) => this.#process(key, triggers));
-    this.#timers.push(setInterval(() => this.resyncAll("periodic"), this.#options.resyncSeconds * 1000));
     this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
+  }
+
+  /** Starts reconciling: the work queue, the periodic resync and the outbox loop (the leader only). */
+  lead(): void {
+    if (this.#stopped || this.#leading) return;
+    this.#leading = true;
+    this.#queue.start((key, triggers) => this.#process(key, triggers));
+    // Every key made dirty since the informers started (their initial lists included) is
+    // queued already: a standby that takes over starts with the whole backlog.
+    this.#timers.push(setInterval(() => this.resyncAll("periodic"), this.#options.resyncSeconds * 1000));
     this.#outboxLoop = this.#drainOutbox();
+  }
+
+  /** Whether this relay reconciles (holds the lease, or runs without election). */
+  get leading(): boolean {
+    return this.#leading;
   }
 
   async stop(): Promise<void> {
@@ -145,7 +163,7 @@ export class RelayEngine {
       starting.push(
         cache.start(this.#options.kubeconfig, this.#client, {
           onEvent: (type, object, initial) => this.#onEvent(cache, type, object, initial),
-          onResync: () => this.resyncAll(`reconnect ${id}`),
+          onResync: () => this.resyncAll(`relist ${id}`),
           onError: (error) => this.#options.log("warn", "watch error", { informer: id, error: String(error) }),
         }),
       );

@@ -118,6 +118,21 @@ test("requeueAfter runs the key again later; a new add runs it at once", async (
   assert.equal(clock.now(), 1_000);
 });
 
+test("a key made dirty while in flight runs again at once, even when that run asked for a requeue", async () => {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ concurrency: 1, clock });
+  const { calls, process } = gate();
+  queue.start(process);
+  queue.add("a", "first");
+  await settle();
+  queue.add("a", "meanwhile");
+  calls[0]?.release({ kind: "done", requeueAfterMs: 6_000 });
+  await settle();
+  assert.equal(calls.length, 2, "the change that arrived meanwhile is not held back by the requeue");
+  assert.deepEqual(calls[1]?.items, ["meanwhile"]);
+  assert.equal(clock.now(), 0);
+});
+
 test("the token bucket bounds the overall rate", async () => {
   const clock = new FakeClock();
   const queue = new WorkQueue<string>({ concurrency: 100, clock, ratePerSecond: 10, burst: 2 });

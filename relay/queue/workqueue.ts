@@ -175,8 +175,10 @@ export class WorkQueue<T> {
       this.#requeue(key, Math.max(outcome.afterMs ?? 0, this.backoff(failures)));
     } else {
       this.#failures.delete(key);
-      if (outcome.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
-      if (this.#dirty.has(key) && !this.#delayed.has(key)) this.add(key);
+      // Dirty again while in flight: run again now (that run decides any requeue); a
+      // requeue must never hold back a change that arrived meanwhile.
+      if (this.#dirty.has(key)) this.add(key);
+      else if (outcome.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
     }
     if (this.#inFlight.size === 0 && this.#idleWaiters.length > 0) this.#idleWaiters.splice(0).forEach((resolve) => resolve());
     this.#pump();

@@ -1,7 +1,7 @@
 /**
  * One informer: a client-node ListWatch of one kind (and selectors), with indexes by
  * controller owner uid, by node, and by key. It restarts itself after errors with
- * backoff, and reports every (re)connect so the relay can resync.
+ * backoff, and reports every relist so the relay can resync.
  */
 import { ListWatch, Watch as KubeWatch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
 import type { KubeObject, Watch } from "../../functions/protocol/index.ts";
@@ -12,7 +12,7 @@ import { keyOfObject } from "./mapping.ts";
 export interface CacheEvents {
   /** ADDED/MODIFIED/DELETED with the object (its last state when DELETED); `initial` during the first list. */
   onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void;
-  /** A reconnect after the first: events may have been missed, everything should be looked at. */
+  /** A relist after the first list (410 Gone, restart after an error): everything should be looked at. */
   onResync(): void;
   onError(error: unknown): void;
 }
@@ -32,7 +32,6 @@ export class Cache {
   readonly #nodeOf = new Map<string, string>();
   #informer: ListWatch<KubernetesObject> | undefined;
   #synced = false;
-  #connects = 0;
   #stopped = false;
   #retryMs = 500;
   #retry: ReturnType<typeof setTimeout> | undefined;
@@ -51,17 +50,21 @@ export class Cache {
   async start(kc: KubeConfig, client: KubeClient, events: CacheEvents): Promise<void> {
     const path = await client.path(this.watch, undefined);
     const query = { labelSelector: this.watch.labelSelector, fieldSelector: this.watch.fieldSelector };
-    const list = async (): Promise<KubernetesListObject<KubernetesObject>> => (await client.request("GET", path, { query })) as KubernetesListObject<KubernetesObject>;
+    let lists = 0;
+    const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+      const result = (await client.request("GET", path, { query })) as KubernetesListObject<KubernetesObject>;
+      // A list after the first is a relist (410 Gone, or a restart after an error): events
+      // may have been missed, so every parent is looked at again. A plain watch reconnect
+      // resumes from its resourceVersion and misses nothing.
+      if (++lists > 1) setTimeout(() => events.onResync(), 0);
+      return result;
+    };
     const informer = new ListWatch<KubernetesObject>(path, new KubeWatch(kc), list, false, this.watch.labelSelector, this.watch.fieldSelector);
     this.#informer = informer;
     let initial = true;
     informer.on("add", (o) => this.#event("ADDED", o as KubeObject, initial, events));
     informer.on("update", (o) => this.#event("MODIFIED", o as KubeObject, initial, events));
     informer.on("delete", (o) => this.#event("DELETED", o as KubeObject, initial, events));
-    informer.on("connect", () => {
-      this.#connects += 1;
-      if (this.#connects > 1) events.onResync();
-    });
     informer.on("error", (error) => {
       if (this.#stopped) return;
       events.onError(error);

@@ -1,0 +1,64 @@
+/** Two relay replicas with leader election: one reconciles; the other takes over when the lease is released or lapses. */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { KubeObject } from "../../functions/protocol/index.ts";
+import { startRelay, type RunningRelay } from "../../relay/index.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+import { testStack, waitFor, waitForObject } from "./harness.ts";
+
+const CM = { apiVersion: "v1", kind: "ConfigMap" };
+let stack: Stack;
+const replicas: RunningRelay[] = [];
+
+const parent = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", labels: { "edgeloop.test/parent": "true" } }, data: { a: "1" } }) as KubeObject;
+
+async function replica(identity: string): Promise<RunningRelay> {
+  const relay = await startRelay({
+    workerUrl: stack.worker.url,
+    secret: stack.secret,
+    kubeconfigPath: stack.sim.kubeconfigPath ?? "",
+    opsPort: 0,
+    logLevel: "error",
+    leaderElection: { namespace: "default", name: "edgeloop-relay", identity, leaseDurationSeconds: 2, retrySeconds: 0.25 },
+  });
+  replicas.push(relay);
+  return relay;
+}
+
+before(async () => {
+  stack = await testStack({ nodes: 1 });
+  await stack.relay.stop(); // replaced by the two replicas below
+});
+
+after(async () => {
+  for (const relay of replicas) await relay.stop().catch(() => undefined);
+  await stack.stop();
+});
+
+test("exactly one replica leads; the standby takes over when the leader releases the lease, or when it lapses", async () => {
+  const a = await replica("relay-a");
+  await waitFor("relay-a to lead", () => (a.engine.leading ? true : undefined));
+  const b = await replica("relay-b");
+  await stack.sim.cluster.create(parent("one"));
+  await waitForObject(stack, CM, "default", "one-mirror");
+  assert.equal(b.engine.leading, false, "the standby does not reconcile");
+  assert.match(await (await fetch(`${b.opsUrl}/readyz`)).text(), /true/, "the standby is ready (it serves admission)");
+  const lease = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as { spec: { holderIdentity: string } };
+  assert.equal(lease.spec.holderIdentity, "relay-a");
+
+  await a.stop(); // releases the lease
+  await waitFor("relay-b to lead", () => (b.engine.leading ? true : undefined), 5_000);
+  await stack.sim.cluster.create(parent("two"));
+  await waitForObject(stack, CM, "default", "two-mirror");
+
+  // relay-b crashes: it neither reconciles nor releases; relay-c waits for the lease to lapse.
+  const c = await replica("relay-c");
+  await b.engine.stop();
+  await b.elector?.stop({ release: false });
+  await stack.sim.cluster.create(parent("three"));
+  await waitFor("relay-c to take over the lapsed lease", () => (c.engine.leading ? true : undefined), 10_000);
+  await waitForObject(stack, CM, "default", "three-mirror");
+  const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as { spec: { leaseTransitions: number; holderIdentity: string } };
+  assert.equal(transitions.spec.holderIdentity, "relay-c");
+  assert.equal(transitions.spec.leaseTransitions, 2);
+});
