@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../functions/protocol/index.ts";
 import type { Logger } from "./log.ts";
 import type { RelayEngine } from "./relay.ts";
@@ -94,6 +94,20 @@ export async function startFront(engine: RelayEngine, port: number, host: string
       .then((answer) => send(response, answer.status, answer.body))
       .catch((error: unknown) => send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } }));
   });
+  // closeAllConnections() misses sockets still in their TLS handshake: track raw sockets
+  // so that stopping never waits for a client to give up.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   const bound = await listen(server as unknown as Server, port, host);
-  return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    port: bound,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
 }

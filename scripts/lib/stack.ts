@@ -4,6 +4,16 @@
  * real cluster gets (the CRDs). Used by `npm start` and the end-to-end tests.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { KubeClient } from "../../relay/kube/client.ts";
+import { applyObject } from "./apply.ts";
+import { webhookConfigurations } from "./install/objects.ts";
+import { selfSignedCertificate } from "./install/tls.ts";
+import type { WebhookSpec } from "../../functions/protocol/index.ts";
 import { startRelay, type RelayOptions, type RunningRelay } from "../../relay/index.ts";
 import type { Logger } from "../../relay/log.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
@@ -30,6 +40,12 @@ export interface StackOptions {
   readonly log?: Logger;
   /** Announces each step (npm start's progress lines). */
   readonly progress?: (step: string) => void;
+  /**
+   * Serve admission from a local TLS front and register the webhook configurations
+   * with a `url` pointing at it (the sim can reach it; a remote cluster cannot). Default:
+   * true on the sim, false on a real cluster.
+   */
+  readonly admissionFront?: boolean;
 }
 
 /** A running stack on the sim. */
@@ -52,7 +68,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   progress("starting the sim cluster");
   const sim = await startSim({ port: options.simPort ?? 0, kubeconfigPath: options.kubeconfigPath, nodes: options.nodes ?? 3, ...(options.nodeGraceSeconds ? { nodeGraceSeconds: options.nodeGraceSeconds } : {}) });
   try {
-    const onCluster = await startOnCluster(options);
+    const onCluster = await startOnCluster({ admissionFront: true, ...options });
     return Object.assign(onCluster, {
       sim,
       async stop(): Promise<void> {
@@ -77,7 +93,9 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   try {
     progress("installing the CRDs");
     await installCrds(options.kubeconfigPath, extra);
+    const front = options.admissionFront ? await localFront() : undefined;
     const relayOptions: RelayOptions = {
+      ...(front ? { front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile } } : {}),
       workerUrl: worker.url,
       secret,
       kubeconfigPath: options.kubeconfigPath,
@@ -88,10 +106,16 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
     };
     progress("starting the relay and syncing its informers");
+    const relay = await startRelay(relayOptions);
+    if (front) {
+      const hooks = relay.engine.manifest.controllers.flatMap((c) => c.webhooks);
+      progress(`registering ${hooks.length} admission webhook(s) at ${relay.frontUrl ?? ""}`);
+      await registerWebhooks(options.kubeconfigPath, hooks, relay.frontUrl ?? "", front.caPem);
+    }
     const stack: ClusterStack = {
       worker,
       secret,
-      relay: await startRelay(relayOptions),
+      relay,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();
         stack.relay = await startRelay(relayOptions);
@@ -99,6 +123,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       async stop(): Promise<void> {
         await stack.relay.stop();
         await worker.stop();
+        front?.remove();
       },
     };
     return stack;
@@ -106,4 +131,26 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
     await worker.stop();
     throw error;
   }
+}
+
+/** A TLS pair for 127.0.0.1 on a port chosen now and kept across relay restarts. */
+async function localFront(): Promise<{ port: number; certFile: string; keyFile: string; caPem: string; remove(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "edgeloop-front-"));
+  const tls = await selfSignedCertificate(["127.0.0.1", "localhost"]);
+  writeFileSync(join(dir, "tls.crt"), tls.certPem);
+  writeFileSync(join(dir, "tls.key"), tls.keyPem, { mode: 0o600 });
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return { port, certFile: join(dir, "tls.crt"), keyFile: join(dir, "tls.key"), caPem: tls.certPem, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Creates or updates the webhook configurations of `hooks`, calling the front at `frontUrl`. */
+async function registerWebhooks(kubeconfigPath: string, hooks: readonly WebhookSpec[], frontUrl: string, caPem: string): Promise<void> {
+  if (hooks.length === 0) return;
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const client = new KubeClient(kc);
+  for (const object of webhookConfigurations(hooks, (hook) => ({ url: `${frontUrl}/admission/${hook.name}` }), caPem)) await applyObject(client, object);
 }

@@ -43,7 +43,7 @@ test("exactly one replica leads; the standby takes over when the leader releases
   await waitForObject(stack, CM, "default", "one-mirror");
   assert.equal(b.engine.leading, false, "the standby does not reconcile");
   assert.match(await (await fetch(`${b.opsUrl}/readyz`)).text(), /true/, "the standby is ready (it serves admission)");
-  const lease = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as { spec: { holderIdentity: string } };
+  const lease = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { holderIdentity: string } };
   assert.equal(lease.spec.holderIdentity, "relay-a");
 
   await a.stop(); // releases the lease
@@ -58,7 +58,7 @@ test("exactly one replica leads; the standby takes over when the leader releases
   await stack.sim.cluster.create(parent("three"));
   await waitFor("relay-c to take over the lapsed lease", () => (c.engine.leading ? true : undefined), 10_000);
   await waitForObject(stack, CM, "default", "three-mirror");
-  const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as { spec: { leaseTransitions: number; holderIdentity: string } };
+  const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { leaseTransitions: number; holderIdentity: string } };
   assert.equal(transitions.spec.holderIdentity, "relay-c");
   assert.equal(transitions.spec.leaseTransitions, 2);
 });

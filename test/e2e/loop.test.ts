@@ -83,3 +83,13 @@ test("a request signed with another key is refused and nothing is applied", asyn
   );
   assert.equal(await stack.sim.cluster.find(CM, "default", "zeta-mirror"), undefined);
 });
+
+test("admission webhooks are served through the relay's TLS front, as registered by the stack", async () => {
+  const stamped = await stack.sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stamped", namespace: "default", labels: { "edgeloop.test/stamp": "yes" } } } as KubeObject);
+  assert.equal(stamped.metadata.annotations?.["edgeloop.test/stamped"], "true", "the mutating webhook's patch was applied");
+  await assert.rejects(
+    stack.sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "denied", namespace: "default", labels: { "edgeloop.test/deny": "yes" } } } as KubeObject),
+    /edgeloop.test\/deny is set/,
+  );
+  assert.equal(await stack.sim.cluster.find(CM, "default", "denied"), undefined);
+});

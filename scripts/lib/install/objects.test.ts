@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import { request } from "node:https";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { test } from "node:test";
+import type { Manifest } from "../../../functions/protocol/index.ts";
+import { installObjects, serviceHosts } from "./objects.ts";
+import { relayRules } from "./rbac.ts";
+import { selfSignedCertificate } from "./tls.ts";
+
+const manifest: Manifest = {
+  version: "v1",
+  controllers: [
+    {
+      name: "jobs",
+      delivery: "snapshot",
+      parent: { apiVersion: "example.dev/v1", kind: "Job" },
+      watches: [
+        { apiVersion: "example.dev/v1", kind: "Job", resource: "jobs", namespaced: true, mapping: { by: "self" } },
+        { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: { apiVersion: "example.dev/v1", kind: "Job" } } },
+        { apiVersion: "example.dev/v1", kind: "Model", resource: "models", namespaced: true, mapping: { by: "reference", paths: ["spec.model"] } },
+      ],
+      webhooks: [
+        { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
+      ],
+    },
+    {
+      name: "gang",
+      delivery: "events",
+      watches: [{ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } }],
+      webhooks: [],
+    },
+  ],
+};
+
+function verbs(group: string, resource: string): string[] {
+  return relayRules(manifest).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
+}
+
+test("RBAC: read what is watched, write children and parents' status, bindings only for event controllers", () => {
+  assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "referenced objects are read-only");
+  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+  assert.deepEqual(verbs("example.dev", "jobs/status"), ["get", "patch", "update"]);
+  assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "patch", "update", "watch"], "a parent is never created or deleted by the relay");
+  assert.deepEqual(verbs("", "pods/binding"), ["create"]);
+  assert.deepEqual(verbs("", "events"), ["create", "patch"]);
+  assert.deepEqual(verbs("", "secrets"), [], "nothing that is not in the manifest");
+});
+
+test("the install: webhook configurations point at the relay Service with the CA bundle; the Deployment is leader-elected", async () => {
+  const tls = await selfSignedCertificate(serviceHosts("edge"));
+  const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls, manifest, crds: [] });
+  const kinds = objects.map((o) => o.kind);
+  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "MutatingWebhookConfiguration"]);
+  const hook = (objects.find((o) => o.kind === "MutatingWebhookConfiguration") as unknown as { webhooks: { clientConfig: { service: Record<string, unknown>; caBundle: string }; failurePolicy: string }[] }).webhooks[0];
+  assert.deepEqual(hook?.clientConfig.service, { namespace: "edge", name: "edgeloop-relay", path: "/admission/job-defaults", port: 443 });
+  assert.equal(Buffer.from(hook?.clientConfig.caBundle ?? "", "base64").toString(), tls.certPem);
+  assert.equal(hook?.failurePolicy, "Fail");
+  const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { containers: { args: string[] }[] } } } };
+  assert.equal(deployment.spec.replicas, 2);
+  assert.ok(deployment.spec.template.spec.containers[0]?.args.includes("--leader-elect"));
+});
+
+test("the generated certificate serves TLS that a client trusting the caBundle accepts for the Service name", async () => {
+  const hosts = serviceHosts("edgeloop");
+  const tls = await selfSignedCertificate(hosts);
+  const cert = new X509Certificate(tls.certPem);
+  assert.ok(cert.checkHost("edgeloop-relay.edgeloop.svc"));
+  assert.equal(cert.checkHost("evil.example"), undefined);
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (_req, res) => res.end("ok"));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, servername: "edgeloop-relay.edgeloop.svc", ca: tls.certPem, path: "/" }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve(text));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(body, "ok");
+  } finally {
+    server.close();
+  }
+});

@@ -1,0 +1,132 @@
+/**
+ * Everything `install-relay` puts in a cluster, rendered from the manifest (pure): the
+ * Namespace, ServiceAccount, ClusterRole/Binding, the leader-election Role/Binding, the
+ * HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service, the webhook
+ * configurations (caBundle set), and the CRDs.
+ */
+import type { KubeObject, Manifest, WebhookSpec } from "../../../functions/protocol/index.ts";
+import { relayRules } from "./rbac.ts";
+import type { TlsPair } from "./tls.ts";
+
+/** What the install is made of. */
+export interface InstallOptions {
+  readonly workerUrl: string;
+  readonly namespace: string;
+  readonly image: string;
+  readonly replicas: number;
+  /** The HMAC key shared with the Worker. */
+  readonly secret: string;
+  readonly tls: TlsPair;
+  readonly manifest: Manifest;
+  readonly crds: readonly KubeObject[];
+}
+
+export const NAME = "edgeloop-relay";
+const LABELS = { "app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "edgeloop" };
+const FRONT_PORT = 8443;
+const OPS_PORT = 9090;
+
+const b64 = (text: string): string => Buffer.from(text, "utf8").toString("base64");
+
+/** The DNS names the front's certificate must carry. */
+export function serviceHosts(namespace: string): string[] {
+  return [`${NAME}.${namespace}.svc`, `${NAME}.${namespace}.svc.cluster.local`, `${NAME}.${namespace}`];
+}
+
+function meta(name: string, namespace?: string): KubeObject["metadata"] {
+  return { name, ...(namespace ? { namespace } : {}), labels: { ...LABELS } };
+}
+
+function deployment(options: InstallOptions): KubeObject {
+  const container = {
+    name: "relay",
+    image: options.image,
+    args: [
+      "--worker-url", options.workerUrl,
+      "--leader-elect",
+      "--ops-host", "0.0.0.0", "--ops-port", String(OPS_PORT),
+      "--front-port", String(FRONT_PORT), "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
+    ],
+    env: [
+      { name: "EDGELOOP_SECRET", valueFrom: { secretKeyRef: { name: `${NAME}-hmac`, key: "EDGELOOP_SECRET" } } },
+      { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+      { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+    ],
+    ports: [{ name: "admission", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
+    livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
+    readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
+    resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+    securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+    volumeMounts: [{ name: "tls", mountPath: "/tls", readOnly: true }],
+  };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: meta(NAME, options.namespace),
+    spec: {
+      replicas: options.replicas,
+      selector: { matchLabels: { "app.kubernetes.io/name": NAME } },
+      template: {
+        metadata: { labels: { ...LABELS } },
+        spec: {
+          serviceAccountName: NAME,
+          containers: [container],
+          volumes: [{ name: "tls", secret: { secretName: `${NAME}-tls` } }],
+          affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { "app.kubernetes.io/name": NAME } } } }] } },
+        },
+      },
+    },
+  } as KubeObject;
+}
+
+/** How the API server reaches the relay's front for one webhook. */
+export type ClientConfig = (hook: WebhookSpec) => Record<string, unknown>;
+
+/** The mutating and validating configurations of `hooks` (none when there are none). */
+export function webhookConfigurations(hooks: readonly WebhookSpec[], clientConfig: ClientConfig, caPem: string, relayNamespace?: string): KubeObject[] {
+  return (["mutating", "validating"] as const)
+    .map((type) => webhookConfiguration(type, hooks.filter((h) => h.type === type), clientConfig, caPem, relayNamespace))
+    .filter((o): o is KubeObject => o !== undefined);
+}
+
+function webhookConfiguration(type: "mutating" | "validating", hooks: readonly WebhookSpec[], clientConfig: ClientConfig, caPem: string, relayNamespace: string | undefined): KubeObject | undefined {
+  if (hooks.length === 0) return undefined;
+  const caBundle = b64(caPem);
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: type === "mutating" ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration",
+    metadata: meta(`edgeloop-${type}`),
+    webhooks: hooks.map((hook) => ({
+      name: `${hook.name}.edgeloop.dev`,
+      clientConfig: { ...clientConfig(hook), caBundle },
+      rules: hook.rules,
+      failurePolicy: hook.failurePolicy,
+      timeoutSeconds: hook.timeoutSeconds,
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+      // The relay must never wait on itself.
+      ...(relayNamespace ? { namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [relayNamespace] }] } } : {}),
+    })),
+  } as KubeObject;
+}
+
+/** Every object of the install, in apply order. */
+export function installObjects(options: InstallOptions): KubeObject[] {
+  const ns = options.namespace;
+  const hooks = options.manifest.controllers.flatMap((c) => c.webhooks);
+  const objects: (KubeObject | undefined)[] = [
+    ...options.crds,
+    { apiVersion: "v1", kind: "Namespace", metadata: meta(ns) } as KubeObject,
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(NAME, ns) } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: meta(NAME), rules: relayRules(options.manifest) } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: meta(NAME), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(`${NAME}-leader`, ns), rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }] } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, ns), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
+    { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
+    { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem) } } as KubeObject,
+    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "admission", port: 443, targetPort: FRONT_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
+    deployment(options),
+    ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.certPem, ns),
+  ];
+  return objects.filter((o): o is KubeObject => o !== undefined);
+}
