@@ -15,7 +15,8 @@ import type { Stack } from "../../scripts/lib/stack.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
-const FIXTURES = join(import.meta.dirname, "../../../shared/fixtures/sedna");
+// Byte-identical copies of ../shared/fixtures/sedna (the upstream manifests), so a clean clone is self-contained.
+const FIXTURES = join(import.meta.dirname, "../../functions/sedna/fixtures");
 const POD = { apiVersion: "v1", kind: "Pod" };
 const SERVICE = { apiVersion: "v1", kind: "Service" };
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };

@@ -11,7 +11,8 @@ import { waitFor } from "../worker/client.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "./kubectl.ts";
 
-const FIXTURES = join(import.meta.dirname, "../../../shared/fixtures/sedna");
+// Byte-identical copies of ../shared/fixtures/sedna (the upstream manifests), so a clean clone is self-contained.
+const FIXTURES = join(import.meta.dirname, "../../functions/sedna/fixtures");
 const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
 
 let sim: RunningSim;
