@@ -3,7 +3,7 @@
  * parsed with the protocol's zod schemas; a 429's Retry-After is reported.
  */
 import type { z } from "zod";
-import { AdmissionReviewResponse, Manifest, OutboxBatch, Plan, signRequest } from "../functions/protocol/index.ts";
+import { AdmissionReviewResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../functions/protocol/index.ts";
 
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {
@@ -16,16 +16,25 @@ export class WorkerError extends Error {
   }
 }
 
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+}
+
 /** The Worker as the relay sees it. */
 export class WorkerClient {
   readonly #base: string;
-  readonly #secret: string;
+  readonly #sign: Signer;
   readonly #timeoutMs: number;
+  readonly #encoding: Record<string, string>;
 
   constructor(baseUrl: string, secret: string, timeoutMs = 30_000) {
     this.#base = baseUrl.replace(/\/$/, "");
-    this.#secret = secret;
+    this.#sign = createSigner(secret);
     this.#timeoutMs = timeoutMs;
+    // Compression pays across a network; on loopback (the local stack) it only burns CPU
+    // on both sides.
+    this.#encoding = isLoopback(this.#base) ? { "accept-encoding": "identity" } : {};
   }
 
   manifest(): Promise<Manifest> {
@@ -60,12 +69,12 @@ export class WorkerClient {
 
   async #call<T>(method: "GET" | "POST", path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = this.#timeoutMs, signal?: AbortSignal): Promise<T> {
     const bytes = body === undefined ? "" : JSON.stringify(body);
-    const headers = await signRequest(this.#secret, bytes, Date.now() / 1000);
+    const headers = await this.#sign(bytes, Date.now() / 1000);
     let response: Response;
     try {
       response = await fetch(`${this.#base}${path}`, {
         method,
-        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { ...headers, ...this.#encoding, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: bytes }),
         signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
       });

@@ -42,6 +42,15 @@ export const WebhookRule = z.object({
 });
 export type WebhookRule = z.infer<typeof WebhookRule>;
 
+/** A metav1.LabelSelector. */
+export const LabelSelector = z.object({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z
+    .array(z.object({ key: z.string().min(1), operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), values: z.array(z.string()).optional() }))
+    .optional(),
+});
+export type LabelSelector = z.infer<typeof LabelSelector>;
+
 /** An admission webhook the Worker serves at `POST /v1/admission/{name}`. */
 export const WebhookSpec = z.object({
   name: z.string().regex(/^[a-z0-9-]+$/),
@@ -49,6 +58,10 @@ export const WebhookSpec = z.object({
   rules: z.array(WebhookRule).min(1),
   failurePolicy: z.enum(["Fail", "Ignore"]),
   timeoutSeconds: z.number().int().min(1).max(30).default(10),
+  /** Only objects whose labels match are sent (as in the webhook configuration). */
+  objectSelector: LabelSelector.optional(),
+  /** Only objects in namespaces whose labels match are sent. */
+  namespaceSelector: LabelSelector.optional(),
   /** Kinds whose cached objects the relay attaches as `related`. */
   related: z.array(TypeRef).default([]),
 });

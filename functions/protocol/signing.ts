@@ -33,13 +33,23 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
   return out;
 }
 
+/** Signs bodies under one secret: the two headers to send with `body`, signed at `nowSeconds`. */
+export type Signer = (body: Uint8Array | string, nowSeconds: number) => Promise<Record<string, string>>;
+
+/** A signer that imports its key once (a client signing every request should hold one). */
+export function createSigner(secret: string): Signer {
+  const key = hmacKey(secret, "sign");
+  return async (body, nowSeconds) => {
+    const bytes = typeof body === "string" ? encoder.encode(body) : body;
+    const timestamp = String(Math.floor(nowSeconds));
+    const mac = await crypto.subtle.sign("HMAC", await key, signedBytes(timestamp, bytes));
+    return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `sha256=${toHex(mac)}` };
+  };
+}
+
 /** The two headers to send with `body`, signed at `nowSeconds`. */
 export async function signRequest(secret: string, body: Uint8Array | string, nowSeconds: number): Promise<Record<string, string>> {
-  const bytes = typeof body === "string" ? encoder.encode(body) : body;
-  const timestamp = String(Math.floor(nowSeconds));
-  const key = await hmacKey(secret, "sign");
-  const mac = await crypto.subtle.sign("HMAC", key, signedBytes(timestamp, bytes));
-  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `sha256=${toHex(mac)}` };
+  return createSigner(secret)(body, nowSeconds);
 }
 
 /** Why a signature was refused, or null when it is good. */

@@ -40,6 +40,7 @@ export class KubeClient {
   readonly #http = new IsomorphicFetchHttpLibrary();
   readonly #resources = new Map<string, ResourceInfo>();
   readonly #server: string;
+  #dispatcher: ReturnType<RequestContext["getDispatcher"]>;
 
   constructor(kc: KubeConfig) {
     this.#kc = kc;
@@ -76,6 +77,22 @@ export class KubeClient {
     return `${base}${ns}/${info.plural}${name ? `/${encodeURIComponent(name)}` : ""}${subresource ? `/${subresource}` : ""}`;
   }
 
+  /**
+   * client-node builds a new undici Agent for every request, so every request opened a
+   * new connection (and the Agent lingered). The TLS settings come from the kubeconfig,
+   * fixed for this client: keep the first Agent and its connection pool.
+   */
+  #reuseDispatcher(context: RequestContext): void {
+    const fresh = context.getDispatcher();
+    if (!fresh) return;
+    if (!this.#dispatcher) {
+      this.#dispatcher = fresh;
+      return;
+    }
+    // The fresh Agent never connected: dropping it is enough (closing it costs an error object).
+    context.setDispatcher(this.#dispatcher);
+  }
+
   /** One request; resolves with the parsed JSON body, throws `KubeError` for non-2xx. */
   async request(method: keyof typeof METHODS, path: string, options: RequestOptions = {}): Promise<unknown> {
     const url = new URL(`${this.#server}${path}`);
@@ -88,6 +105,7 @@ export class KubeClient {
     }
     context.setSignal(AbortSignal.timeout(options.timeoutMs ?? 30_000));
     await this.#kc.applySecurityAuthentication(context);
+    this.#reuseDispatcher(context);
     const response = await this.#http.send(context).toPromise();
     const text = await response.body.text();
     let json: unknown = undefined;

@@ -5,15 +5,11 @@
  * Figures: event-to-applied latency at 100 events/s, reconciles/s through a resync of
  * 10,000 parents, and the RSS of a relay process holding 10,000 pods in its caches.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { KubeObject } from "../../functions/protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
-import { ROOT } from "../../scripts/lib/controllers.ts";
-import type { Stack } from "../../scripts/lib/stack.ts";
 import { testStack } from "../e2e/harness.ts";
-import { onCreated, percentile, tenth, until } from "./util.ts";
+import { onCreated, percentile, relayProcess, tenth, until } from "./util.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 const RATE = 100;
@@ -22,21 +18,6 @@ const PARENTS = 10_000;
 const CACHED_PODS = 10_000;
 
 const parent = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", labels: { "edgeloop.test/parent": "true" } }, data: { v: "1" } }) as KubeObject;
-
-/** A relay process against the stack's sim and Worker. */
-async function relayProcess(stack: Stack): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), ["relay/main.ts", "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
-    cwd: ROOT,
-    env: { ...process.env, EDGELOOP_SECRET: stack.secret },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let opsUrl = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    opsUrl ||= /"ops":"(http:\/\/[^"]+)"/.exec(chunk.toString())?.[1] ?? "";
-  });
-  await until("the relay process to be ready", async () => opsUrl !== "" && (await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false)), 120_000);
-  return { child, opsUrl, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
-}
 
 function reconciles(metrics: string): number {
   return Number(/^edgeloop_reconciles_total\{controller="mirror",result="ok"\} (\d+)/m.exec(metrics)?.[1] ?? 0);

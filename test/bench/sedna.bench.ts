@@ -6,9 +6,8 @@
  */
 import type { KubeObject } from "../../functions/protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
-import { createLogger } from "../../relay/log.ts";
 import { testStack } from "../e2e/harness.ts";
-import { onCreated, percentile, tenth, until } from "./util.ts";
+import { onCreated, percentile, relayProcess, tenth, until } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
@@ -33,7 +32,10 @@ function job(name: string, namespace = "default"): KubeObject {
 const bench: Benchmark = {
   name: "sedna",
   async run(report, progress) {
-    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2"], concurrency: 32, ...(process.env.EDGELOOP_BENCH_DEBUG ? { log: createLogger("warn", "relay", (line) => process.stderr.write(`${line}\n`)) } : {}) });
+    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2"] });
+    // The relay runs in its own process, as deployed, not on the sim's event loop.
+    await stack.relay.stop();
+    const relay = await relayProcess(stack);
     try {
       for (const object of [
         { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: "default" }, spec: { url: "/m", format: "pb" } },
@@ -65,7 +67,7 @@ const bench: Benchmark = {
       }
       stop();
       if (process.env.EDGELOOP_BENCH_DEBUG) progress(`slow heals: ${latencies.map((l, i) => [i, Math.round(l)]).filter(([, l]) => (l ?? 0) > 100).map(([i, l]) => `#${i}=${l}ms`).join(", ")}`);
-      if (process.env.EDGELOOP_BENCH_DEBUG) progress((await (await fetch(`${stack.relay.opsUrl}/metrics`)).text()).split("\n").filter((l) => /retry|error|apply_errors/.test(l)).join("\n"));
+      if (process.env.EDGELOOP_BENCH_DEBUG) progress((await relay.metrics()).split("\n").filter((l) => /retry|error|apply_errors/.test(l)).join("\n"));
       latencies.sort((a, b) => a - b);
       report({ metric: "self_heal_p50_ms", value: tenth(percentile(latencies, 50)), unit: "ms" });
       report({ metric: "self_heal_p99_ms", value: tenth(percentile(latencies, 99)), unit: "ms", target: "<= 100" });
@@ -84,7 +86,9 @@ const bench: Benchmark = {
       const runningAt = performance.now();
       report({ metric: "fl_1000_jobs_all_pods_s", value: tenth((podsAt - started) / 1000), unit: "s" });
       report({ metric: "fl_1000_jobs_all_running_s", value: tenth((runningAt - started) / 1000), unit: "s", target: "<= 10" });
+      if (process.env.EDGELOOP_BENCH_DEBUG) progress((await relay.metrics()).split("\n").filter((l) => l.startsWith("edgeloop_reconciles_total")).join("\n"));
     } finally {
+      relay.child.kill("SIGTERM");
       await stack.stop();
     }
   },

@@ -1,4 +1,8 @@
-/** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process. */
+/** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { ROOT } from "../../scripts/lib/controllers.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 
@@ -27,3 +31,19 @@ export function onCreated(cluster: SimCluster, type: TypeRef, onAdded: (object: 
     if (event.type === "ADDED") onAdded(event.object, performance.now());
   });
 }
+
+/** A relay process against the stack's sim and Worker. */
+export async function relayProcess(stack: Stack): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), "relay/main.ts", "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
+    cwd: ROOT,
+    env: { ...process.env, EDGELOOP_SECRET: stack.secret },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let opsUrl = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    opsUrl ||= /"ops":"(http:\/\/[^"]+)"/.exec(chunk.toString())?.[1] ?? "";
+  });
+  await until("the relay process to be ready", async () => opsUrl !== "" && (await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false)), 120_000);
+  return { child, opsUrl, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
+}
+

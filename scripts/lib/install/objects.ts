@@ -82,6 +82,14 @@ function deployment(options: InstallOptions): KubeObject {
 /** How the API server reaches the relay's front for one webhook. */
 export type ClientConfig = (hook: WebhookSpec) => Record<string, unknown>;
 
+/** The webhook's namespaceSelector, and never the relay's own namespace: the relay must not wait on itself. */
+function namespaceSelectorOf(hook: WebhookSpec, relayNamespace: string | undefined): Record<string, unknown> {
+  const own = relayNamespace ? [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [relayNamespace] }] : [];
+  const matchExpressions = [...(hook.namespaceSelector?.matchExpressions ?? []), ...own];
+  const selector = { ...(hook.namespaceSelector?.matchLabels ? { matchLabels: hook.namespaceSelector.matchLabels } : {}), ...(matchExpressions.length ? { matchExpressions } : {}) };
+  return Object.keys(selector).length ? { namespaceSelector: selector } : {};
+}
+
 /** The mutating and validating configurations of `hooks` (none when there are none). */
 export function webhookConfigurations(hooks: readonly WebhookSpec[], clientConfig: ClientConfig, caPem: string, relayNamespace?: string): KubeObject[] {
   return (["mutating", "validating"] as const)
@@ -104,8 +112,8 @@ function webhookConfiguration(type: "mutating" | "validating", hooks: readonly W
       timeoutSeconds: hook.timeoutSeconds,
       sideEffects: "None",
       admissionReviewVersions: ["v1"],
-      // The relay must never wait on itself.
-      ...(relayNamespace ? { namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [relayNamespace] }] } } : {}),
+      ...(hook.objectSelector ? { objectSelector: hook.objectSelector } : {}),
+      ...namespaceSelectorOf(hook, relayNamespace),
     })),
   } as KubeObject;
 }
