@@ -50,3 +50,25 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
   if (!output) throw new Error("esbuild produced no output");
   return output.text;
 }
+
+/**
+ * The relay as one self-contained ES module for Node ≥ 22 (what the image runs): no
+ * node_modules, no TypeScript stripping at start-up, about 70 MiB less resident memory
+ * than running the sources.
+ */
+export async function bundleRelay(outfile: string, options: { readonly minify?: boolean } = {}): Promise<number> {
+  const result = await build({
+    entryPoints: [join(ROOT, "relay/main.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node22",
+    outfile,
+    minify: options.minify ?? false,
+    // CommonJS dependencies (client-node's) call require(): give the ES module one.
+    banner: { js: 'import { createRequire as __edgeloopCreateRequire } from "node:module"; const require = __edgeloopCreateRequire(import.meta.url);' },
+    logLevel: "silent",
+    metafile: true,
+  });
+  return Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+}

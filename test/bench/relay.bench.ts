@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import type { KubeObject } from "../../functions/protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { onCreated, percentile, relayProcess, tenth, until } from "./util.ts";
+import { onCreated, percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 const RATE = 100;
@@ -29,10 +29,10 @@ function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 }
 
-async function loop(report: Parameters<Benchmark["run"]>[0], progress: (m: string) => void): Promise<void> {
+async function loop(report: Parameters<Benchmark["run"]>[0], progress: (m: string) => void, script: string): Promise<void> {
   const stack = await testStack({ nodes: 1 });
   await stack.relay.stop();
-  const relay = await relayProcess(stack);
+  const relay = await relayProcess(stack, script);
   try {
     progress(`latency: ${LATENCY_EVENTS} parents at ${RATE}/s, parent created → child applied`);
     const createdAt = new Map<string, number>();
@@ -70,14 +70,14 @@ async function loop(report: Parameters<Benchmark["run"]>[0], progress: (m: strin
   }
 }
 
-async function memory(report: Parameters<Benchmark["run"]>[0], progress: (m: string) => void): Promise<void> {
+async function memory(report: Parameters<Benchmark["run"]>[0], progress: (m: string) => void, script: string): Promise<void> {
   const stack = await testStack({ nodes: 1 });
   await stack.relay.stop();
   progress(`memory: a relay process caching ${CACHED_PODS} pods`);
   for (let i = 0; i < CACHED_PODS; i++) {
     await stack.sim.cluster.create({ apiVersion: "v1", kind: "Pod", metadata: { name: `cached-${i}`, namespace: "default", labels: { app: "cached" } }, spec: { schedulerName: "nobody", containers: [{ name: "c", image: "busybox" }] } } as KubeObject);
   }
-  const relay = await relayProcess(stack);
+  const relay = await relayProcess(stack, script);
   try {
     await until("the relay to be idle", async () => idle(await relay.metrics()), 60_000);
     report({ metric: "relay_rss_10k_pods_mib", value: tenth(rssMiB(relay.child.pid ?? 0)), unit: "MiB", target: "<= 150" });
@@ -90,8 +90,10 @@ async function memory(report: Parameters<Benchmark["run"]>[0], progress: (m: str
 const bench: Benchmark = {
   name: "relay",
   async run(report, progress) {
-    await loop(report, progress);
-    await memory(report, progress);
+    progress("bundling the relay (dist/relay.mjs, as the image runs it)");
+    const script = await relayBundle();
+    await loop(report, progress, script);
+    await memory(report, progress, script);
   },
 };
 export default bench;

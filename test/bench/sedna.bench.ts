@@ -7,7 +7,7 @@
 import type { KubeObject } from "../../functions/protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { onCreated, percentile, relayProcess, tenth, until } from "./util.ts";
+import { onCreated, percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
@@ -35,7 +35,7 @@ const bench: Benchmark = {
     const stack = await testStack({ nodes: ["cloud", "edge1", "edge2"] });
     // The relay runs in its own process, as deployed, not on the sim's event loop.
     await stack.relay.stop();
-    const relay = await relayProcess(stack);
+    const relay = await relayProcess(stack, await relayBundle());
     try {
       for (const object of [
         { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: "default" }, spec: { url: "/m", format: "pb" } },

@@ -1,6 +1,9 @@
 /** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundleRelay } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
@@ -32,9 +35,19 @@ export function onCreated(cluster: SimCluster, type: TypeRef, onAdded: (object: 
   });
 }
 
-/** A relay process against the stack's sim and Worker. */
-export async function relayProcess(stack: Stack): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), "relay/main.ts", "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
+/** Builds the relay bundle (what the image runs) into a temporary folder; returns its path. */
+export async function relayBundle(): Promise<string> {
+  const file = join(mkdtempSync(join(tmpdir(), "edgeloop-bench-")), "relay.mjs");
+  await bundleRelay(file);
+  return file;
+}
+
+/**
+ * A relay process, running `script` (the bundle from {@link relayBundle}), against the
+ * stack's sim and Worker. EDGELOOP_BENCH_PROFILE=DIR writes its CPU profile there.
+ */
+export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret },
     stdio: ["ignore", "pipe", "inherit"],
