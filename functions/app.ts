@@ -7,6 +7,7 @@ import { requireSignature } from "./http/signature.ts";
 import { PROTOCOL_VERSION } from "./protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
+import { apiRoute } from "./routes/api.ts";
 import { outboxRoute } from "./routes/outbox.ts";
 import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
 
@@ -37,6 +38,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
   app.post("/v1/reconcile/:controller", signed((c, body, deps) => reconcileRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/events/:controller", signed((c, body, deps) => eventsRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/admission/:webhook", signed((c, body) => admissionRoute(registry, c.req.param("webhook") ?? "", body)));
+  app.post("/v1/api/:api", signed((c, body) => apiRoute(registry, c.req.param("api") ?? "", body)));
   app.get("/v1/outbox", signed((c, _body, deps) => outboxRoute(c.req.query(), deps)));
   app.notFound((c) => errorResponse(c, new HttpError(404, "not_found", `no route ${c.req.method} ${c.req.path}`, "path")));
   app.onError((error, c) => errorResponse(c, error));

@@ -1,5 +1,8 @@
 import type {
   Action,
+  ApiAnswer,
+  ApiRequest,
+  ApiSpec,
   AdmissionRequest,
   AdmissionResponse,
   EventBatch,
@@ -39,6 +42,7 @@ export interface SnapshotController {
   readonly parent: TypeRef;
   readonly watches: readonly Watch[];
   readonly webhooks?: readonly Webhook[];
+  readonly apis?: readonly HttpApi[];
   /** Custom resources this controller serves (CRDs are generated from them). */
   readonly resources?: readonly CustomResource[];
   /** Snapshot in, decision out: no I/O, no clock but `request.now`. */
@@ -57,6 +61,7 @@ export interface EventsController {
   readonly delivery: "events";
   readonly watches: readonly Watch[];
   readonly webhooks?: readonly Webhook[];
+  readonly apis?: readonly HttpApi[];
   readonly resources?: readonly CustomResource[];
   handle(batch: EventBatch, context: EventsContext): Promise<Plan>;
 }
@@ -65,6 +70,16 @@ export interface EventsController {
 export interface Webhook {
   readonly spec: WebhookSpec;
   review(request: AdmissionRequest, related: Readonly<Record<string, readonly KubeObject[]>>): AdmissionResponse;
+}
+
+/**
+ * An HTTP API served to the cluster through the relay's front: a pure function of the
+ * forwarded request (and its related cached objects) to a reply plus the actions the
+ * relay applies before it sends the reply.
+ */
+export interface HttpApi {
+  readonly spec: ApiSpec;
+  handle(request: ApiRequest): ApiAnswer;
 }
 
 /** What a controller folder's `controller.ts` exports as `default`. */

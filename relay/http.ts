@@ -1,13 +1,15 @@
 /**
  * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
  * port; the in-cluster TLS front for admission webhooks, forwarded signed to the Worker,
- * answering per each webhook's failurePolicy when the Worker cannot.
+ * answering per each webhook's failurePolicy when the Worker cannot, and for the
+ * controllers' HTTP APIs (`./api.ts`).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../functions/protocol/index.ts";
+import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 import type { Logger } from "./log.ts";
 import type { RelayEngine } from "./relay.ts";
 
@@ -83,14 +85,32 @@ export async function admit(engine: RelayEngine, webhook: string, body: string, 
   }
 }
 
-/** Serves the TLS front (admission) with the given certificate files. */
+function apiHost(engine: RelayEngine): ApiHost {
+  return {
+    get manifest() {
+      return engine.manifest;
+    },
+    objectsOf: (kind) => engine.objectsOf(kind),
+    forward: (name, request, timeoutMs) => engine.worker.api(name, request, timeoutMs),
+    applyAction: (action) => engine.applyAction(action),
+    countApiRequest: (api, status) => engine.metrics.inc(`edgeloop_api_requests_total{api="${api}",code="${status}"}`),
+  };
+}
+
+/** Routes one front request: `POST /admission/{webhook}`, or a path under an API's prefix. */
+async function route(engine: RelayEngine, method: string, url: string, body: () => Promise<string>, log: Logger): Promise<ApiReply> {
+  const path = url.split("?")[0] ?? "/";
+  const admission = /^\/admission\/([a-z0-9-]+)$/.exec(path);
+  if (admission && method === "POST") return admit(engine, admission[1] ?? "", await body(), log);
+  const api = apiFor(engine.manifest, path);
+  if (api) return serveApi(apiHost(engine), api, { method, url, body: await body() }, log);
+  return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
+}
+
+/** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
 export async function startFront(engine: RelayEngine, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
   const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (request, response) => {
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
-    const match = /^\/admission\/([a-z0-9-]+)$/.exec(path);
-    if (request.method !== "POST" || !match) return send(response, 404, { error: { code: "not_found", message: `no route ${request.method ?? ""} ${path}`, path: "path" } });
-    readBody(request)
-      .then((body) => admit(engine, match[1] ?? "", body, log))
+    route(engine, request.method ?? "GET", request.url ?? "/", () => readBody(request), log)
       .then((answer) => send(response, answer.status, answer.body))
       .catch((error: unknown) => send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } }));
   });

@@ -4,7 +4,7 @@
  * drained. It knows no controller by name: everything comes from the manifest.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import { kindKey, refOf, splitKey, type ControllerManifest, type KubeObject, type Manifest, type ObjectRef, type Plan, type Trigger, type Watch, type WatchEvent } from "../functions/protocol/index.ts";
+import { kindKey, type Action, refOf, splitKey, type ControllerManifest, type KubeObject, type Manifest, type ObjectRef, type Plan, type Trigger, type Watch, type WatchEvent } from "../functions/protocol/index.ts";
 import { PlanApplier } from "./apply.ts";
 import { KubeClient } from "./kube/client.ts";
 import type { Logger } from "./log.ts";
@@ -72,6 +72,11 @@ export class RelayEngine {
   objectsOf(kind: { apiVersion: string; kind: string }): KubeObject[] {
     const cache = [...this.#caches.values()].find((c) => c.watch.apiVersion === kind.apiVersion && c.watch.kind === kind.kind && !c.watch.labelSelector && !c.watch.fieldSelector);
     return cache?.list() ?? [];
+  }
+
+  /** Applies one action now (for the front's APIs, whose answer waits for it). */
+  applyAction(action: Action): Promise<void> {
+    return this.#applier.applyOne(action);
   }
 
   /**

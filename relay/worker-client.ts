@@ -3,7 +3,7 @@
  * parsed with the protocol's zod schemas; a 429's Retry-After is reported.
  */
 import type { z } from "zod";
-import { AdmissionReviewResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../functions/protocol/index.ts";
+import { AdmissionReviewResponse, ApiResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../functions/protocol/index.ts";
 
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {
@@ -51,6 +51,10 @@ export class WorkerClient {
 
   admission(webhook: string, review: unknown, timeoutMs: number): Promise<AdmissionReviewResponse> {
     return this.#call("POST", `/v1/admission/${encodeURIComponent(webhook)}`, review, AdmissionReviewResponse, timeoutMs);
+  }
+
+  api(name: string, request: unknown, timeoutMs: number): Promise<ApiResponse> {
+    return this.#call("POST", `/v1/api/${encodeURIComponent(name)}`, request, ApiResponse, timeoutMs);
   }
 
   outbox(cursor: string, waitSeconds: number, signal?: AbortSignal): Promise<OutboxBatch> {

@@ -8,6 +8,7 @@ export * from "./reconcile.ts";
 export * from "./plan.ts";
 export * from "./manifest.ts";
 export * from "./admission.ts";
+export * from "./api.ts";
 export * from "./outbox.ts";
 export * from "./errors.ts";
 export * from "./signing.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApiSpec } from "./api.ts";
 import { TypeRef } from "./objects.ts";
 
 /**
@@ -75,6 +76,8 @@ export const ControllerManifest = z.object({
   parent: TypeRef.optional(),
   watches: z.array(Watch),
   webhooks: z.array(WebhookSpec).default([]),
+  /** HTTP APIs the relay's front serves for this controller. */
+  apis: z.array(ApiSpec).default([]),
 });
 export type ControllerManifest = z.infer<typeof ControllerManifest>;
 

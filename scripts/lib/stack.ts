@@ -54,6 +54,8 @@ export interface Stack {
   readonly worker: RunningWorker;
   relay: RunningRelay;
   readonly secret: string;
+  /** The relay's local TLS front (admission webhooks, controllers' APIs) and its CA, when served. */
+  readonly front: { readonly url: string; readonly caPem: string } | undefined;
   /** Stops the relay and starts a new one (same settings). */
   restartRelay(): Promise<void>;
   stop(): Promise<void>;
@@ -116,6 +118,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       worker,
       secret,
       relay,
+      front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem } : undefined,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();
         stack.relay = await startRelay(relayOptions);

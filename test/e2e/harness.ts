@@ -1,5 +1,6 @@
 /** End-to-end test support: a stack on ephemeral ports, and waiting for cluster state. */
 import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
@@ -36,4 +37,21 @@ export async function waitForObject(stack: Stack, type: TypeRef, namespace: stri
 /** Waits until no object of `name` exists. */
 export async function waitForGone(stack: Stack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
   await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.sim.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
+}
+
+/** Calls the relay's TLS front as an in-cluster client would (trusting the front's CA). */
+export function frontCall(stack: Stack, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const front = stack.front;
+  if (!front) throw new Error("the stack serves no front");
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(`${front.url}${path}`, { method, ca: front.caPem, headers: text === undefined ? {} : { "content-type": "application/json" } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null") as unknown }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(text);
+  });
 }

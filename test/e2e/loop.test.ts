@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import type { KubeObject } from "../../functions/protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { testStack, waitFor, waitForObject } from "./harness.ts";
+import { frontCall, testStack, waitFor, waitForObject } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;
@@ -92,4 +92,29 @@ test("admission webhooks are served through the relay's TLS front, as registered
     /edgeloop.test\/deny is set/,
   );
   assert.equal(await stack.sim.cluster.find(CM, "default", "denied"), undefined);
+});
+
+test("a controller's HTTP API is served through the front: actions are applied before the reply", async () => {
+  const created = await frontCall(stack, "POST", "/v1alpha1/mirrors", { namespace: "default", name: "via-api", data: { b: "2" } });
+  assert.deepEqual(created, { status: 201, body: { success: true, message: "created", data: { name: "via-api" } } });
+  const object = await stack.sim.cluster.find(CM, "default", "via-api");
+  assert.equal(object?.metadata.labels?.["edgeloop.test/parent"], "true", "the create was applied before the reply");
+  await waitForObject(stack, CM, "default", "via-api-mirror");
+
+  const listed = await waitFor("the API to list via-api", async () => {
+    const answer = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default");
+    return (answer.body as { data: string[] }).data.includes("default/via-api") ? answer : undefined;
+  });
+  assert.equal(listed.status, 200);
+  const elsewhere = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=kube-system");
+  assert.deepEqual((elsewhere.body as { data: string[] }).data, [], "related objects are limited to the namespace the request names");
+
+  const invalid = await frontCall(stack, "POST", "/v1alpha1/mirrors", { namespace: "default", name: "Not_A_Name" });
+  assert.equal(invalid.status, 500, "a failed action answers with the API's onApplyError");
+  assert.match((invalid.body as { message: string }).message, /^create failed: .*Not_A_Name/);
+  assert.deepEqual(await frontCall(stack, "POST", "/v1alpha1/mirrors", { name: "x" }), { status: 400, body: { success: false, message: "namespace: required" } });
+  assert.equal((await frontCall(stack, "PUT", "/v1alpha1/mirrors")).status, 501);
+  const unknown = await frontCall(stack, "GET", "/v1alpha1/unknown");
+  assert.equal(unknown.status, 404);
+  assert.match(await (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), /edgeloop_api_requests_total\{api="mirror-api",code="201"\} 1/);
 });

@@ -81,6 +81,21 @@ test("signatures: missing, malformed, tampered, wrong key, stale and future are 
   }
 });
 
+function apiRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: "r1", method: "GET", path: "/v1alpha1/mirrors", query: { namespace: "default" }, related: { "ConfigMap.v1": [parent] }, now: new Date().toISOString(), ...overrides };
+}
+
+test("a forwarded API request is answered with the reply and the actions to apply first", async () => {
+  const list = await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest() });
+  assert.equal(list.status, 200);
+  assert.deepEqual(await list.json(), { status: 200, body: { success: true, message: "", data: ["default/p"] }, actions: [] });
+  const create = await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ method: "POST", body: JSON.stringify({ namespace: "default", name: "q" }) }) });
+  const answer = (await create.json()) as { status: number; actions: { type: string; object: { metadata: { name: string } } }[]; onApplyError: { status: number } };
+  assert.equal(answer.status, 201);
+  assert.deepEqual(answer.actions.map((a) => [a.type, a.object.metadata.name]), [["create", "q"]]);
+  assert.equal(answer.onApplyError.status, 500);
+});
+
 test("bad input: malformed JSON, schema violations naming the field, unknown names, oversized bodies", async () => {
   const base = worker.url;
   const cases: [string, Promise<Response>, number, string, string][] = [
@@ -93,6 +108,9 @@ test("bad input: malformed JSON, schema violations naming the field, unknown nam
     ["events to a snapshot controller", signed(`${base}/v1/events/mirror`, { body: { controller: "mirror", events: [], now: new Date().toISOString() } }), 400, "wrong_delivery", "controller"],
     ["bad event batch", signed(`${base}/v1/events/journal`, { body: { controller: "journal", events: [{ type: "TOUCHED" }], now: new Date().toISOString() } }), 400, "invalid", "events.0.type"],
     ["unknown webhook", signed(`${base}/v1/admission/nope`, { body: {} }), 404, "unknown_webhook", "webhook"],
+    ["unknown API", signed(`${base}/v1/api/nope`, { body: apiRequest() }), 404, "unknown_api", "api"],
+    ["API request without method", signed(`${base}/v1/api/mirror-api`, { body: apiRequest({ method: undefined }) }), 400, "invalid", "method"],
+    ["API path outside its prefix", signed(`${base}/v1/api/mirror-api`, { body: apiRequest({ path: "/v1alpha1/other" }) }), 400, "invalid", "path"],
     ["bad cursor", signed(`${base}/v1/outbox?cursor=abc`), 400, "invalid", "query.cursor"],
     ["wait too long", signed(`${base}/v1/outbox?wait=3600`), 400, "invalid", "query.wait"],
     ["unknown route", signed(`${base}/v2/anything`), 404, "not_found", "path"],

@@ -25,12 +25,14 @@ const manifest: Manifest = {
       webhooks: [
         { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
       ],
+      apis: [],
     },
     {
       name: "gang",
       delivery: "events",
       watches: [{ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } }],
       webhooks: [],
+      apis: [],
     },
   ],
 };

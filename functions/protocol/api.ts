@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { KindKey, KubeObject, TypeRef } from "./objects.ts";
+import { Action } from "./plan.ts";
+import { Timestamp } from "./reconcile.ts";
+
+/**
+ * An HTTP API a controller serves to the cluster (NerveX's replicas API is one): the
+ * relay's TLS front answers every method under `pathPrefix` by forwarding the request,
+ * signed, to `POST /v1/api/{name}`, applying the actions of the answer, then replying.
+ */
+export const ApiSpec = z.object({
+  name: z.string().regex(/^[a-z0-9-]+$/),
+  /** Served by the front at this path and below, e.g. `/v1alpha1/replicas`. */
+  pathPrefix: z.string().regex(/^(\/[A-Za-z0-9._-]+)+$/, "expected an absolute path such as /v1alpha1/replicas"),
+  /**
+   * Kinds whose cached objects the relay attaches as `related`. When the request names a
+   * namespace (`?namespace=` or a top-level `namespace` in a JSON body), namespaced kinds
+   * are limited to it.
+   */
+  related: z.array(TypeRef).default([]),
+  timeoutSeconds: z.number().int().min(1).max(60).default(10),
+});
+export type ApiSpec = z.infer<typeof ApiSpec>;
+
+/** What the relay forwards to `POST /v1/api/{name}`. */
+export const ApiRequest = z.object({
+  /** Unique per forwarded request: the seed of any generated names, so a handler stays pure. */
+  id: z.string().min(1),
+  method: z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+  /** The full path as the client sent it, without the query. */
+  path: z.string().startsWith("/"),
+  /** Query parameters; the first value of a repeated one. */
+  query: z.record(z.string(), z.string()).default({}),
+  /** The raw request body ("" when none); the handler parses it. */
+  body: z.string().default(""),
+  related: z.record(KindKey, z.array(KubeObject)).default({}),
+  /** The relay's clock, RFC 3339. */
+  now: Timestamp,
+});
+export type ApiRequest = z.infer<typeof ApiRequest>;
+
+const Reply = z.object({
+  status: z.number().int().min(200).max(599),
+  /** JSON sent to the client as-is. */
+  body: z.unknown(),
+});
+
+/**
+ * The Worker's answer: the reply for the client and the actions the relay applies, in
+ * order, before it replies. When an action fails, the client gets `onApplyError` instead
+ * (a `message` string in its body gets the API server's error appended), or a 502.
+ */
+export const ApiResponse = Reply.extend({
+  actions: z.array(Action).default([]),
+  onApplyError: Reply.optional(),
+});
+export type ApiResponse = z.infer<typeof ApiResponse>;
+
+/** An `ApiResponse` as a handler writes it (defaults may be left out). */
+export type ApiAnswer = z.input<typeof ApiResponse>;

@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { HttpApi, SnapshotController } from "./controller.ts";
+import { createRegistry } from "./registry.ts";
+
+const parent = { apiVersion: "v1", kind: "ConfigMap" };
+
+function controller(name: string, apis: readonly HttpApi[] = []): SnapshotController {
+  return { name, delivery: "snapshot", parent, watches: [{ ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } }], apis, reconcile: () => ({ actions: [] }) };
+}
+
+function api(name: string, pathPrefix: string): HttpApi {
+  return { spec: { name, pathPrefix, related: [], timeoutSeconds: 10 }, handle: () => ({ status: 200, body: null }) };
+}
+
+test("controllers, webhooks and APIs are found by name and listed in the manifest", () => {
+  const registry = createRegistry([controller("a", [api("replicas", "/v1alpha1/replicas")])]);
+  assert.equal(registry.controller("a")?.name, "a");
+  assert.equal(registry.api("replicas")?.spec.pathPrefix, "/v1alpha1/replicas");
+  assert.equal(registry.api("nope"), undefined);
+  assert.deepEqual(registry.manifest.controllers[0]?.apis.map((a) => a.name), ["replicas"]);
+});
+
+test("duplicate names and overlapping API paths are refused at start", () => {
+  assert.throws(() => createRegistry([controller("a"), controller("a")]), /two controllers are named a/);
+  assert.throws(() => createRegistry([controller("a", [api("x", "/v1/x")]), controller("b", [api("x", "/v1/y")])]), /two APIs are named x/);
+  assert.throws(() => createRegistry([controller("a", [api("x", "/v1/x")]), controller("b", [api("y", "/v1/x/sub")])]), /overlapping paths/);
+  assert.throws(() => createRegistry([controller("a", [api("x", "/admission")])]), /serves admission/);
+  assert.doesNotThrow(() => createRegistry([controller("a", [api("x", "/v1/x")]), controller("b", [api("y", "/v1/xy")])]));
+});
+
+test("a webhook or API may relate only kinds its controller watches without selectors", () => {
+  const relating: HttpApi = { ...api("x", "/v1/x"), spec: { name: "x", pathPrefix: "/v1/x", related: [{ apiVersion: "v1", kind: "Pod" }], timeoutSeconds: 10 } };
+  assert.throws(() => createRegistry([controller("a", [relating])]), /relates Pod.v1, which the controller does not watch/);
+  const ok: HttpApi = { ...api("y", "/v1/y"), spec: { name: "y", pathPrefix: "/v1/y", related: [parent], timeoutSeconds: 10 } };
+  assert.doesNotThrow(() => createRegistry([controller("a", [ok])]));
+});

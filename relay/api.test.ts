@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ApiResponse, KubeObject, Manifest } from "../functions/protocol/index.ts";
+import { apiFor, requestNamespace, serveApi, type ApiHost } from "./api.ts";
+
+const spec = { name: "replicas", pathPrefix: "/v1alpha1/replicas", related: [{ apiVersion: "v1", kind: "Pod" }, { apiVersion: "v1", kind: "Node" }], timeoutSeconds: 5 };
+const manifest: Manifest = { version: "v1", controllers: [{ name: "nervex", delivery: "snapshot", watches: [], webhooks: [], apis: [spec] }] };
+
+const pod = (namespace: string, name: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace, name } });
+const node: KubeObject = { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } };
+const quiet = (): void => undefined;
+
+interface Recorded {
+  forwarded: { name: string; request: { method: string; path: string; query: Record<string, string>; related: Record<string, KubeObject[]> } }[];
+  applied: string[];
+  counted: string[];
+}
+
+function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorded: Recorded } {
+  const recorded: Recorded = { forwarded: [], applied: [], counted: [] };
+  return {
+    recorded,
+    manifest,
+    objectsOf: (kind) => (kind.kind === "Pod" ? [pod("a", "p1"), pod("b", "p2")] : [node]),
+    forward: (name, request) => {
+      recorded.forwarded.push({ name, request: request as Recorded["forwarded"][number]["request"] });
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+    },
+    applyAction: (action) => {
+      const name = action.type === "create" ? (action.object.metadata.name ?? "") : "";
+      if (name === failOn) return Promise.reject(new Error(`pods "${name}" is invalid`));
+      recorded.applied.push(name);
+      return Promise.resolve();
+    },
+    countApiRequest: (api, status) => recorded.counted.push(`${api} ${status}`),
+  };
+}
+
+const create = (name: string): ApiResponse["actions"][number] => ({ type: "create", object: pod("a", name) });
+
+test("an API serves its prefix and the paths below it, nothing else", () => {
+  assert.equal(apiFor(manifest, "/v1alpha1/replicas")?.name, "replicas");
+  assert.equal(apiFor(manifest, "/v1alpha1/replicas/failed")?.name, "replicas");
+  assert.equal(apiFor(manifest, "/v1alpha1/replicasets"), undefined);
+  assert.equal(apiFor(manifest, "/healthz"), undefined);
+});
+
+test("the namespace comes from the query, else from a JSON body", () => {
+  assert.equal(requestNamespace({ namespace: "q" }, '{"namespace":"b"}'), "q");
+  assert.equal(requestNamespace({}, '{"namespace":"b"}'), "b");
+  assert.equal(requestNamespace({}, "{not json"), undefined);
+  assert.equal(requestNamespace({}, '["namespace"]'), undefined);
+  assert.equal(requestNamespace({}, ""), undefined);
+});
+
+test("a request is forwarded with its query and the related objects of its namespace", async () => {
+  const fake = host({ status: 200, body: { ok: 1 }, actions: [] });
+  const reply = await serveApi(fake, spec, { method: "GET", url: "/v1alpha1/replicas?namespace=a&namespace=z&coordinator=c", body: "" }, quiet);
+  assert.deepEqual(reply, { status: 200, body: { ok: 1 } });
+  const forwarded = fake.recorded.forwarded[0]?.request;
+  assert.deepEqual(forwarded?.query, { namespace: "a", coordinator: "c" });
+  assert.equal(forwarded?.path, "/v1alpha1/replicas");
+  assert.deepEqual(forwarded?.related["Pod.v1"]?.map((p) => p.metadata.name), ["p1"]);
+  assert.deepEqual(forwarded?.related["Node.v1"]?.map((n) => n.metadata.name), ["n1"], "cluster-scoped kinds are sent whole");
+  assert.deepEqual(fake.recorded.counted, ["replicas 200"]);
+});
+
+test("actions are applied in order before the reply; the first failure answers onApplyError with the API's message", async () => {
+  const ok = host({ status: 201, body: "made", actions: [create("x"), create("y")] });
+  assert.deepEqual(await serveApi(ok, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet), { status: 201, body: "made" });
+  assert.deepEqual(ok.recorded.applied, ["x", "y"]);
+
+  const failing = host({ status: 201, body: "made", actions: [create("x"), create("bad"), create("y")], onApplyError: { status: 500, body: { success: false, message: "create failed" } } }, "bad");
+  const reply = await serveApi(failing, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
+  assert.deepEqual(reply, { status: 500, body: { success: false, message: 'create failed: pods "bad" is invalid' } });
+  assert.deepEqual(failing.recorded.applied, ["x"], "nothing after the failed action is applied");
+
+  const bare = host({ status: 201, body: "made", actions: [create("bad")] }, "bad");
+  const bareReply = await serveApi(bare, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
+  assert.equal(bareReply.status, 502);
+});
+
+test("a Worker that cannot answer gives 503; an unknown method 501, without forwarding", async () => {
+  const down = host(new Error("worker unreachable"));
+  assert.equal((await serveApi(down, spec, { method: "GET", url: "/v1alpha1/replicas", body: "" }, quiet)).status, 503);
+  const fake = host({ status: 200, body: null, actions: [] });
+  assert.equal((await serveApi(fake, spec, { method: "TRACE", url: "/v1alpha1/replicas", body: "" }, quiet)).status, 501);
+  assert.equal(fake.recorded.forwarded.length, 0);
+});

@@ -1,0 +1,107 @@
+/**
+ * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (NerveX's
+ * replicas API): a request is forwarded, signed, with the cached objects the API
+ * declared; the actions of the answer are applied in order; only then is the client
+ * answered. The relay knows no API by name: the manifest lists them.
+ */
+import { randomUUID } from "node:crypto";
+import { kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../functions/protocol/index.ts";
+import type { Logger } from "./log.ts";
+
+/** What the front needs from the engine. */
+export interface ApiHost {
+  readonly manifest: Manifest;
+  objectsOf(kind: TypeRef): KubeObject[];
+  forward(name: string, request: unknown, timeoutMs: number): Promise<ApiResponse>;
+  applyAction(action: ApiResponse["actions"][number]): Promise<void>;
+  countApiRequest(api: string, status: number): void;
+}
+
+/** A request as the front received it. */
+export interface IncomingApiRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string;
+}
+
+/** A reply for the client. */
+export interface ApiReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** The API whose `pathPrefix` covers `path`, if any. */
+export function apiFor(manifest: Manifest, path: string): ApiSpec | undefined {
+  return manifest.controllers.flatMap((c) => c.apis).find((api) => path === api.pathPrefix || path.startsWith(`${api.pathPrefix}/`));
+}
+
+/** The namespace a request names: `?namespace=` first, else a top-level `namespace` of a JSON body. */
+export function requestNamespace(query: Readonly<Record<string, string>>, body: string): string | undefined {
+  if (query.namespace) return query.namespace;
+  if (!body.trimStart().startsWith("{")) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { namespace?: unknown };
+    return typeof parsed.namespace === "string" && parsed.namespace !== "" ? parsed.namespace : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function related(host: ApiHost, spec: ApiSpec, namespace: string | undefined): Record<string, KubeObject[]> {
+  return Object.fromEntries(
+    spec.related.map((kind) => {
+      const objects = host.objectsOf(kind);
+      // Cluster-scoped objects have no namespace and are always sent whole.
+      const scoped = namespace === undefined ? objects : objects.filter((o) => o.metadata.namespace === undefined || o.metadata.namespace === namespace);
+      return [kindKey(kind), scoped];
+    }),
+  );
+}
+
+function appendMessage(body: unknown, error: string): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const message = (body as { message?: unknown }).message;
+  return typeof message === "string" ? { ...body, message: message === "" ? error : `${message}: ${error}` } : body;
+}
+
+/** Applies the answer's actions in order; the first failure decides the reply. */
+async function applyAnswer(host: ApiHost, answer: ApiResponse): Promise<ApiReply> {
+  for (const action of answer.actions) {
+    try {
+      await host.applyAction(action);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (answer.onApplyError) return { status: answer.onApplyError.status, body: appendMessage(answer.onApplyError.body, message) };
+      return { status: 502, body: { error: { code: "apply_failed", message, path: "actions" } } };
+    }
+  }
+  return { status: answer.status, body: answer.body };
+}
+
+/** Serves one API request: forward, apply, reply. */
+export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingApiRequest, log: Logger): Promise<ApiReply> {
+  const url = new URL(incoming.url, "https://relay.invalid");
+  if (!METHODS.has(incoming.method)) return { status: 501, body: { error: { code: "method_not_supported", message: `method ${incoming.method} is not served`, path: "method" } } };
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] ??= value;
+  const namespace = requestNamespace(query, incoming.body);
+  const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related: related(host, spec, namespace), now: new Date().toISOString() };
+  const reply = await forwardAndApply(host, spec, request, log);
+  host.countApiRequest(spec.name, reply.status);
+  return reply;
+}
+
+async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, log: Logger): Promise<ApiReply> {
+  let answer: ApiResponse;
+  try {
+    answer = await host.forward(spec.name, request, spec.timeoutSeconds * 1000);
+  } catch (error) {
+    log("warn", "API forwarding failed", { api: spec.name, error: String(error) });
+    return { status: 503, body: { error: { code: "worker_unavailable", message: `edgeloop API ${spec.name} unavailable: ${String(error)}`, path: "" } } };
+  }
+  const reply = await applyAnswer(host, answer);
+  if (reply.status !== answer.status) log("warn", "API actions failed", { api: spec.name, status: reply.status, body: reply.body });
+  return reply;
+}
