@@ -88,5 +88,8 @@ if (flags["dry-run"] || !client) {
     const result = await applyObject(client, object);
     console.log(`${object.kind.toLowerCase()}/${object.metadata.name ?? ""} ${result}`);
   }
+  for (const api of manifest.controllers.flatMap((c) => c.apis)) {
+    console.error(`API ${api.name}: https://${NAME}.${flags.namespace}.svc${api.pathPrefix} (CA: the tls.crt of secret ${flags.namespace}/${NAME}-tls)`);
+  }
   if (!env.data.EDGELOOP_SECRET) console.error(`The HMAC key is in secret ${flags.namespace}/${NAME}-hmac; give the Worker the same value (npx wrangler secret put EDGELOOP_SECRET).`);
 }

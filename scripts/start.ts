@@ -74,7 +74,9 @@ const endpoints = {
   kubeconfig: kubeconfigPath,
   worker: stack.worker.url,
   relay: stack.relay.opsUrl,
+  ...(stack.front ? { front: stack.front.url, frontCa: join(state, "front-ca.pem") } : {}),
 };
+if (stack.front) writeFileSync(join(state, "front-ca.pem"), stack.front.caPem);
 writeFileSync(join(state, "endpoints.json"), `${JSON.stringify(endpoints, null, 2)}\n`);
 log("info", "edgeloop ready", { ...endpoints, seconds: (Date.now() - started) / 1000, hint: `export KUBECONFIG=${kubeconfigPath}` });
 stopOnSignal(() => stack.stop(), (signal) => log("info", "stopping", { signal }));

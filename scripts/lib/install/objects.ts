@@ -52,7 +52,7 @@ function deployment(options: InstallOptions): KubeObject {
       { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
     ],
-    ports: [{ name: "admission", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
+    ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
     readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
@@ -132,7 +132,7 @@ export function installObjects(options: InstallOptions): KubeObject[] {
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, ns), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem) } } as KubeObject,
-    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "admission", port: 443, targetPort: FRONT_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
+    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
     deployment(options),
     ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.certPem, ns),
   ];
