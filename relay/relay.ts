@@ -56,6 +56,11 @@ export class RelayEngine {
     this.metrics.gauge("edgeloop_queue_depth", () => this.#queue.depth);
     this.metrics.gauge("edgeloop_queue_in_flight", () => this.#queue.inFlight);
     this.metrics.gauge("edgeloop_leader", () => (this.#leading ? 1 : 0));
+    this.metrics.gauge("process_resident_memory_bytes", () => process.memoryUsage.rss());
+    this.metrics.gauge("nodejs_heap_size_used_bytes", () => process.memoryUsage().heapUsed);
+    this.metrics.gauge("nodejs_heap_size_total_bytes", () => process.memoryUsage().heapTotal);
+    this.metrics.gauge("nodejs_external_memory_bytes", () => process.memoryUsage().external);
+    this.metrics.gauge("edgeloop_cached_objects", () => [...this.#caches.values()].reduce((sum, cache) => sum + cache.size, 0));
   }
 
   /** Caches synced and the Worker reachable. */

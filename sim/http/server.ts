@@ -2,6 +2,7 @@
  * The sim's HTTP face: the Kubernetes REST API over node:http on 127.0.0.1, enough for
  * kubectl and @kubernetes/client-node (discovery, CRUD, patch, watch, tables).
  */
+import { paginate, parseLimit } from "./paging.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
@@ -231,13 +232,17 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   }
 
   function list(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
-    const stored = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
-    const rv = String(cluster.store.resourceVersion);
-    if (wantsTable(request.headers.accept)) return sendJson(response, 200, toTable(target.resource, stored.map((s) => s.object), rv, new Date()));
+    const selected = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
+    const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: parseLimit(q.get("limit")), continueToken: q.get("continue") }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
+    const metadata = { resourceVersion: page.resourceVersion, ...(page.continueToken ? { continue: page.continueToken, remainingItemCount: page.remaining } : {}) };
+    if (wantsTable(request.headers.accept)) {
+      const table = toTable(target.resource, page.items.map((s) => s.object), page.resourceVersion, new Date());
+      return sendJson(response, 200, { ...table, metadata });
+    }
     const listKind = target.resource.listKind;
     const apiVersion = apiVersionOf(target.resource.group, target.version);
-    const items = stored.map((s) => s.json).join(",");
-    sendJson(response, 200, `{"kind":"${listKind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${rv}"},"items":[${items}]}`);
+    const items = page.items.map((s) => s.json).join(",");
+    sendJson(response, 200, `{"kind":"${listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
   }
 
   function watch(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {

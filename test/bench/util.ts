@@ -1,4 +1,5 @@
 /** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
+import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,7 +50,7 @@ export async function relayBundle(): Promise<string> {
 export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
   const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
     cwd: ROOT,
-    env: { ...process.env, EDGELOOP_SECRET: stack.secret },
+    env: { ...process.env, EDGELOOP_SECRET: stack.secret, NODE_OPTIONS: RELAY_NODE_OPTIONS },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let opsUrl = "";

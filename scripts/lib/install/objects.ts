@@ -5,6 +5,7 @@
  * configurations (caBundle set), and the CRDs.
  */
 import type { KubeObject, Manifest, WebhookSpec } from "../../../functions/protocol/index.ts";
+import { RELAY_NODE_OPTIONS } from "../../../relay/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 
@@ -51,6 +52,7 @@ function deployment(options: InstallOptions): KubeObject {
       { name: "EDGELOOP_SECRET", valueFrom: { secretKeyRef: { name: `${NAME}-hmac`, key: "EDGELOOP_SECRET" } } },
       { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+      { name: "NODE_OPTIONS", value: RELAY_NODE_OPTIONS },
     ],
     ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
