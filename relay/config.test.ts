@@ -15,6 +15,7 @@ test("defaults and conversions", () => {
   assert.equal(options.workerUrl, "http://127.0.0.1:8787");
   assert.equal(options.concurrency, 4);
   assert.equal(options.resyncSeconds, 600);
+  assert.equal(options.maxRate, 2000);
   assert.equal(options.opsPort, 9090);
   assert.equal(options.front, undefined);
 });

@@ -15,6 +15,7 @@ export const RelayFlags = z
     "worker-url": z.url({ error: "must be the Worker's URL, e.g. https://edgeloop.example.workers.dev" }).optional(),
     kubeconfig: z.string().min(1).optional(),
     concurrency: z.coerce.number().int().min(1).max(1024).default(16),
+    "max-rate": z.coerce.number().positive().max(100_000).default(2_000),
     "resync-seconds": seconds.default(600),
     "manifest-refresh-seconds": seconds.default(60),
     "outbox-wait-seconds": z.coerce.number().int().min(0).max(60).default(20),
@@ -36,7 +37,6 @@ export const RelayFlags = z
   });
 export type RelayFlags = z.infer<typeof RelayFlags>;
 
-/** The environment the relay reads (only at its entry point). */
 /**
  * Node options the relay runs with in its image and Deployment. A young generation of at
  * most 8 MiB per semi-space (V8's default is 16) keeps resident memory near the live
@@ -44,6 +44,7 @@ export type RelayFlags = z.infer<typeof RelayFlags>;
  */
 export const RELAY_NODE_OPTIONS = "--max-semi-space-size=8";
 
+/** The environment the relay reads (only at its entry point). */
 export const RelayEnv = z.object({
   EDGELOOP_SECRET: z.string({ error: "EDGELOOP_SECRET is not set (the HMAC key shared with the Worker)" }).min(16, "EDGELOOP_SECRET must be at least 16 characters"),
   EDGELOOP_WORKER_URL: z.url({ error: "EDGELOOP_WORKER_URL must be a URL" }).optional(),
@@ -66,6 +67,7 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | {
     secret: env.EDGELOOP_SECRET,
     ...(flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {}),
     concurrency: flags.concurrency,
+    maxRate: flags["max-rate"],
     resyncSeconds: flags["resync-seconds"],
     manifestRefreshSeconds: flags["manifest-refresh-seconds"],
     outboxWaitSeconds: flags["outbox-wait-seconds"],

@@ -13,6 +13,8 @@ export interface RelayOptions {
   /** A kubeconfig file; in-cluster service account when absent. */
   readonly kubeconfigPath?: string;
   readonly concurrency?: number;
+  /** Reconciles per second across all keys (a token bucket, burst twice that). */
+  readonly maxRate?: number;
   readonly resyncSeconds?: number;
   readonly manifestRefreshSeconds?: number;
   readonly outboxWaitSeconds?: number;
@@ -51,6 +53,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     workerUrl: options.workerUrl,
     secret: options.secret,
     concurrency: options.concurrency ?? 16,
+    maxRate: options.maxRate ?? 2_000,
     resyncSeconds: options.resyncSeconds ?? 600,
     manifestRefreshSeconds: options.manifestRefreshSeconds ?? 60,
     outboxWaitSeconds: options.outboxWaitSeconds ?? 20,

@@ -14,6 +14,7 @@ SIGHUP resyncs every parent at once.
   --worker-url URL              the Worker (or EDGELOOP_WORKER_URL)
   --kubeconfig FILE             cluster credentials (default: the in-cluster service account)
   --concurrency N               parent keys reconciled at once (default 16)
+  --max-rate R                  reconciles per second, all keys together (default 2000, burst 2R)
   --resync-seconds S            full resync period (default 600)
   --manifest-refresh-seconds S  how often the manifest is re-read (default 60)
   --outbox-wait-seconds S       outbox long-poll (default 20)

@@ -21,6 +21,7 @@ export interface RelayEngineOptions {
   readonly workerUrl: string;
   readonly secret: string;
   readonly concurrency: number;
+  readonly maxRate: number;
   readonly resyncSeconds: number;
   readonly manifestRefreshSeconds: number;
   readonly outboxWaitSeconds: number;
@@ -52,7 +53,7 @@ export class RelayEngine {
     this.#client = new KubeClient(options.kubeconfig);
     this.#applier = new PlanApplier(this.#client);
     this.worker = new WorkerClient(options.workerUrl, options.secret);
-    this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency });
+    this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate });
     this.metrics.gauge("edgeloop_queue_depth", () => this.#queue.depth);
     this.metrics.gauge("edgeloop_queue_in_flight", () => this.#queue.inFlight);
     this.metrics.gauge("edgeloop_leader", () => (this.#leading ? 1 : 0));

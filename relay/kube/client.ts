@@ -1,10 +1,11 @@
 /**
- * A small REST client over client-node's transport (KubeConfig authentication, TLS,
- * undici): any kind by apiVersion/kind, with resource names found by discovery.
+ * A small REST client: client-node's KubeConfig authenticates (token, client
+ * certificates, exec plugins, TLS), and undici's `request` carries the call. Any kind by
+ * apiVersion/kind, with resource names found by discovery.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
-import { IsomorphicFetchHttpLibrary } from "@kubernetes/client-node/dist/gen/http/isomorphic-fetch.js";
+import { request as httpRequest, type Dispatcher } from "undici";
 import type { TypeRef } from "../../functions/protocol/index.ts";
 
 /** A failed API call, with the Kubernetes `Status` message and code. */
@@ -32,15 +33,25 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
 }
 
-const METHODS: Record<string, HttpMethod> = { GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE };
+/** The HTTP methods the API uses. */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** How long authentication headers are reused before the KubeConfig is asked again. */
+const AUTH_TTL_MS = 10_000;
+
+/** What the KubeConfig adds to a request: headers (a bearer token) and a TLS dispatcher. */
+interface Auth {
+  readonly headers: Record<string, string>;
+  readonly dispatcher: Dispatcher | undefined;
+  readonly at: number;
+}
 
 /** The client. */
 export class KubeClient {
   readonly #kc: KubeConfig;
-  readonly #http = new IsomorphicFetchHttpLibrary();
   readonly #resources = new Map<string, ResourceInfo>();
   readonly #server: string;
-  #dispatcher: ReturnType<RequestContext["getDispatcher"]>;
+  #auth: Auth | undefined;
 
   constructor(kc: KubeConfig) {
     this.#kc = kc;
@@ -78,44 +89,49 @@ export class KubeClient {
   }
 
   /**
-   * client-node builds a new undici Agent for every request, so every request opened a
-   * new connection (and the Agent lingered). The TLS settings come from the kubeconfig,
-   * fixed for this client: keep the first Agent and its connection pool.
+   * The KubeConfig's authentication, reused for {@link AUTH_TTL_MS}. client-node builds a
+   * new TLS Agent on every call (so every request opened a new connection): the first
+   * Agent and its connection pool are kept, since the TLS settings are fixed for a client.
    */
-  #reuseDispatcher(context: RequestContext): void {
-    const fresh = context.getDispatcher();
-    if (!fresh) return;
-    if (!this.#dispatcher) {
-      this.#dispatcher = fresh;
-      return;
-    }
-    // The fresh Agent never connected: dropping it is enough (closing it costs an error object).
-    context.setDispatcher(this.#dispatcher);
+  async #authentication(fresh: boolean): Promise<Auth> {
+    if (!fresh && this.#auth && Date.now() - this.#auth.at < AUTH_TTL_MS) return this.#auth;
+    const context = new RequestContext(this.#server, HttpMethod.GET);
+    await this.#kc.applySecurityAuthentication(context);
+    const dispatcher = this.#auth?.dispatcher ?? (context.getDispatcher() as Dispatcher | undefined);
+    this.#auth = { headers: context.getHeaders(), dispatcher, at: Date.now() };
+    return this.#auth;
   }
 
   /** One request; resolves with the parsed JSON body, throws `KubeError` for non-2xx. */
-  async request(method: keyof typeof METHODS, path: string, options: RequestOptions = {}): Promise<unknown> {
+  async request(method: Method, path: string, options: RequestOptions = {}): Promise<unknown> {
     const url = new URL(`${this.#server}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const context = new RequestContext(url.toString(), METHODS[method] ?? HttpMethod.GET);
-    context.setHeaderParam("Accept", "application/json");
-    if (options.body !== undefined) {
-      context.setHeaderParam("Content-Type", options.contentType ?? "application/json");
-      context.setBody(JSON.stringify(options.body));
-    }
-    context.setSignal(AbortSignal.timeout(options.timeoutMs ?? 30_000));
-    await this.#kc.applySecurityAuthentication(context);
-    this.#reuseDispatcher(context);
-    const response = await this.#http.send(context).toPromise();
-    const text = await response.body.text();
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let response = await this.#send(method, url, body, options, await this.#authentication(false));
+    // A rotated or expired token: ask the KubeConfig again, once.
+    if (response.status === 401) response = await this.#send(method, url, body, options, await this.#authentication(true));
     let json: unknown = undefined;
     try {
-      json = text ? JSON.parse(text) : undefined;
+      json = response.text ? JSON.parse(response.text) : undefined;
     } catch {
       json = undefined;
     }
-    if (response.httpStatusCode >= 200 && response.httpStatusCode < 300) return json;
+    if (response.status >= 200 && response.status < 300) return json;
     const status = (json ?? {}) as { message?: string; reason?: string };
-    throw new KubeError(response.httpStatusCode, status.reason ?? "Unknown", status.message ?? text.slice(0, 300));
+    throw new KubeError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300));
+  }
+
+  async #send(method: Method, url: URL, body: string | undefined, options: RequestOptions, auth: Auth): Promise<{ status: number; text: string }> {
+    const timeout = options.timeoutMs ?? 30_000;
+    const headers = { ...auth.headers, accept: "application/json", ...(body === undefined ? {} : { "content-type": options.contentType ?? "application/json" }) };
+    const response = await httpRequest(url, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(auth.dispatcher ? { dispatcher: auth.dispatcher } : {}),
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    return { status: response.statusCode, text: await response.body.text() };
   }
 }

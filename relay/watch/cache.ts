@@ -39,10 +39,19 @@ async function listInPages(client: KubeClient, path: string, query: Record<strin
   do {
     const page = (await client.request("GET", path, { query: { ...query, limit: String(PAGE_SIZE), ...(token ? { continue: token } : {}) } })) as ObjectList;
     first ??= page;
-    for (const item of page.items) items.push(item);
+    for (const item of page.items) items.push(withoutManagedFields(item));
     token = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
   } while (token);
   return { ...first, items };
+}
+
+/**
+ * Server-side apply bookkeeping is often the largest part of an object and no controller
+ * reads it: the cache drops it, as controller-runtime's TransformStripManagedFields does.
+ */
+function withoutManagedFields<T extends KubernetesObject>(object: T): T {
+  if (object.metadata?.managedFields) delete object.metadata.managedFields;
+  return object;
 }
 
 /** One kind's cache. */
@@ -85,8 +94,8 @@ export class Cache {
     const informer = new ListWatch<KubernetesObject>(path, new KubeWatch(kc), list, false, this.watch.labelSelector, this.watch.fieldSelector);
     this.#informer = informer;
     let initial = true;
-    informer.on("add", (o) => this.#event("ADDED", o as KubeObject, initial, events));
-    informer.on("update", (o) => this.#event("MODIFIED", o as KubeObject, initial, events));
+    informer.on("add", (o) => this.#event("ADDED", withoutManagedFields(o) as KubeObject, initial, events));
+    informer.on("update", (o) => this.#event("MODIFIED", withoutManagedFields(o) as KubeObject, initial, events));
     informer.on("delete", (o) => this.#event("DELETED", o as KubeObject, initial, events));
     informer.on("error", (error) => {
       if (this.#stopped) return;

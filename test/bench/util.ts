@@ -39,7 +39,8 @@ export function onCreated(cluster: SimCluster, type: TypeRef, onAdded: (object: 
 /** Builds the relay bundle (what the image runs) into a temporary folder; returns its path. */
 export async function relayBundle(): Promise<string> {
   const file = join(mkdtempSync(join(tmpdir(), "edgeloop-bench-")), "relay.mjs");
-  await bundleRelay(file);
+  // Minified, as the image ships it; readable names when profiling.
+  await bundleRelay(file, { minify: !process.env.EDGELOOP_BENCH_PROFILE });
   return file;
 }
 
