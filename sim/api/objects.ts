@@ -16,11 +16,29 @@ export function specOf(object: KubeObject): string {
 
 /** Deep equality of JSON values, ignoring metadata.resourceVersion and managedFields. */
 export function sameContent(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject): string => {
+  const strip = (o: KubeObject): Obj => {
     const { resourceVersion: _rv, managedFields: _mf, ...meta } = o.metadata as Obj;
-    return stableJson({ ...o, metadata: meta });
+    return { ...o, metadata: meta };
   };
-  return strip(a) === strip(b);
+  return jsonEqual(strip(a), strip(b));
+}
+
+function definedKeys(value: Obj): string[] {
+  return Object.keys(value).filter((k) => value[k] !== undefined);
+}
+
+/**
+ * Deep equality of JSON values, key order and `undefined` members ignored (as
+ * serialisation would). It replaced comparing {@link stableJson} strings on every update.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || Array.isArray(b)) return false;
+  const left = a as Obj;
+  const right = b as Obj;
+  const keys = definedKeys(left);
+  return keys.length === definedKeys(right).length && keys.every((k) => jsonEqual(left[k], right[k]));
 }
 
 /** JSON with object keys sorted, for order-insensitive comparison. */

@@ -4,7 +4,7 @@
  * with named target ports resolved against each pod's container ports.
  */
 import type { KubeObject } from "../../functions/protocol/index.ts";
-import { stableJson } from "../api/objects.ts";
+import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
@@ -28,10 +28,45 @@ function targetPort(port: Obj, pod: KubeObject): number | undefined {
   return undefined;
 }
 
-/** The Endpoints controller as a sim controller. */
+/** `namespace\0key=value`: one label pair, within a namespace. */
+function pairsOf(namespace: string | undefined, labels: Readonly<Record<string, string>> | undefined): string[] {
+  return Object.entries(labels ?? {}).map(([k, v]) => `${namespace ?? ""}\0${k}=${v}`);
+}
+
+/** A multimap from label pair to object keys. */
+class PairIndex {
+  readonly #sets = new Map<string, Set<string>>();
+
+  add(pair: string, key: string): void {
+    let set = this.#sets.get(pair);
+    if (!set) this.#sets.set(pair, (set = new Set()));
+    set.add(key);
+  }
+
+  remove(pair: string, key: string): void {
+    const set = this.#sets.get(pair);
+    set?.delete(key);
+    if (set?.size === 0) this.#sets.delete(pair);
+  }
+
+  get(pair: string): ReadonlySet<string> {
+    return this.#sets.get(pair) ?? EMPTY;
+  }
+}
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * The Endpoints controller as a sim controller. Pods are indexed by label pair, and each
+ * Service under one pair of its selector (the least crowded when it was added): a pod
+ * event looks only at Services that may select it, a sync only at pods that may match,
+ * instead of every Service times every pod (the sim's hottest path at 1,000 Services).
+ */
 export function endpointsController(): SimController {
   const services = new Map<string, KubeObject>();
   const pods = new Map<string, KubeObject>();
+  const podsByPair = new PairIndex();
+  const servicesByPair = new PairIndex();
+  const servicePair = new Map<string, string>();
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => sync(key));
@@ -45,7 +80,7 @@ export function endpointsController(): SimController {
     }
     const { metadata: _a, ...want } = desired as Obj;
     const { metadata: _b, ...have } = current as Obj;
-    if (stableJson(want) === stableJson(have)) return;
+    if (jsonEqual(want, have)) return;
     await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } } as KubeObject);
   }
 
@@ -56,7 +91,8 @@ export function endpointsController(): SimController {
     const selector = obj(obj((service as Obj | undefined)?.spec).selector) as Record<string, string>;
     if (!service || Object.keys(selector).length === 0) return;
     const ports = arr(obj((service as Obj).spec).ports);
-    const members = [...pods.values()].filter((p) => p.metadata.namespace === namespace && !terminal(p) && !p.metadata.deletionTimestamp && obj((p as Obj).status).podIP && selects(selector, p));
+    const candidates = smallest(pairsOf(namespace, selector).map((pair) => podsByPair.get(pair)));
+    const members = [...candidates].flatMap((podKey) => pods.get(podKey) ?? []).filter((p) => !terminal(p) && !p.metadata.deletionTimestamp && obj((p as Obj).status).podIP && selects(selector, p));
     const address = (p: KubeObject): Obj => ({ ip: String(obj((p as Obj).status).podIP), nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } });
     const ready = members.filter(podReady).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
     const notReady = members.filter((p) => !podReady(p)).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
@@ -74,27 +110,54 @@ export function endpointsController(): SimController {
     } as KubeObject);
   }
 
+  function smallest(sets: readonly ReadonlySet<string>[]): ReadonlySet<string> {
+    return sets.reduce<ReadonlySet<string> | undefined>((best, set) => (best === undefined || set.size < best.size ? set : best), undefined) ?? EMPTY;
+  }
+
+  function indexService(key: string, service: KubeObject | undefined): void {
+    const previous = servicePair.get(key);
+    if (previous !== undefined) servicesByPair.remove(previous, key);
+    servicePair.delete(key);
+    const selector = obj(obj((service as Obj | undefined)?.spec).selector) as Record<string, string>;
+    const pairs = pairsOf(service?.metadata.namespace, selector);
+    if (pairs.length === 0) return;
+    const pair = pairs.reduce((best, p) => (servicesByPair.get(p).size < servicesByPair.get(best).size ? p : best));
+    servicesByPair.add(pair, key);
+    servicePair.set(key, pair);
+  }
+
   function onService(event: ClusterEvent): void {
     const key = keyOf(event.object);
     if (event.type === "DELETED") {
       services.delete(key);
+      indexService(key, undefined);
       const [namespace, name] = splitNsKey(key);
       if (cluster) void ignoreNotFound(cluster.delete(ENDPOINTS, namespace, name)).catch(() => undefined);
       return;
     }
     services.set(key, event.object);
+    indexService(key, event.object);
     queue.add(key);
   }
 
   function onPod(event: ClusterEvent): void {
     const key = keyOf(event.object);
     const before = pods.get(key);
+    for (const pair of pairsOf(before?.metadata.namespace, before?.metadata.labels)) podsByPair.remove(pair, key);
     if (event.type === "DELETED") pods.delete(key);
-    else pods.set(key, event.object);
-    for (const [serviceKey, service] of services) {
-      if (service.metadata.namespace !== event.object.metadata.namespace) continue;
-      const selector = obj(obj((service as Obj).spec).selector) as Record<string, string>;
-      if (Object.keys(selector).length === 0) continue;
+    else {
+      pods.set(key, event.object);
+      for (const pair of pairsOf(event.object.metadata.namespace, event.object.metadata.labels)) podsByPair.add(pair, key);
+    }
+    const touched = new Set<string>();
+    for (const version of before ? [before, event.object] : [event.object]) {
+      for (const pair of pairsOf(version.metadata.namespace, version.metadata.labels)) {
+        for (const serviceKey of servicesByPair.get(pair)) touched.add(serviceKey);
+      }
+    }
+    for (const serviceKey of touched) {
+      const service = services.get(serviceKey);
+      const selector = obj(obj((service as Obj | undefined)?.spec).selector) as Record<string, string>;
       if (selects(selector, event.object) || (before && selects(selector, before))) queue.add(serviceKey);
     }
   }

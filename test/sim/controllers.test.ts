@@ -99,3 +99,31 @@ test("Services get Endpoints and EndpointSlices of their ready pods", async () =
   const slices = await sim.cluster.list({ apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" }, { namespace: "default", labelSelector: "kubernetes.io/service-name=ep" });
   assert.equal(slices.items.length, 1);
 });
+
+test("Endpoints follow selectors: shared and specific labels, relabelled and deleted pods, other namespaces", async () => {
+  const service = (name: string, selector: Record<string, string>, namespace = "default"): KubeObject => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace }, spec: { selector, ports: [{ port: 80 }] } }) as KubeObject;
+  const addressesOf = async (name: string, namespace = "default"): Promise<string[]> => {
+    const e = (await sim.cluster.find({ apiVersion: "v1", kind: "Endpoints" }, namespace, name)) as Obj | undefined;
+    return ((e?.subsets?.[0]?.addresses ?? []) as Obj[]).map((a) => String(a.targetRef.name)).sort();
+  };
+  const expect = (name: string, pods: string[], namespace = "default"): Promise<unknown> =>
+    waitFor(`${name} → ${pods.join(",")}`, async () => (JSON.stringify(await addressesOf(name, namespace)) === JSON.stringify(pods) ? true : undefined));
+  await sim.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } } as KubeObject);
+  await sim.cluster.create(service("team-a", { tier: "web", team: "a" }));
+  await sim.cluster.create(service("team-b", { tier: "web", team: "b" }));
+  await sim.cluster.create(service("web", { tier: "web" }));
+  await sim.cluster.create(service("team-a", { tier: "web", team: "a" }, "other"));
+  await sim.cluster.create(pod("pa", {}, { labels: { tier: "web", team: "a" } }));
+  await sim.cluster.create(pod("pb", {}, { labels: { tier: "web", team: "b" } }));
+  await sim.cluster.create({ ...pod("po", {}, { labels: { tier: "web", team: "a" } }), metadata: { name: "po", namespace: "other", labels: { tier: "web", team: "a" } } } as KubeObject);
+  await expect("team-a", ["pa"]);
+  await expect("team-b", ["pb"]);
+  await expect("web", ["pa", "pb"]);
+  await expect("team-a", ["po"], "other");
+  await sim.cluster.patch(POD, "default", "pb", { metadata: { labels: { team: "a" } } }, "merge");
+  await expect("team-a", ["pa", "pb"]);
+  await expect("team-b", []);
+  await sim.cluster.delete(POD, "default", "pa");
+  await expect("team-a", ["pb"]);
+  await expect("web", ["pb"]);
+});
