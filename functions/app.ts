@@ -3,7 +3,7 @@ import type { Controller } from "./controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
 import { readBody } from "./http/body.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { requireSignature } from "./http/signature.ts";
+import { refuseReplay, requireSignature } from "./http/signature.ts";
 import { PROTOCOL_VERSION } from "./protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
@@ -12,6 +12,28 @@ import { outboxRoute } from "./routes/outbox.ts";
 import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
 
 type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unknown> | unknown;
+
+/**
+ * Binds the replay check to this request, run once and only before Worker state would
+ * change: the first ledger claim, or an events controller's handling. Checking every
+ * request cost a Durable Object call each and halved reconciles/s; a replayed request
+ * that changes nothing is answered again, harmlessly (the answer goes to its sender and
+ * the Worker holds no cluster credentials).
+ */
+function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
+  let checked: Promise<void> | undefined;
+  const once = (): Promise<void> => (checked ??= refuseReplay(request, deps.replay));
+  return {
+    ...deps,
+    ledger: {
+      claim: async (namespace, key, ttlSeconds) => {
+        await once();
+        return deps.ledger.claim(namespace, key, ttlSeconds);
+      },
+    },
+    beforeStateChange: once,
+  };
+}
 
 /**
  * The Worker's HTTP surface. Every route but `/healthz` is signed: the body is read (at
@@ -24,7 +46,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
 
   const signed = (handler: Handler) => async (c: Context): Promise<Response> => {
     try {
-      const deps = resolveDeps(c.env);
+      const deps = guardReplays(resolveDeps(c.env), c.req.raw);
       const body = await readBody(c.req.raw);
       await requireSignature(c.req.raw, body, deps.secret, deps.nowSeconds());
       return c.json((await handler(c, body, deps)) as object);

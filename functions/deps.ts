@@ -6,6 +6,12 @@ export interface LedgerClient {
   claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
 }
 
+/** The ReplayGuard as the routes see it. */
+export interface ReplayClient {
+  /** True the first time a signature is presented; it is remembered until `expiresAt` (ms). */
+  first(signature: string, expiresAt: number): Promise<boolean>;
+}
+
 /** The Outbox as the routes see it. */
 export interface OutboxClient {
   read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
@@ -20,8 +26,15 @@ export interface WorkerDeps {
   readonly secret: string;
   readonly ledger: LedgerClient;
   readonly outbox: OutboxClient;
+  readonly replay: ReplayClient;
   /** Raw bindings, for `events` controllers that keep state in their own objects. */
   readonly env: Readonly<Record<string, unknown>>;
+  /**
+   * Refuses (401) a request whose signature was seen before: awaited before the request
+   * changes Worker state (a ledger claim, an events controller's objects). The app binds
+   * it per request; a replayed pure request is only answered again.
+   */
+  beforeStateChange(): Promise<void>;
   /** Seconds since the epoch (the signature's clock). */
   nowSeconds(): number;
 }

@@ -6,7 +6,7 @@ import controllers from "edgeloop:controllers";
 import { createApp } from "./app.ts";
 import { depsFromEnv } from "./env.ts";
 
-export { Outbox, RecreationLedger } from "../durable/index.ts";
+export { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
 
 const app = createApp(controllers, depsFromEnv);
 

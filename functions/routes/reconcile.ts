@@ -39,5 +39,6 @@ export async function eventsRoute(registry: Registry, name: string, body: Uint8A
   }
   const batch = parseJson(body, EventBatch);
   if (batch.controller !== name) throw new HttpError(400, "invalid", `body names controller ${batch.controller}, the path ${name}`, "controller");
+  await deps.beforeStateChange();
   return Plan.parse(await controller.handle(batch, { env: deps.env }));
 }

@@ -10,6 +10,7 @@ export const COMPATIBILITY_DATE = "2026-07-01";
 export const DURABLE_OBJECTS = {
   LEDGER: { className: "RecreationLedger", useSQLite: true },
   OUTBOX: { className: "Outbox", useSQLite: true },
+  REPLAY: { className: "ReplayGuard", useSQLite: true },
 } as const;
 
 /** How to run the Worker. */

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import { signRequest, type KubeObject } from "../../functions/protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { frontCall, testStack, waitFor, waitForObject } from "./harness.ts";
@@ -82,6 +82,18 @@ test("a request signed with another key is refused and nothing is applied", asyn
     (error: unknown) => error instanceof WorkerError && error.status === 401,
   );
   assert.equal(await stack.sim.cluster.find(CM, "default", "zeta-mirror"), undefined);
+});
+
+test("a request captured from the relay and sent again is refused as a replay", async () => {
+  const eta = parent("eta");
+  const deleted = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "eta-mirror", namespace: "default", uid: "uid-eta-mirror" } };
+  const body = JSON.stringify({ controller: "mirror", key: "default/eta", parent: { ...eta, metadata: { ...eta.metadata, uid: "uid-eta" } }, children: { "ConfigMap.v1": [] }, triggers: [{ type: "DELETED", kind: "ConfigMap.v1", object: deleted }], now: new Date().toISOString() });
+  const headers = await signRequest(stack.secret, body, Date.now() / 1000);
+  const send = (): Promise<Response> => fetch(`${stack.worker.url}/v1/reconcile/mirror`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+  assert.equal((await send()).status, 200);
+  const replayed = await send();
+  assert.equal(replayed.status, 401);
+  assert.equal(((await replayed.json()) as { error: { code: string } }).error.code, "signature_replayed");
 });
 
 test("admission webhooks are served through the relay's TLS front, as registered by the stack", async () => {

@@ -16,6 +16,10 @@ interface LedgerStub {
   claim(key: string, ttlSeconds: number): Promise<boolean>;
   size(): Promise<number>;
 }
+interface ReplayStub {
+  first(signature: string, expiresAt: number): Promise<boolean>;
+  size(): Promise<number>;
+}
 interface OutboxStub {
   pending(): Promise<number>;
 }
@@ -52,6 +56,17 @@ async function readOutbox(cursor: string, wait = 0): Promise<OutboxBatch> {
 }
 
 const messages = (batch: OutboxBatch): string[] => batch.entries.map((e) => (e.plan.actions[0] as { message: string }).message);
+
+test("the replay guard knows a signature until it expires", async () => {
+  const stub = (await worker.durableObject("REPLAY", "shard:a")) as ReplayStub;
+  const soon = Date.now() + 400;
+  assert.equal(await stub.first("sha256=aa", soon), true);
+  assert.equal(await stub.first("sha256=aa", soon), false);
+  assert.equal(await stub.first("sha256=ab", Date.now() + 60_000), true);
+  await waitFor("the first signature to expire", async () => (Date.now() > soon + 10 ? true : undefined));
+  assert.equal(await stub.first("sha256=aa", Date.now() + 60_000), true, "an expired signature is accepted again");
+  assert.equal(await stub.size(), 2);
+});
 
 test("a ledger claim is granted once, refused until it expires, and the alarm sweeps it", async () => {
   const stub = await ledger("claims");

@@ -148,15 +148,39 @@ test("a body declared over 8 MiB is refused with 413 before it is read", async (
   assert.equal((json as { error: { code: string } }).error.code, "too_large");
 });
 
-test("a claimed action is returned once per claim: a replayed deletion heals once", async () => {
+test("a claimed action is returned once per claim: the same deletion sent again (signed anew) heals once", async () => {
   const deletedChild = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "q-mirror", namespace: "default", uid: "uid-child-1" } };
   const body = snapshot({
     key: "default/q",
     parent: { ...parent, metadata: { ...parent.metadata, name: "q", uid: "uid-q" } },
     triggers: [{ type: "DELETED", kind: "ConfigMap.v1", object: deletedChild }],
   });
-  const first = (await (await signed(`${worker.url}/v1/reconcile/mirror`, { body })).json()) as { actions: unknown[] };
-  const replay = (await (await signed(`${worker.url}/v1/reconcile/mirror`, { body })).json()) as { actions: unknown[] };
+  const now = Date.now() / 1000;
+  const first = (await (await signed(`${worker.url}/v1/reconcile/mirror`, { body, at: now })).json()) as { actions: unknown[] };
+  const again = (await (await signed(`${worker.url}/v1/reconcile/mirror`, { body, at: now - 2 })).json()) as { actions: unknown[] };
   assert.equal(first.actions.length, 1);
-  assert.equal(replay.actions.length, 0);
+  assert.equal(again.actions.length, 0);
+});
+
+async function sendTwice(path: string, body: unknown): Promise<[Response, Response]> {
+  const headers = await signRequest(SECRET, JSON.stringify(body), Date.now() / 1000);
+  const send = (): Promise<Response> => fetch(`${worker.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return [await send(), await send()];
+}
+
+test("a signed request that would change Worker state is refused when received again (replay)", async () => {
+  const deleted = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "r-mirror", namespace: "default", uid: "uid-child-r" } };
+  const healing = snapshot({ key: "default/r", parent: { ...parent, metadata: { ...parent.metadata, name: "r", uid: "uid-r" } }, triggers: [{ type: "DELETED", kind: "ConfigMap.v1", object: deleted }] });
+  const [first, replayed] = await sendTwice("/v1/reconcile/mirror", healing);
+  assert.equal(first.status, 200);
+  assert.deepEqual(await errorOf(replayed), { status: 401, code: "signature_replayed", path: "x-edgeloop-signature" });
+  const [batch, batchReplayed] = await sendTwice("/v1/events/journal", { controller: "journal", events: [], now: new Date().toISOString() });
+  assert.equal(batch.status, 200);
+  assert.equal((await errorOf(batchReplayed)).code, "signature_replayed");
+  // A replayed request that changes nothing is answered again: the answer goes back to its sender.
+  const [plain, plainAgain] = await sendTwice("/v1/reconcile/mirror", snapshot({ key: "default/s", parent: { ...parent, metadata: { ...parent.metadata, name: "s", uid: "uid-s" } } }));
+  assert.deepEqual(await plainAgain.json(), await plain.json());
+  const at = Math.floor(Date.now() / 1000);
+  assert.equal((await signed(`${worker.url}/v1/manifest`, { at })).status, 200);
+  assert.equal((await signed(`${worker.url}/v1/manifest`, { at })).status, 200, "GETs are reads and may repeat");
 });

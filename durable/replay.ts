@@ -1,0 +1,49 @@
+import { DurableObject } from "cloudflare:workers";
+
+/** How often expired signatures are swept while any are held. */
+const SWEEP_MS = 60_000;
+
+/**
+ * The signatures of signed POSTs already received, each held until its timestamp leaves
+ * the accepted skew window: a request captured and sent again inside the window is
+ * refused. Sharded by the signature's first hex digit (16 objects), so no one object
+ * sees every request.
+ */
+export class ReplayGuard extends DurableObject<Record<string, unknown>> {
+  /** Whether a sweep is known to be scheduled (saves a storage read per request). */
+  #sweepArmed = false;
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS seen (signature TEXT PRIMARY KEY, expires INTEGER NOT NULL)");
+  }
+
+  /** True the first time `signature` arrives (it is then held until `expiresAt`, ms); false for a repeat. */
+  async first(signature: string, expiresAt: number): Promise<boolean> {
+    const now = Date.now();
+    const held = this.ctx.storage.sql.exec<{ expires: number }>("SELECT expires FROM seen WHERE signature = ?", signature).toArray()[0];
+    if (held && held.expires > now) return false;
+    this.ctx.storage.sql.exec("INSERT INTO seen (signature, expires) VALUES (?, ?) ON CONFLICT (signature) DO UPDATE SET expires = excluded.expires", signature, expiresAt);
+    if (!this.#sweepArmed) await this.#armSweep(now);
+    return true;
+  }
+
+  async #armSweep(now: number): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + SWEEP_MS);
+    this.#sweepArmed = true;
+  }
+
+  /** Signatures held (expired ones not swept yet included). */
+  async size(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM seen").one().n;
+  }
+
+  /** Forgets expired signatures; re-arms while any remain. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.ctx.storage.sql.exec("DELETE FROM seen WHERE expires <= ?", now);
+    const left = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM seen").one().n;
+    this.#sweepArmed = false;
+    if (left > 0) await this.#armSweep(now);
+  }
+}
