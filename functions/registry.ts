@@ -27,7 +27,7 @@ function manifestEntry(controller: Controller): ControllerManifest {
  */
 function checkRelated(controller: Controller): void {
   const watched = new Set(controller.watches.filter((w) => !w.labelSelector && !w.fieldSelector).map((w) => kindKey(w)));
-  const uses = [...(controller.webhooks ?? []), ...(controller.apis ?? [])].flatMap((user) => (user.spec.related ?? []).map((kind) => [user.spec.name, kindKey(kind)] as const));
+  const uses = [...(controller.webhooks ?? []), ...(controller.apis ?? [])].flatMap((user) => user.spec.related.map((kind) => [user.spec.name, kindKey(kind)] as const));
   for (const [user, kind] of uses) {
     if (!watched.has(kind)) throw new Error(`${user} of controller ${controller.name} relates ${kind}, which the controller does not watch without selectors`);
   }

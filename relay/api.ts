@@ -5,7 +5,7 @@
  * answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
-import { kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../functions/protocol/index.ts";
+import { ApiRequest, kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../functions/protocol/index.ts";
 import type { Logger } from "./log.ts";
 
 /** What the front needs from the engine. */
@@ -30,7 +30,7 @@ export interface ApiReply {
   readonly body: unknown;
 }
 
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const METHODS: ReadonlySet<string> = new Set(ApiRequest.shape.method.options);
 
 /** The API whose `pathPrefix` covers `path`, if any. */
 export function apiFor(manifest: Manifest, path: string): ApiSpec | undefined {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock, settle } from "./fake-clock.ts";
-import { WorkQueue, type Outcome } from "./workqueue.ts";
+import { WorkQueue, type Outcome, type WorkQueueOptions } from "./workqueue.ts";
 
 /** A process function whose calls stay open until released. */
 function gate(): { calls: { key: string; items: string[]; release: (o: Outcome) => void }[]; process: (key: string, items: string[]) => Promise<Outcome> } {
@@ -10,6 +10,15 @@ function gate(): { calls: { key: string; items: string[]; release: (o: Outcome) 
     calls,
     process: (key, items) => new Promise<Outcome>((release) => calls.push({ key, items, release })),
   };
+}
+
+/** A started queue on a fake clock, processing through a {@link gate}. */
+function running(options: Omit<WorkQueueOptions, "clock">): { clock: FakeClock; queue: WorkQueue<string>; calls: ReturnType<typeof gate>["calls"] } {
+  const clock = new FakeClock();
+  const queue = new WorkQueue<string>({ ...options, clock });
+  const { calls, process } = gate();
+  queue.start(process);
+  return { clock, queue, calls };
 }
 
 test("a key added many times while waiting is processed once, with every item", async () => {
@@ -26,10 +35,7 @@ test("a key added many times while waiting is processed once, with every item", 
 });
 
 test("a key is never processed twice at once; added while in flight, it runs again after", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<string>({ concurrency: 4, clock });
-  const { calls, process } = gate();
-  queue.start(process);
+  const { queue, calls } = running({ concurrency: 4 });
   queue.add("a", "1");
   await settle();
   queue.add("a", "2");
@@ -42,10 +48,7 @@ test("a key is never processed twice at once; added while in flight, it runs aga
 });
 
 test("concurrency bounds the keys in flight", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<string>({ concurrency: 2, clock });
-  const { calls, process } = gate();
-  queue.start(process);
+  const { queue, calls } = running({ concurrency: 2 });
   for (const key of ["a", "b", "c", "d"]) queue.add(key);
   await settle();
   assert.deepEqual(calls.map((c) => c.key), ["a", "b"]);
@@ -85,10 +88,7 @@ test("failures back off per key exponentially, keep their items, and reset on su
 });
 
 test("a retry honours a longer Retry-After", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<string>({ concurrency: 1, clock, baseDelayMs: 10 });
-  const { calls, process } = gate();
-  queue.start(process);
+  const { clock, queue, calls } = running({ concurrency: 1, baseDelayMs: 10 });
   queue.add("a");
   await settle();
   calls[0]?.release({ kind: "retry", afterMs: 500 });
@@ -99,10 +99,7 @@ test("a retry honours a longer Retry-After", async () => {
 });
 
 test("requeueAfter runs the key again later; a new add runs it at once", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<string>({ concurrency: 1, clock });
-  const { calls, process } = gate();
-  queue.start(process);
+  const { clock, queue, calls } = running({ concurrency: 1 });
   queue.add("a");
   await settle();
   calls[0]?.release({ kind: "done", requeueAfterMs: 1_000 });
@@ -119,10 +116,7 @@ test("requeueAfter runs the key again later; a new add runs it at once", async (
 });
 
 test("a key made dirty while in flight runs again at once, even when that run asked for a requeue", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<string>({ concurrency: 1, clock });
-  const { calls, process } = gate();
-  queue.start(process);
+  const { clock, queue, calls } = running({ concurrency: 1 });
   queue.add("a", "first");
   await settle();
   queue.add("a", "meanwhile");

@@ -39,7 +39,7 @@ async function listInPages(client: KubeClient, path: string, query: Record<strin
   do {
     const page = (await client.request("GET", path, { query: { ...query, limit: String(PAGE_SIZE), ...(token ? { continue: token } : {}) } })) as ObjectList;
     first ??= page;
-    for (const item of page.items) items.push(withoutManagedFields(item));
+    for (const item of page.items) items.push(item);
     token = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
   } while (token);
   return { ...first, items };
@@ -48,6 +48,7 @@ async function listInPages(client: KubeClient, path: string, query: Record<strin
 /**
  * Server-side apply bookkeeping is often the largest part of an object and no controller
  * reads it: the cache drops it, as controller-runtime's TransformStripManagedFields does.
+ * Every object the informer stores passes its add or update event, where this runs.
  */
 function withoutManagedFields<T extends KubernetesObject>(object: T): T {
   if (object.metadata?.managedFields) delete object.metadata.managedFields;

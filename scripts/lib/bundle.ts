@@ -1,6 +1,7 @@
 /**
- * Bundles the Worker with esbuild. The virtual module `edgeloop:controllers` imports
- * the default export of every controller folder, so the registry needs no central list.
+ * Bundles the Worker and the relay with esbuild. The Worker's virtual module
+ * `edgeloop:controllers` imports the default export of every controller folder, so the
+ * registry needs no central list.
  */
 import { build, type Plugin } from "esbuild";
 import { join } from "node:path";
@@ -12,6 +13,9 @@ export interface BundleOptions {
   readonly extraControllerDirs?: readonly string[];
   readonly minify?: boolean;
 }
+
+/** What both bundles share: one ES module, esbuild quiet (errors are thrown). */
+const ESM_BUNDLE = { bundle: true, format: "esm", logLevel: "silent" } as const;
 
 function controllersPlugin(files: readonly string[]): Plugin {
   return {
@@ -33,9 +37,8 @@ function controllersPlugin(files: readonly string[]): Plugin {
 /** The Worker as one ES module (the entry is functions/worker.ts). */
 export async function bundleWorker(options: BundleOptions = {}): Promise<string> {
   const result = await build({
+    ...ESM_BUNDLE,
     entryPoints: [join(ROOT, "functions/worker.ts")],
-    bundle: true,
-    format: "esm",
     platform: "neutral",
     target: "es2022",
     mainFields: ["module", "main"],
@@ -43,7 +46,6 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
     external: ["cloudflare:*", "node:*"],
     minify: options.minify ?? false,
     write: false,
-    logLevel: "silent",
     plugins: [controllersPlugin(controllerFiles(options.extraControllerDirs))],
   });
   const output = result.outputFiles[0];
@@ -58,16 +60,14 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
  */
 export async function bundleRelay(outfile: string, options: { readonly minify?: boolean } = {}): Promise<number> {
   const result = await build({
+    ...ESM_BUNDLE,
     entryPoints: [join(ROOT, "relay/main.ts")],
-    bundle: true,
-    format: "esm",
     platform: "node",
     target: "node22",
     outfile,
     minify: options.minify ?? false,
     // CommonJS dependencies (client-node's) call require(): give the ES module one.
     banner: { js: 'import { createRequire as __edgeloopCreateRequire } from "node:module"; const require = __edgeloopCreateRequire(import.meta.url);' },
-    logLevel: "silent",
     metafile: true,
   });
   return Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);

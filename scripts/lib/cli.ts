@@ -55,10 +55,16 @@ export function fail(spec: Pick<CliSpec<z.ZodType>, "name" | "help">, message: s
   process.exit(2);
 }
 
-/** Runs `stop` once on the first SIGINT/SIGTERM, then exits; a second signal exits at once. */
+/**
+ * Runs `stop` once on the first SIGINT/SIGTERM, then exits; a second signal exits at once.
+ * The entry point owns these signals: handlers that libraries registered before are
+ * dropped (miniflare's exits at once on SIGINT, so `stop` never ran; its exit hook,
+ * which kills workerd, stays).
+ */
 export function stopOnSignal(stop: () => Promise<void>, onSignal: (signal: string) => void = () => undefined): void {
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.removeAllListeners(signal);
     process.on(signal, () => {
       if (stopping) process.exit(130);
       stopping = true;
