@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { OutboxBatch, OutboxEntry, Plan } from "../functions/protocol/index.ts";
+import type { OutboxBatch, OutboxEntry, Plan } from "../protocol/index.ts";
 
 /** Most entries returned by one read. */
 const PAGE = 100;

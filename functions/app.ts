@@ -1,10 +1,10 @@
 import { Hono, type Context } from "hono";
-import type { Controller } from "./controller.ts";
+import type { Controller } from "./kit/controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
 import { readBody } from "./http/body.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
 import { refuseReplay, requireSignature } from "./http/signature.ts";
-import { PROTOCOL_VERSION } from "./protocol/index.ts";
+import { PROTOCOL_VERSION } from "../protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
 import { apiRoute } from "./routes/api.ts";

@@ -1,6 +1,6 @@
-import type { Decided, Decision } from "./controller.ts";
+import type { Decided, Decision } from "./kit/controller.ts";
 import type { LedgerClient } from "./deps.ts";
-import { Plan, splitKey, type Action } from "./protocol/index.ts";
+import { Plan, splitKey, type Action } from "../protocol/index.ts";
 
 function withoutClaim(decided: Decided): Action {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars

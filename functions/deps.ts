@@ -1,4 +1,4 @@
-import type { OutboxBatch } from "./protocol/index.ts";
+import type { OutboxBatch } from "../protocol/index.ts";
 
 /** The RecreationLedger as the routes see it (one ledger object per namespace). */
 export interface LedgerClient {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { HttpApi, SnapshotController } from "./controller.ts";
+import type { HttpApi, SnapshotController } from "./kit/controller.ts";
 import { createRegistry } from "./registry.ts";
 
 const parent = { apiVersion: "v1", kind: "ConfigMap" };

@@ -1,5 +1,5 @@
-import type { Controller, HttpApi, Webhook } from "./controller.ts";
-import { kindKey, Manifest, type ControllerManifest } from "./protocol/index.ts";
+import type { Controller, HttpApi, Webhook } from "./kit/controller.ts";
+import { kindKey, Manifest, type ControllerManifest } from "../protocol/index.ts";
 
 /** The controllers one Worker serves, looked up by name; built once per isolate. */
 export interface Registry {

@@ -4,7 +4,7 @@
  */
 import controllers from "edgeloop:controllers";
 import { createApp } from "./app.ts";
-import { depsFromEnv } from "./env.ts";
+import { depsFromEnv } from "./bindings.ts";
 
 export { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
 

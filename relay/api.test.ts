@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ApiResponse, KubeObject, Manifest } from "../functions/protocol/index.ts";
+import type { ApiResponse, KubeObject, Manifest } from "../protocol/index.ts";
 import { apiFor, requestNamespace, serveApi, type ApiHost } from "./api.ts";
 
 const spec = { name: "replicas", pathPrefix: "/v1alpha1/replicas", related: [{ apiVersion: "v1", kind: "Pod" }, { apiVersion: "v1", kind: "Node" }], timeoutSeconds: 5 };

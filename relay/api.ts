@@ -5,8 +5,8 @@
  * answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
-import { ApiRequest, kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../functions/protocol/index.ts";
-import type { Logger } from "./log.ts";
+import { ApiRequest, kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../protocol/index.ts";
+import type { Logger } from "../cli/log.ts";
 
 /** What the front needs from the engine. */
 export interface ApiHost {

@@ -4,7 +4,7 @@
  * failure is recorded as a Warning Event `ReconcileError` on the parent and the plan
  * goes on with the next action.
  */
-import type { Action, KubeObject, ObjectRef, Plan } from "../functions/protocol/index.ts";
+import type { Action, KubeObject, ObjectRef, Plan } from "../protocol/index.ts";
 import { KubeError, type KubeClient } from "./kube/client.ts";
 
 /** How applying a plan ended. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseCli } from "../scripts/lib/cli.ts";
+import { parseCli } from "../cli/args.ts";
 import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
 
 const spec = { name: "relay", help: "help", options: RELAY_OPTIONS, schema: RelayFlags };

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { RelayOptions } from "./index.ts";
-import { LEVELS } from "./log.ts";
+import { LEVELS } from "../cli/log.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();

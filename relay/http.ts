@@ -8,9 +8,9 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../functions/protocol/index.ts";
+import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../cli/log.ts";
 import type { RelayEngine } from "./relay.ts";
 
 function readBody(request: IncomingMessage, limit = 8 * 1024 * 1024): Promise<string> {

@@ -1,7 +1,7 @@
 /** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
 import { KubeConfig } from "@kubernetes/client-node";
 import { startFront, startOpsServer } from "./http.ts";
-import { createLogger, type Level, type Logger } from "./log.ts";
+import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./leader.ts";
 import { RelayEngine } from "./relay.ts";

@@ -5,7 +5,7 @@
  * can never both win. Only the leader runs the work queue and the outbox loop.
  */
 import { KubeError, type KubeClient } from "./kube/client.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../cli/log.ts";
 
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
 

@@ -1,8 +1,9 @@
 /** `npm run relay -- --worker-url URL [...]`: the relay as a process (in a cluster or against any kubeconfig). */
-import { cli, fail, stopOnSignal } from "../scripts/lib/cli.ts";
+import { cli, fail } from "../cli/args.ts";
+import { stopOnSignal } from "../cli/signals.ts";
 import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
 import { startRelay } from "./index.ts";
-import { createLogger } from "./log.ts";
+import { createLogger } from "../cli/log.ts";
 
 const HELP = `usage: EDGELOOP_SECRET=... npm run relay -- --worker-url URL [options]
 

@@ -4,10 +4,10 @@
  * drained. It knows no controller by name: everything comes from the manifest.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import { kindKey, type Action, refOf, splitKey, type ControllerManifest, type KubeObject, type Manifest, type ObjectRef, type Plan, type Trigger, type Watch, type WatchEvent } from "../functions/protocol/index.ts";
+import { kindKey, type Action, refOf, splitKey, type ControllerManifest, type KubeObject, type Manifest, type ObjectRef, type Plan, type Trigger, type Watch, type WatchEvent } from "../protocol/index.ts";
 import { PlanApplier } from "./apply.ts";
 import { KubeClient } from "./kube/client.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../cli/log.ts";
 import { Metrics } from "./metrics.ts";
 import { WorkQueue, type Outcome } from "./queue/workqueue.ts";
 import { buildSnapshot } from "./snapshot.ts";

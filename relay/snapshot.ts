@@ -3,7 +3,7 @@
  * the cache views): the parent, its children of every declared kind, the objects its
  * spec references, and the triggers.
  */
-import { kindKey, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../functions/protocol/index.ts";
+import { kindKey, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
 import { valuesAt } from "./watch/mapping.ts";
 
 /** What the builder reads from a cache. */

@@ -4,7 +4,7 @@
  */
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AdmissionReviewResponse, ApiResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../functions/protocol/index.ts";
+import { AdmissionReviewResponse, ApiResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../protocol/index.ts";
 
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {

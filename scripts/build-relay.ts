@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { bundleRelay } from "./lib/bundle.ts";
-import { cli } from "./lib/cli.ts";
+import { cli } from "../cli/args.ts";
 import { ROOT } from "./lib/controllers.ts";
 
 const HELP = `usage: npm run build:relay -- [--out FILE] [--minify] [--help]

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseManifests } from "../functions/sedna/testing.ts";
+import { parseManifests } from "../functions/kit/testing/index.ts";
 
 const script = join(import.meta.dirname, "crds.ts");
 

@@ -8,8 +8,8 @@ import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { z } from "zod";
 import { loadControllers } from "./lib/controllers.ts";
-import { crdOf, crdYaml, uniqueResources } from "../functions/crd/generate.ts";
-import type { CustomResource } from "../functions/crd/resource.ts";
+import { crdOf, crdYaml, uniqueResources } from "../functions/kit/crd/generate.ts";
+import type { CustomResource } from "../functions/kit/crd/resource.ts";
 
 const HELP = `usage: npm run crds -- [--out DIR] [--help]
 

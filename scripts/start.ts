@@ -7,8 +7,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_START_NODES, NodesFlag } from "../sim/flags.ts";
-import { createLogger, LEVELS } from "../relay/log.ts";
-import { cli, stopOnSignal, stringOptions } from "./lib/cli.ts";
+import { createLogger, LEVELS } from "../cli/log.ts";
+import { cli, stringOptions } from "../cli/args.ts";
+import { stopOnSignal } from "../cli/signals.ts";
 import { ROOT } from "./lib/controllers.ts";
 import { startOnCluster, startStack } from "./lib/stack.ts";
 

@@ -2,13 +2,13 @@
  * The embedded local cluster: an in-process Kubernetes API (sim/api), served over HTTP
  * (sim/http) for kubectl and client-node, with the built-in controllers (sim/controllers).
  */
-import { SimCluster, type SimClusterOptions } from "./api/cluster.ts";
-import type { SimController } from "./cluster.ts";
+import { SimCluster, type SimClusterOptions } from "./api/sim-cluster.ts";
+import type { SimController } from "./contract.ts";
 import { builtinControllers } from "./controllers/index.ts";
 import { startApiServer, type ApiServerOptions } from "./http/server.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 
-export { SimCluster } from "./api/cluster.ts";
+export { SimCluster } from "./api/sim-cluster.ts";
 
 /** How to start the sim. */
 export interface SimOptions extends SimClusterOptions {

@@ -1,7 +1,8 @@
 /** `npm run sim -- --port P --kubeconfig FILE [--nodes N|NAMES]`: the embedded cluster alone. */
 import { z } from "zod";
-import { createLogger, LEVELS } from "../relay/log.ts";
-import { cli, stopOnSignal, stringOptions } from "../scripts/lib/cli.ts";
+import { createLogger, LEVELS } from "../cli/log.ts";
+import { cli, stringOptions } from "../cli/args.ts";
+import { stopOnSignal } from "../cli/signals.ts";
 import { NodesFlag } from "./flags.ts";
 import { startSim } from "./index.ts";
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { errorFromZod, type ErrorBody } from "../protocol/index.ts";
+import { errorFromZod, type ErrorBody } from "../../protocol/index.ts";
 
 /** A failure a route answers with a JSON `ErrorBody`. */
 export class HttpError extends Error {

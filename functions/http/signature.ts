@@ -1,5 +1,5 @@
 import type { ReplayClient } from "../deps.ts";
-import { MAX_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from "../protocol/index.ts";
+import { MAX_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from "../../protocol/index.ts";
 import { HttpError } from "./errors.ts";
 
 const REASONS = {

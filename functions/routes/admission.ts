@@ -1,6 +1,6 @@
 import { HttpError } from "../http/errors.ts";
 import { parseJson } from "../http/body.ts";
-import { AdmissionResponse, AdmissionReviewRequest, type AdmissionReviewResponse } from "../protocol/index.ts";
+import { AdmissionResponse, AdmissionReviewRequest, type AdmissionReviewResponse } from "../../protocol/index.ts";
 import type { Registry } from "../registry.ts";
 
 /** `POST /v1/admission/:webhook`: the AdmissionReview the relay forwarded, answered. */

@@ -1,6 +1,6 @@
 import { parseJson } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { ApiRequest, ApiResponse } from "../protocol/index.ts";
+import { ApiRequest, ApiResponse } from "../../protocol/index.ts";
 import type { Registry } from "../registry.ts";
 
 /** `POST /v1/api/:api`: an HTTP request the relay's front received, answered with a reply and actions. */

@@ -1,6 +1,6 @@
 import { HttpError } from "../http/errors.ts";
 import type { WorkerDeps } from "../deps.ts";
-import { OutboxQuery, type OutboxBatch } from "../protocol/index.ts";
+import { OutboxQuery, type OutboxBatch } from "../../protocol/index.ts";
 
 /** `GET /v1/outbox?cursor=&wait=`: acknowledges up to `cursor`, long-polls for what follows. */
 export async function outboxRoute(query: Record<string, string>, deps: WorkerDeps): Promise<OutboxBatch> {

@@ -1,7 +1,7 @@
 import { HttpError } from "../http/errors.ts";
 import { resolveClaims } from "../claims.ts";
 import type { WorkerDeps } from "../deps.ts";
-import { EventBatch, Plan, ReconcileRequest, kindKey, type Watch } from "../protocol/index.ts";
+import { EventBatch, Plan, ReconcileRequest, kindKey, type Watch } from "../../protocol/index.ts";
 import type { Registry } from "../registry.ts";
 import { parseJson } from "../http/body.ts";
 

@@ -6,7 +6,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
-import type { TypeRef } from "../../functions/protocol/index.ts";
+import type { TypeRef } from "../../protocol/index.ts";
 
 /** A failed API call, with the Kubernetes `Status` message and code. */
 export class KubeError extends Error {

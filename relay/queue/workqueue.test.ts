@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FakeClock, settle } from "./fake-clock.ts";
+import { FakeClock, settle } from "../../test/support/fake-clock.ts";
 import { WorkQueue, type Outcome, type WorkQueueOptions } from "./workqueue.ts";
 
 /** A process function whose calls stay open until released. */

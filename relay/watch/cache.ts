@@ -4,7 +4,7 @@
  * backoff, and reports every relist so the relay can resync.
  */
 import { ListWatch, Watch as KubeWatch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
-import type { KubeObject, Watch } from "../../functions/protocol/index.ts";
+import type { KubeObject, Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { keyOfObject } from "./mapping.ts";
 

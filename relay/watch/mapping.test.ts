@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeObject, Mapping } from "../../functions/protocol/index.ts";
+import type { KubeObject, Mapping } from "../../protocol/index.ts";
 import { keyOfObject, parentKeys, valuesAt } from "./mapping.ts";
 
 const job: KubeObject = {

@@ -2,7 +2,7 @@
  * From a watched object to the parent keys it makes dirty, per the manifest's mapping
  * (pure). `reference` mappings need the parents: the caller passes a lookup.
  */
-import type { KubeObject, Mapping } from "../../functions/protocol/index.ts";
+import type { KubeObject, Mapping } from "../../protocol/index.ts";
 
 /** `namespace/name` or `name`. */
 export function keyOfObject(object: KubeObject): string {

@@ -3,7 +3,7 @@
  * does for objects this tool owns): POST when absent, PUT with the current
  * resourceVersion when present.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { KubeError, type KubeClient } from "../../relay/kube/client.ts";
 
 /** The object as the cluster has it now, or undefined. */

@@ -1,11 +1,14 @@
 /**
- * Where controllers live: every `controller.ts` one folder below a controllers root
- * (`functions/controllers/<name>/controller.ts`, plus extra roots such as a test's own).
+ * Where controllers live: every `controller.ts` one or two folders below a controllers
+ * root. A family with one controller is one folder (`functions/controllers/<name>/`); a
+ * family of several keeps what they share beside them
+ * (`functions/controllers/sedna/jointinference/controller.ts`). Extra roots, such as a
+ * test's own, follow the same rule.
  */
 import { globSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Controller } from "../../functions/controller.ts";
+import type { Controller } from "../../functions/kit/controller.ts";
 
 /** The repository root (scripts/lib/../..). */
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -16,7 +19,7 @@ export const CONTROLLERS_DIR = join(ROOT, "functions/controllers");
 /** Absolute paths of every controller module under the given roots, sorted per root. */
 export function controllerFiles(extraDirs: readonly string[] = []): string[] {
   return [CONTROLLERS_DIR, ...extraDirs.map((dir) => resolve(dir))].flatMap((dir) =>
-    globSync("*/controller.ts", { cwd: dir })
+    [...globSync("*/controller.ts", { cwd: dir }), ...globSync("*/*/controller.ts", { cwd: dir })]
       .sort()
       .map((file) => join(dir, file)),
   );

@@ -3,8 +3,8 @@
  * same client the relay uses. `npm start` uses it on the sim and on a real cluster alike.
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import { crdsOf } from "../../functions/crd/generate.ts";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import { crdsOf } from "../../functions/kit/crd/generate.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { KubeClient } from "../../relay/kube/client.ts";
 import { applyObject } from "./apply.ts";
 import { loadControllers } from "./controllers.ts";

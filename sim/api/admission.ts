@@ -4,8 +4,8 @@
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import { ApiError } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import { ApiError } from "../contract.ts";
 import { jsonPatch } from "../patch/json.ts";
 import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
 import type { ResourceType } from "../registry/resource.ts";

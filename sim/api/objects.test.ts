@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { jsonEqual, sameContent } from "./objects.ts";
 
 test("jsonEqual: key order and undefined members do not matter; values, types and array order do", () => {

@@ -1,5 +1,5 @@
 /** Small helpers over plain Kubernetes objects, shared by the API pipeline. */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 
 export type Obj = Record<string, unknown>;
 

@@ -3,9 +3,9 @@
  * pod-template-hash), rolled with maxSurge/maxUnavailable (or Recreate), and the
  * Deployment's status: observedGeneration, replicas, updated/ready/available, conditions.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { stableJson } from "../api/objects.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
 
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };

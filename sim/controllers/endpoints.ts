@@ -3,9 +3,9 @@
  * of its pods (ready ones as addresses, others as notReadyAddresses) and its ports,
  * with named target ports resolved against each pod's container ports.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { jsonEqual } from "../api/objects.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const SERVICE = { apiVersion: "v1", kind: "Service" };

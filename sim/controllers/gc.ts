@@ -4,8 +4,8 @@
  * or are released (orphan: ownerReferences stripped, then the `orphan` finalizer
  * removed). Works for every kind, custom resources included.
  */
-import type { KubeObject, OwnerReference, TypeRef } from "../../functions/protocol/index.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { KubeObject, OwnerReference, TypeRef } from "../../protocol/index.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { ignoreNotFound, KeyQueue } from "./runtime.ts";
 
 interface Node {

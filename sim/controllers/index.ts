@@ -1,4 +1,4 @@
-import type { SimController, SimControllerOptions } from "../cluster.ts";
+import type { SimController, SimControllerOptions } from "../contract.ts";
 import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { garbageCollector } from "./gc.ts";

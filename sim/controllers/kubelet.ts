@@ -4,8 +4,8 @@
  * `sim.edgeloop.dev/exit-code` under its restartPolicy, and a deleted pod terminates
  * once its grace period is over.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { heartbeating } from "./nodes.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
 

@@ -4,8 +4,8 @@
  * NoExecute taints; its pods turn not Ready; pods are evicted when their NoExecute
  * toleration runs out. A node that heartbeats again loses the taints.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { Cluster, SimController, SimControllerOptions } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster, SimController, SimControllerOptions } from "../contract.ts";
 import { readyCondition } from "./nodes.ts";
 import { arr, ignoreNotFound, now, obj, terminal, type Obj } from "./runtime.ts";
 

@@ -2,8 +2,8 @@
  * Simulated nodes: `sim-node-1..N` created at start, each heartbeating (Ready condition
  * and its Lease in kube-node-lease) unless annotated `sim.edgeloop.dev/heartbeat: stopped`.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { Cluster, SimController, SimControllerOptions } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster, SimController, SimControllerOptions } from "../contract.ts";
 import { arr, ignoreNotFound, now, obj, type Obj } from "./runtime.ts";
 
 export const HEARTBEAT_ANNOTATION = "sim.edgeloop.dev/heartbeat";

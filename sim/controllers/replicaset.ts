@@ -2,8 +2,8 @@
  * The ReplicaSet controller: keeps `spec.replicas` live pods from the template, owned by
  * the ReplicaSet (controller ownerReference), and reports replicas, ready and available.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { controllerOf, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };

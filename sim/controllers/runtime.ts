@@ -2,8 +2,8 @@
  * What every built-in controller runs on: a deduplicating key queue processed one key
  * at a time (client-go's workqueue, minus rate limiting) and cancellable timers.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import { ApiError } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import { ApiError } from "../contract.ts";
 
 /** A queue of keys: a key waiting is queued once; keys are processed in order, one at a time. */
 export class KeyQueue {

@@ -3,8 +3,8 @@
  * to a node that fits (Ready, schedulable, taints tolerated, nodeSelector, cpu, memory
  * and pod count), least-loaded first. Pods for another scheduler stay Pending for it.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { Cluster, ClusterEvent, SimController } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { arr, ignoreNotFound, isConflict, keyOf, KeyQueue, now, obj, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };

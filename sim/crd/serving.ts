@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import type { Cause } from "../pipeline/errors.ts";
 import type { PrinterColumn, ResourceType } from "../registry/resource.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ApiError } from "../cluster.ts";
+import { ApiError } from "../contract.ts";
 import { paginate, parseLimit } from "./paging.ts";
 
 const keys = ["b/2", "a/1", "b/1", "a/3", "c/1"];

@@ -7,7 +7,7 @@
  * delivers that change again, which informers absorb. A token older than the event
  * history is 410 Expired, as after etcd compaction.
  */
-import { ApiError } from "../cluster.ts";
+import { ApiError } from "../contract.ts";
 import { badRequest } from "../pipeline/errors.ts";
 
 /** One page of a list. */

@@ -2,10 +2,10 @@
  * The `scale` subresource of Deployments and ReplicaSets (autoscaling/v1 Scale), as
  * `kubectl scale` and HorizontalPodAutoscalers use it.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import { ApiError } from "../cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import { ApiError } from "../contract.ts";
 import { jsonPatch } from "../patch/json.ts";
-import { mergePatch } from "../patch/merge.ts";
+import { applyMergePatch } from "../patch/merge.ts";
 
 type Obj = Record<string, unknown>;
 const asObj = (value: unknown): Obj => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : {});
@@ -51,5 +51,5 @@ export function requestedReplicas(scale: unknown): number {
 /** Applies a PATCH body to the current Scale. */
 export function patchScale(current: Obj, patch: unknown, type: string): Obj {
   if (type === "json") return asObj(jsonPatch(current, patch));
-  return asObj(mergePatch(current, patch));
+  return asObj(applyMergePatch(current, patch));
 }

@@ -3,7 +3,7 @@
  * are the columns kube-apiserver prints for the kinds edgeloop uses, plus each CRD's
  * additionalPrinterColumns.
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { printerCell } from "./jsonpath.ts";
 import { asObj, type Obj } from "../api/objects.ts";
 import type { ResourceType } from "../registry/resource.ts";

@@ -4,8 +4,8 @@
  * with bookmarks, a timeout, and 410 Gone past the event history.
  */
 import type { ServerResponse } from "node:http";
-import type { KubeObject } from "../../functions/protocol/index.ts";
-import type { SimCluster } from "../api/cluster.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { SimCluster } from "../api/sim-cluster.ts";
 import { gone } from "../pipeline/errors.ts";
 import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";

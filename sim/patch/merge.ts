@@ -8,12 +8,12 @@ export function isObject(value: unknown): value is Record<string, Json> {
 }
 
 /** Applies a merge patch: objects merge recursively, null deletes, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): Json {
+export function applyMergePatch(target: unknown, patch: unknown): Json {
   if (!isObject(patch)) return structuredClone(patch as Json);
   const result: Record<string, Json> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    else result[key] = applyMergePatch(result[key], value);
   }
   return result;
 }

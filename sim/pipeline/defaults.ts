@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import type { ResourceType } from "../registry/resource.ts";
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { ApiError } from "../cluster.ts";
+import { ApiError } from "../contract.ts";
 import type { ResourceType } from "../registry/resource.ts";
 
 /** `pods "x"` / `models.sedna.io "x"`: how Kubernetes names an object in messages. */

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { EventHistory } from "./history.ts";
 
 /** An object as stored: never mutated after commit; `json` is its serialisation, reused by list and watch. */

@@ -6,7 +6,7 @@
  * 10,000 parents, and the RSS of a relay process holding 10,000 pods in its caches.
  */
 import { readFileSync } from "node:fs";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
 import { onCreated, percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";

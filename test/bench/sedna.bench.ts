@@ -4,7 +4,7 @@
  * for 1,000 FederatedLearningJobs of 3 workers, created at once, to be fully materialised
  * (every pod exists, every job Running).
  */
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
 import { onCreated, percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 
 /** The p-th percentile of ascending `sorted`. */

@@ -1,7 +1,7 @@
 /** Two relay replicas with leader election: one reconciles; the other takes over when the lease is released or lapses. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { testStack, waitFor, waitForObject } from "./harness.ts";

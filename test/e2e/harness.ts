@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeObject, TypeRef } from "../../functions/protocol/index.ts";
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import { startStack, type Stack, type StackOptions } from "../../scripts/lib/stack.ts";
 import { waitFor } from "../worker/client.ts";
 

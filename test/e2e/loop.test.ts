@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { signRequest, type KubeObject } from "../../functions/protocol/index.ts";
+import { signRequest, type KubeObject } from "../../protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { frontCall, testStack, waitFor, waitForObject } from "./harness.ts";

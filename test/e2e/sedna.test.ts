@@ -8,15 +8,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { DEFAULT_START_NODES } from "../../sim/flags.ts";
 import { testStack, waitFor, waitForGone, waitForObject } from "./harness.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
-// Byte-identical copies of ../shared/fixtures/sedna (the upstream manifests), so a clean clone is self-contained.
-const FIXTURES = join(import.meta.dirname, "../../functions/sedna/fixtures");
+// The upstream Sedna manifests, byte-identical (their sources: functions/controllers/sedna/fixtures/SOURCES.md).
+const FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
 const POD = { apiVersion: "v1", kind: "Pod" };
 const SERVICE = { apiVersion: "v1", kind: "Service" };
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };

@@ -1,7 +1,7 @@
 /** The sim's built-in controllers, observed through the in-process API as a client would. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { HEARTBEAT_ANNOTATION } from "../../sim/controllers/nodes.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { waitFor } from "../worker/client.ts";

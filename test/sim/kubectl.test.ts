@@ -7,13 +7,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../../functions/protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { waitFor } from "../worker/client.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "./kubectl.ts";
 
-// Byte-identical copies of ../shared/fixtures/sedna (the upstream manifests), so a clean clone is self-contained.
-const FIXTURES = join(import.meta.dirname, "../../functions/sedna/fixtures");
+// The upstream Sedna manifests, byte-identical (their sources: functions/controllers/sedna/fixtures/SOURCES.md).
+const FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
 const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
 
 let sim: RunningSim;

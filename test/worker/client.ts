@@ -1,5 +1,5 @@
 /** Test support: signed requests to a running Worker, and waiting for a condition. */
-import { signRequest } from "../../functions/protocol/index.ts";
+import { signRequest } from "../../protocol/index.ts";
 
 export const SECRET = "test-secret-0123456789";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { signRequest } from "../../functions/protocol/index.ts";
+import { signRequest } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
 

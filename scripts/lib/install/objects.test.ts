@@ -5,7 +5,7 @@ import { request } from "node:https";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import type { Manifest } from "../../../functions/protocol/index.ts";
+import type { Manifest } from "../../../protocol/index.ts";
 import { installObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
 import { selfSignedCertificate } from "./tls.ts";

@@ -4,7 +4,7 @@
  * HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service, the webhook
  * configurations (caBundle set), and the CRDs.
  */
-import type { KubeObject, Manifest, WebhookSpec } from "../../../functions/protocol/index.ts";
+import type { KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
 import { RELAY_NODE_OPTIONS } from "../../../relay/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";

@@ -4,7 +4,7 @@
  * and, for controllers that keep their own view (schedulers), the kinds they watch plus
  * pod bindings.
  */
-import type { Manifest, Watch } from "../../../functions/protocol/index.ts";
+import type { Manifest, Watch } from "../../../protocol/index.ts";
 
 /** A ClusterRole rule. */
 export interface PolicyRule {

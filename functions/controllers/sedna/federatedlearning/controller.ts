@@ -1,0 +1,38 @@
+import type { SnapshotController } from "../../../kit/controller.ts";
+import { SEDNA_API_VERSION } from "../group.ts";
+import { datasetResource } from "../dataset.ts";
+import { modelResource } from "../model.ts";
+import { reconcileFederatedLearning } from "./reconcile.ts";
+import { federatedLearningResource } from "./schema.ts";
+
+const parent = { apiVersion: SEDNA_API_VERSION, kind: "FederatedLearningJob" };
+
+/** Sedna federated learning: an aggregation pod and Service, one training pod per worker. */
+const controller: SnapshotController = {
+  name: "federatedlearning",
+  delivery: "snapshot",
+  parent,
+  watches: [
+    { ...parent, resource: "federatedlearningjobs", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent } },
+    { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
+    {
+      apiVersion: SEDNA_API_VERSION,
+      kind: "Model",
+      resource: "models",
+      namespaced: true,
+      mapping: { by: "reference", paths: ["spec.aggregationWorker.model.name", "spec.pretrainedModel.name"] },
+    },
+    {
+      apiVersion: SEDNA_API_VERSION,
+      kind: "Dataset",
+      resource: "datasets",
+      namespaced: true,
+      mapping: { by: "reference", paths: ["spec.trainingWorkers[].dataset.name"] },
+    },
+  ],
+  resources: [federatedLearningResource, modelResource, datasetResource],
+  reconcile: reconcileFederatedLearning,
+};
+
+export default controller;

@@ -1,0 +1,359 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import type { Decision } from "../../../kit/controller.ts";
+import type { KubeObject, ReconcileRequest, Trigger } from "../../../../protocol/index.ts";
+import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
+import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
+import { reconcileFederatedLearning } from "./reconcile.ts";
+
+const NAME = "surface-defect-detection";
+const T0 = "2026-11-22T12:00:00Z";
+const T1 = "2026-11-22T12:00:01Z";
+const T2 = "2026-11-22T12:00:02Z";
+const T3 = "2026-11-22T12:00:03Z";
+const LATER = "2026-11-22T12:05:00Z";
+
+const fixture = parseManifests(readFileSync(new URL("../../sedna/fixtures/federatedlearningjob_v1alpha1.yaml", import.meta.url), "utf8"))[0] as KubeObject;
+
+function sedna(kind: string, name: string, spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: "sedna.io/v1alpha1", kind, metadata: { name, namespace: "default" }, spec } as KubeObject;
+}
+
+/** A cluster with the upstream fixture job (no namespace in it: default) and its Model and Datasets. */
+function setup(name = NAME): { cluster: FakeCluster; job: KubeObject } {
+  const cluster = new FakeCluster();
+  cluster.add(sedna("Model", "surface-defect-detection-model", { url: "/model", format: "pb" }));
+  cluster.add(sedna("Dataset", "edge1-surface-defect-detection-dataset", { url: "/data/1.txt", format: "txt", nodeName: "edge1" }));
+  cluster.add(sedna("Dataset", "edge2-surface-defect-detection-dataset", { url: "s3://bucket/data/2.txt", format: "txt", nodeName: "edge2", credentialName: "s3" }));
+  const manifest = structuredClone(fixture);
+  manifest.metadata.name = name;
+  const job = cluster.add(manifest);
+  return { cluster, job };
+}
+
+function request(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): ReconcileRequest {
+  return cluster.request({
+    controller: "federatedlearning",
+    parentKind: "FederatedLearningJob",
+    name,
+    children: [
+      { apiVersion: "v1", kind: "Pod" },
+      { apiVersion: "v1", kind: "Service" },
+    ],
+    related: [
+      { apiVersion: "sedna.io/v1alpha1", kind: "Model" },
+      { apiVersion: "sedna.io/v1alpha1", kind: "Dataset" },
+    ],
+    triggers,
+    now,
+  });
+}
+
+function reconcile(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): { decision: Decision; result: Applied } {
+  const decision = reconcileFederatedLearning(request(cluster, now, triggers, name));
+  return { decision, result: cluster.apply(decision, now) };
+}
+
+function pods(cluster: FakeCluster, slot?: string): KubeObject[] {
+  return cluster.list("Pod").filter((p) => slot === undefined || p.metadata.labels?.[WORKER_SLOT_LABEL] === slot);
+}
+
+function env(pod: KubeObject | undefined): Record<string, string> {
+  const spec = pod?.["spec"] as { containers: { env: { name: string; value: string }[] }[] };
+  return Object.fromEntries((spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+}
+
+function setPhase(cluster: FakeCluster, pod: KubeObject, phase: string): KubeObject {
+  const current = cluster.get("Pod", pod.metadata.name ?? "");
+  assert.ok(current);
+  return cluster.update({ ...current, status: { phase } });
+}
+
+function status(cluster: FakeCluster, name = NAME): Record<string, unknown> {
+  return (cluster.get("FederatedLearningJob", name)?.["status"] ?? {}) as Record<string, unknown>;
+}
+
+/** Creates the pods, then lets the job see them (phase Running). */
+function running(): { cluster: FakeCluster; job: KubeObject } {
+  const made = setup();
+  reconcile(made.cluster, T0);
+  reconcile(made.cluster, T0);
+  assert.equal(status(made.cluster)["phase"], "Running");
+  return made;
+}
+
+test("creates the aggregation pod and Service and one training pod per worker, owned by the live job", () => {
+  const { cluster, job } = setup();
+  const { result } = reconcile(cluster, T0);
+  assert.deepEqual(result.errors, []);
+  assert.equal(pods(cluster).length, 3);
+  const [agg] = pods(cluster, "aggregation");
+  assert.match(agg?.metadata.name ?? "", new RegExp(`^${NAME}-aggregation-[0-9a-z]{5}$`));
+  const service = cluster.get("Service", `${NAME}-aggregation`);
+  assert.deepEqual((service?.["spec"] as { ports: { port: number }[] }).ports.map((p) => p.port), [7363]);
+  for (const child of [...pods(cluster), service]) {
+    assert.deepEqual(child?.metadata.ownerReferences, [
+      { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob", name: NAME, uid: job.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+    assert.equal(child?.metadata.labels?.["federatedlearningjob.sedna.io/uid"], job.metadata.uid);
+  }
+  const aggEnv = env(agg);
+  assert.equal(aggEnv["AGG_BIND_PORT"], "7363");
+  assert.equal(aggEnv["PARTICIPANTS_COUNT"], "2");
+  assert.equal(aggEnv["TRANSMITTER"], "ws");
+  assert.equal(aggEnv["MODEL_URL"], "/home/data/model");
+  assert.equal(aggEnv["JOB_NAME"], NAME);
+  assert.equal(aggEnv["NAMESPACE"], "default");
+  assert.equal(aggEnv["WORKER_NAME"], agg?.metadata.name);
+  assert.equal(aggEnv["exit_round"], "3", "the user's env vars are kept");
+  assert.equal((agg?.["spec"] as { restartPolicy: string }).restartPolicy, "OnFailure");
+  for (const [slot, dataset, url] of [
+    ["train-0", "edge1-surface-defect-detection-dataset", "/home/data/data/1.txt"],
+    ["train-1", "edge2-surface-defect-detection-dataset", "/downloads/bucket/data/2.txt"],
+  ] as const) {
+    const [pod] = pods(cluster, slot);
+    assert.match(pod?.metadata.name ?? "", new RegExp(`^${NAME}-train-[0-9a-z]{5}$`));
+    const spec = pod?.["spec"] as { hostNetwork: boolean; restartPolicy: string; nodeName: string };
+    assert.equal(spec.hostNetwork, true);
+    assert.equal(spec.restartPolicy, "OnFailure");
+    const e = env(pod);
+    assert.equal(e["AGG_IP"], `${NAME}-aggregation.default`);
+    assert.equal(e["AGG_PORT"], "7363");
+    assert.equal(e["MODEL_NAME"], "surface-defect-detection-model");
+    assert.equal(e["DATASET_NAME"], dataset);
+    assert.equal(e["TRAIN_DATASET_URL"], url);
+    assert.equal(e["LC_SERVER"], "http://localhost:9100");
+    assert.equal(e["batch_size"], "32");
+  }
+  assert.equal(status(cluster)["phase"], "Pending");
+  assert.equal(status(cluster)["startTime"], T0);
+});
+
+test("replaying the same snapshot once the pods exist creates nothing; the job turns Running once", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const second = reconcile(cluster, T1);
+  assert.deepEqual(actionsOf(second.decision, "create"), []);
+  assert.equal(status(cluster)["phase"], "Running");
+  assert.equal(status(cluster)["active"], 3);
+  const conditions = status(cluster)["conditions"] as { type: string; status: string }[];
+  assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`), ["Training=True"]);
+  assert.deepEqual(reconcile(cluster, T2).decision, { actions: [] });
+  assert.deepEqual(reconcile(cluster, T3).decision, { actions: [] });
+});
+
+test("self-healing: a deleted training pod is replaced once, under a new name, even when the deletion is replayed", () => {
+  const { cluster, job } = running();
+  const [victim] = pods(cluster, "train-1");
+  assert.ok(victim);
+  const gone = cluster.remove("Pod", victim.metadata.name ?? "");
+  const first = reconcile(cluster, T1, [deletedTrigger(gone)]);
+  const [create] = actionsOf(first.decision, "create");
+  assert.ok(create);
+  assert.deepEqual(create.claim, { key: `${job.metadata.uid}/Pod/${gone.metadata.uid}`, ttlSeconds: 5 });
+  assert.notEqual(create.object.metadata.name, gone.metadata.name);
+  assert.equal(pods(cluster, "train-1").length, 1);
+  // A replay of the same deletion, while the cache does not show the replacement yet.
+  const replay = request(cluster, T2, [deletedTrigger(gone)]);
+  replay.children["Pod.v1"] = (replay.children["Pod.v1"] ?? []).filter((p) => p.metadata.labels?.[WORKER_SLOT_LABEL] !== "train-1");
+  const again = cluster.apply(reconcileFederatedLearning(replay), T2);
+  assert.equal(again.dropped.filter((a) => a.type === "create").length, 1);
+  assert.equal(pods(cluster, "train-1").length, 1, "one deletion, one replacement");
+  assert.equal(pods(cluster).length, 3);
+});
+
+test("defect: graceful deletion — the replacement of a terminating pod gets a new name, and the later DELETE adds nothing", () => {
+  const { cluster } = running();
+  const [victim] = pods(cluster, "aggregation");
+  assert.ok(victim);
+  const terminating = cluster.markDeleting("Pod", victim.metadata.name ?? "", T1);
+  const first = reconcile(cluster, T1, [{ type: "MODIFIED", kind: "Pod.v1", object: terminating }]);
+  assert.deepEqual(first.result.errors, [], "no 409 AlreadyExists");
+  assert.equal(pods(cluster, "aggregation").length, 2, "the terminating pod and its replacement");
+  const gone = cluster.remove("Pod", victim.metadata.name ?? "");
+  const second = reconcile(cluster, T2, [deletedTrigger(gone)]);
+  assert.deepEqual(actionsOf(second.decision, "create").filter((c) => !second.result.dropped.includes(c)), []);
+  assert.equal(pods(cluster, "aggregation").length, 1);
+});
+
+test("defect: preventRecreation was a global flag — a spec update replaces old-spec pods once and never resurrects them", () => {
+  const { cluster } = running();
+  const old = pods(cluster);
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }[] };
+  spec.trainingWorkers[0]?.template.spec.containers[0]?.env.push({ name: "extra", value: "1" });
+  cluster.update({ ...job, spec });
+  const roll = reconcile(cluster, T1);
+  assert.deepEqual(
+    actionsOf(roll.decision, "delete").map((d) => [d.target.name, d.preconditions?.uid]).sort(),
+    old.map((p) => [p.metadata.name, p.metadata.uid]).sort(),
+    "every old pod is deleted, pinned to its uid",
+  );
+  assert.equal(actionsOf(roll.decision, "create").length, 3);
+  const fresh = pods(cluster);
+  assert.equal(fresh.length, 3);
+  assert.equal(new Set(fresh.map((p) => p.metadata.labels?.[SPEC_HASH_LABEL])).size, 1);
+  assert.notEqual(fresh[0]?.metadata.labels?.[SPEC_HASH_LABEL], old[0]?.metadata.labels?.[SPEC_HASH_LABEL]);
+  assert.equal(status(cluster)["observedGeneration"], 2);
+  // The old pods' DELETE events arrive late: nothing of the old spec comes back.
+  const late = reconcile(cluster, T2, old.map((p) => deletedTrigger(p)));
+  assert.deepEqual(actionsOf(late.decision, "create"), []);
+  assert.deepEqual(pods(cluster).map((p) => p.metadata.name).sort(), fresh.map((p) => p.metadata.name).sort());
+});
+
+test("defect: deletionTimestamp bumps generation — a job being deleted is neither rolled nor healed", () => {
+  const { cluster } = running();
+  const [victim] = pods(cluster, "train-0");
+  assert.ok(victim);
+  const gone = cluster.remove("Pod", victim.metadata.name ?? "");
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  cluster.update({ ...job, metadata: { ...job.metadata, generation: 2, deletionTimestamp: T1, finalizers: ["foregroundDeletion"] } });
+  assert.deepEqual(reconcile(cluster, T1, [deletedTrigger(gone)]).decision, { actions: [] });
+});
+
+test("defect: deleting a Succeeded pod re-ran training — a completed worker is never healed, even without the event", () => {
+  const { cluster } = running();
+  const [worker] = pods(cluster, "train-0");
+  assert.ok(worker);
+  setPhase(cluster, worker, "Succeeded");
+  reconcile(cluster, T1);
+  assert.equal(status(cluster)["succeeded"], 1);
+  const gone = cluster.remove("Pod", worker.metadata.name ?? "");
+  assert.deepEqual(actionsOf(reconcile(cluster, T2, [deletedTrigger(gone)]).decision, "create"), []);
+  // A later resync carries no trigger: the job's status remembers the worker completed.
+  assert.deepEqual(actionsOf(reconcile(cluster, LATER).decision, "create"), []);
+  assert.equal(pods(cluster, "train-0").length, 0);
+  assert.equal(status(cluster)["phase"], "Running");
+});
+
+test("Complete when the training workers succeed; a Complete job is left alone", () => {
+  const { cluster } = running();
+  for (const pod of [...pods(cluster, "train-0"), ...pods(cluster, "train-1")]) setPhase(cluster, pod, "Succeeded");
+  const done = reconcile(cluster, T2);
+  assert.deepEqual(actionsOf(done.decision, "create"), []);
+  const s = status(cluster);
+  assert.equal(s["phase"], "Succeeded");
+  assert.equal(s["completionTime"], T2);
+  assert.equal(s["succeeded"], 2);
+  const conditions = s["conditions"] as { type: string; status: string }[];
+  assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`), ["Training=False", "Complete=True"]);
+  assert.ok(cluster.events.some((e) => e.reason === "TrainingCompleted"));
+  const [agg] = pods(cluster, "aggregation");
+  const gone = cluster.remove("Pod", agg?.metadata.name ?? "");
+  assert.deepEqual(reconcile(cluster, T3, [deletedTrigger(gone)]).decision, { actions: [] });
+});
+
+test("Failed when a worker fails for good; a Failed job is not healed", () => {
+  const { cluster } = running();
+  const [worker] = pods(cluster, "train-1");
+  assert.ok(worker);
+  setPhase(cluster, worker, "Failed");
+  reconcile(cluster, T1);
+  const s = status(cluster);
+  assert.equal(s["phase"], "Failed");
+  assert.equal(s["failed"], 1);
+  assert.equal(s["completionTime"], T1);
+  assert.ok(cluster.events.some((e) => e.eventType === "Warning" && e.reason === "WorkerFailed"));
+  const gone = cluster.remove("Pod", worker.metadata.name ?? "");
+  assert.deepEqual(reconcile(cluster, T2, [deletedTrigger(gone)]).decision, { actions: [] });
+});
+
+test("defect: Training conditions appended without bound — one condition per type, updated in place", () => {
+  const { cluster } = setup();
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const training = (round: number): Record<string, unknown> => ({ type: "Training", status: "True", reason: `round ${round}`, lastHeartbeatTime: T0 });
+  cluster.update({ ...job, status: { phase: "Running", conditions: [1, 2, 3, 4, 5].map(training) } });
+  reconcile(cluster, T1);
+  reconcile(cluster, T2);
+  const conditions = status(cluster)["conditions"] as { type: string; reason: string }[];
+  assert.deepEqual(conditions.map((c) => c.type), ["Training"]);
+  assert.equal(conditions[0]?.reason, "WorkersRunning");
+});
+
+test("defect: controller-wide fields — each job's pods use only that job's data", () => {
+  const cluster = new FakeCluster();
+  const a = setup("job-a");
+  const b = setup("job-b");
+  for (const made of [a, b]) for (const object of [...made.cluster.list("Model"), ...made.cluster.list("Dataset"), ...made.cluster.list("FederatedLearningJob")]) cluster.add(object);
+  reconcile(cluster, T0, [], "job-a");
+  reconcile(cluster, T0, [], "job-b");
+  const jobA = cluster.get("FederatedLearningJob", "job-a");
+  assert.ok(jobA);
+  const spec = structuredClone(jobA["spec"]) as { aggregationWorker: { template: { spec: { nodeName: string } } } };
+  spec.aggregationWorker.template.spec.nodeName = "cloud2";
+  cluster.update({ ...jobA, spec });
+  reconcile(cluster, T1, [], "job-a");
+  for (const pod of cluster.list("Pod")) {
+    const job = pod.metadata.ownerReferences?.[0]?.name ?? "";
+    const e = env(pod);
+    assert.equal(e["JOB_NAME"], job);
+    if (e["AGG_IP"] !== undefined) assert.equal(e["AGG_IP"], `${job}-aggregation.default`);
+    assert.equal(pod.metadata.labels?.["federatedlearningjob.sedna.io/name"], job);
+  }
+  assert.equal(cluster.list("Pod").filter((p) => p.metadata.ownerReferences?.[0]?.name === "job-b").length, 3, "job-b untouched");
+  assert.equal(cluster.list("Pod").length, 6);
+});
+
+test("pods we do not control are never healed nor counted", () => {
+  const { cluster } = running();
+  const stranger = cluster.add({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: `${NAME}-train-zzzzz`,
+      namespace: "default",
+      labels: { "federatedlearningjob.sedna.io/name": NAME, [WORKER_SLOT_LABEL]: "train-0" },
+      ownerReferences: [{ apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob", name: NAME, uid: "an-older-job", controller: true }],
+    },
+    spec: {},
+    status: { phase: "Failed" },
+  });
+  const seen = reconcile(cluster, T1);
+  assert.deepEqual(seen.decision.actions, [], "neither deleted, nor counted as a failure");
+  const gone = cluster.remove("Pod", stranger.metadata.name ?? "");
+  assert.deepEqual(reconcile(cluster, T2, [deletedTrigger(gone)]).decision.actions, []);
+});
+
+test("a duplicate pod of one worker (a lagging cache) is removed, keeping the oldest", () => {
+  const { cluster } = running();
+  const [original] = pods(cluster, "train-0");
+  assert.ok(original);
+  const copy = structuredClone(original);
+  copy.metadata = { ...copy.metadata, name: `${NAME}-train-dupli`, uid: undefined, creationTimestamp: LATER };
+  cluster.add(copy);
+  const { decision } = reconcile(cluster, T1);
+  assert.deepEqual(actionsOf(decision, "delete").map((d) => d.target.name), [`${NAME}-train-dupli`]);
+  assert.deepEqual(pods(cluster, "train-0").map((p) => p.metadata.name), [original.metadata.name]);
+});
+
+test("s3 transmitter and pretrained model: TRANSMITTER, AGG_DATA_PATH, credentials and PRETRAINED_MODEL_URL", () => {
+  const { cluster } = setup();
+  cluster.add(sedna("Model", "pretrained", { url: "s3://models/pre.pb", format: "pb" }));
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  cluster.update({ ...job, spec: { ...(job["spec"] as object), pretrainedModel: { name: "pretrained" }, transmitter: { s3: { aggDataPath: "s3://agg/", credentialName: "agg-creds" } } } });
+  reconcile(cluster, T0);
+  for (const pod of pods(cluster)) {
+    const e = env(pod);
+    assert.equal(e["TRANSMITTER"], "s3");
+    assert.equal(e["AGG_DATA_PATH"], "s3://agg/");
+    assert.equal(e["PRETRAINED_MODEL_URL"], "/downloads/models/pre.pb");
+    const container = (pod["spec"] as { containers: { envFrom: unknown }[] }).containers[0];
+    assert.deepEqual(container?.envFrom, [{ secretRef: { name: "agg-creds" } }]);
+  }
+});
+
+test("a missing Dataset keeps the job Pending with the reason, and nothing is created", () => {
+  const { cluster } = setup();
+  cluster.remove("Dataset", "edge2-surface-defect-detection-dataset");
+  const { decision } = reconcile(cluster, T0);
+  assert.deepEqual(actionsOf(decision, "create"), []);
+  assert.equal(status(cluster)["phase"], "Pending");
+  const conditions = status(cluster)["conditions"] as { reason: string; message: string }[];
+  assert.equal(conditions[0]?.reason, "InputsNotReady");
+  assert.match(conditions[0]?.message ?? "", /Dataset edge2-surface-defect-detection-dataset not found/);
+});

@@ -1,0 +1,37 @@
+import type { SnapshotController } from "../../../kit/controller.ts";
+import { SEDNA_API_VERSION } from "../group.ts";
+import { modelResource } from "../model.ts";
+import { reconcileJointInference } from "./reconcile.ts";
+import { jointInferenceResource } from "./schema.ts";
+
+const parent = { apiVersion: SEDNA_API_VERSION, kind: "JointInferenceService" };
+
+/** Sedna joint inference: a cloud and an edge Deployment, the cloud Service, optional HPAs. */
+const controller: SnapshotController = {
+  name: "jointinference",
+  delivery: "snapshot",
+  parent,
+  watches: [
+    { ...parent, resource: "jointinferenceservices", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "apps/v1", kind: "Deployment", resource: "deployments", namespaced: true, mapping: { by: "owner", owner: parent } },
+    { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
+    {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      resource: "horizontalpodautoscalers",
+      namespaced: true,
+      mapping: { by: "owner", owner: parent },
+    },
+    {
+      apiVersion: SEDNA_API_VERSION,
+      kind: "Model",
+      resource: "models",
+      namespaced: true,
+      mapping: { by: "reference", paths: ["spec.edgeWorker.model.name", "spec.cloudWorker.model.name"] },
+    },
+  ],
+  resources: [jointInferenceResource, modelResource],
+  reconcile: reconcileJointInference,
+};
+
+export default controller;

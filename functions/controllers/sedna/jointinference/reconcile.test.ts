@@ -1,0 +1,346 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import type { Decision } from "../../../kit/controller.ts";
+import type { KubeObject, Trigger } from "../../../../protocol/index.ts";
+import { SPEC_HASH_LABEL } from "../../../kit/labels.ts";
+import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
+import { reconcileJointInference } from "./reconcile.ts";
+
+const NAME = "helmet-detection-inference-example";
+const CLOUD = `${NAME}-deployment-cloud`;
+const EDGE = `${NAME}-deployment-edge`;
+const T0 = "2026-11-22T12:00:00Z";
+const T1 = "2026-11-22T12:00:01Z";
+const T2 = "2026-11-22T12:00:02Z";
+const LATER = "2026-11-22T12:01:00Z";
+
+const fixture = parseManifests(readFileSync(new URL("../../sedna/fixtures/jointinferenceservice_v1alpha1.yaml", import.meta.url), "utf8"))[0] as KubeObject;
+
+function model(name: string, url: string, credentialName?: string): KubeObject {
+  return {
+    apiVersion: "sedna.io/v1alpha1",
+    kind: "Model",
+    metadata: { name, namespace: "default" },
+    spec: { url, format: "pb", ...(credentialName ? { credentialName } : {}) },
+  } as KubeObject;
+}
+
+/** A cluster with the upstream fixture and its two Models (one on the host, one in S3). */
+function setup(): { cluster: FakeCluster; ji: KubeObject } {
+  const cluster = new FakeCluster();
+  cluster.add(model("helmet-detection-inference-little-model", "/data/little-model/yolov3.pb"));
+  cluster.add(model("helmet-detection-inference-big-model", "s3://models/big/yolov3_darknet.pb", "s3-secret"));
+  const ji = cluster.add(structuredClone(fixture));
+  return { cluster, ji };
+}
+
+function reconcile(cluster: FakeCluster, now: string, triggers: Trigger[] = []): { decision: Decision; result: Applied } {
+  const request = cluster.request({
+    controller: "jointinference",
+    parentKind: "JointInferenceService",
+    name: NAME,
+    children: [
+      { apiVersion: "apps/v1", kind: "Deployment" },
+      { apiVersion: "v1", kind: "Service" },
+      { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" },
+    ],
+    related: [{ apiVersion: "sedna.io/v1alpha1", kind: "Model" }],
+    triggers,
+    now,
+  });
+  const decision = reconcileJointInference(request);
+  return { decision, result: cluster.apply(decision, now) };
+}
+
+function env(deployment: KubeObject | undefined, container = 0): Record<string, string> {
+  const spec = (deployment?.["spec"] as { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }).template.spec;
+  return Object.fromEntries((spec.containers[container]?.env ?? []).map((e) => [e.name, e.value]));
+}
+
+function podSpec(deployment: KubeObject | undefined): Record<string, unknown> {
+  return (deployment?.["spec"] as { template: { spec: Record<string, unknown> } }).template.spec;
+}
+
+/** Makes a Deployment report what the Deployment controller would. */
+function setDeploymentStatus(cluster: FakeCluster, name: string, status: Record<string, unknown>): void {
+  const deployment = cluster.get("Deployment", name);
+  assert.ok(deployment);
+  cluster.update({ ...deployment, status: { observedGeneration: deployment.metadata.generation, ...status } });
+}
+
+function statusOf(cluster: FakeCluster): Record<string, unknown> {
+  return (cluster.get("JointInferenceService", NAME)?.["status"] ?? {}) as Record<string, unknown>;
+}
+
+function trueCondition(cluster: FakeCluster): string | undefined {
+  const conditions = (statusOf(cluster)["conditions"] ?? []) as { type: string; status: string }[];
+  return conditions.find((c) => c.status === "True")?.type;
+}
+
+test("creates the cloud and edge Deployments and the cloud Service, owned by the live JI", () => {
+  const { cluster, ji } = setup();
+  const { result } = reconcile(cluster, T0);
+  assert.deepEqual(result.errors, []);
+  assert.deepEqual(cluster.list("Deployment").map((d) => d.metadata.name).sort(), [CLOUD, EDGE]);
+  const service = cluster.get("Service", `${NAME}-cloud`);
+  assert.ok(service);
+  assert.deepEqual((service["spec"] as { ports: { port: number }[] }).ports.map((p) => p.port), [5000]);
+  assert.equal((service["spec"] as { type: string }).type, "ClusterIP");
+  for (const child of [...cluster.list("Deployment"), service]) {
+    assert.deepEqual(child.metadata.ownerReferences, [
+      { apiVersion: "sedna.io/v1alpha1", kind: "JointInferenceService", name: NAME, uid: ji.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+    assert.equal(child.metadata.labels?.["jointinferenceservice.sedna.io/name"], NAME);
+    assert.equal(child.metadata.labels?.["jointinferenceservice.sedna.io/uid"], ji.metadata.uid);
+    assert.ok(child.metadata.labels?.[SPEC_HASH_LABEL]);
+  }
+  assert.equal(cluster.get("Deployment", CLOUD)?.metadata.labels?.["jointinferenceservice.sedna.io/worker-type"], "cloud");
+  assert.deepEqual((service["spec"] as { selector: unknown }).selector, (cluster.get("Deployment", CLOUD)?.["spec"] as { selector: { matchLabels: unknown } }).selector.matchLabels);
+  assert.deepEqual(cluster.events.map((e) => e.reason).sort(), ["Created", "Created", "Created", "WorkersNotReady"]);
+  assert.equal(trueCondition(cluster), "Pending");
+  assert.equal(statusOf(cluster)["startTime"], T0);
+  assert.equal(statusOf(cluster)["observedGeneration"], 1);
+});
+
+test("workers get the env vars and model wiring of the spec: host path mount, S3 download with credentials", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const cloud = cluster.get("Deployment", CLOUD);
+  const edge = cluster.get("Deployment", EDGE);
+  const cloudEnv = env(cloud);
+  assert.equal(cloudEnv["BIG_MODEL_BIND_PORT"], "5000");
+  assert.equal(cloudEnv["MODEL_URL"], "/downloads/models/big/yolov3_darknet.pb");
+  assert.equal(cloudEnv["SERVICE_NAME"], NAME);
+  assert.equal(cloudEnv["NAMESPACE"], "default");
+  assert.match(cloudEnv["WORKER_NAME"] ?? "", /^cloudworker-[0-9a-z]{5}$/);
+  assert.equal(cloudEnv["input_shape"], "544,544", "the user's env vars are kept");
+  const init = (podSpec(cloud)["initContainers"] as { args: string[]; envFrom: unknown }[])[0];
+  assert.deepEqual(init?.args, ["s3://models/big/yolov3_darknet.pb", "/downloads/models/big/yolov3_darknet.pb"]);
+  assert.deepEqual(init?.envFrom, [{ secretRef: { name: "s3-secret" } }]);
+  const edgeEnv = env(edge);
+  assert.equal(edgeEnv["BIG_MODEL_IP"], `${NAME}-cloud.default`);
+  assert.equal(edgeEnv["BIG_MODEL_PORT"], "5000");
+  assert.equal(edgeEnv["HEM_NAME"], "IBT");
+  assert.deepEqual(JSON.parse(edgeEnv["HEM_PARAMETERS"] ?? ""), [{ key: "threshold_img", value: "0.5" }, { key: "threshold_box", value: "0.5" }]);
+  assert.equal(edgeEnv["LC_SERVER"], "http://localhost:9100");
+  assert.equal(edgeEnv["MODEL_URL"], "/home/data/data/little-model/yolov3.pb");
+  const volumes = podSpec(edge)["volumes"] as { name: string; hostPath?: { path: string } }[];
+  assert.ok(volumes.some((v) => v.hostPath?.path === "/data/little-model"), "the model's host directory is mounted");
+  assert.ok(volumes.some((v) => v.name === "localvideo"), "the user's volumes are kept");
+  assert.equal((cluster.get("Deployment", EDGE)?.["spec"] as { replicas: number }).replicas, 1);
+});
+
+test("replaying the same snapshot once the children exist creates nothing and writes no status", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const again = reconcile(cluster, T1);
+  assert.deepEqual(again.decision.actions, []);
+  const third = reconcile(cluster, T2);
+  assert.deepEqual(third.decision, { actions: [] });
+});
+
+test("hpa: an autoscaling/v2 HPA hpa-<deployment> when set, deleted when removed", () => {
+  const { cluster } = setup();
+  const ji = cluster.get("JointInferenceService", NAME);
+  assert.ok(ji);
+  const spec = structuredClone(ji["spec"]) as { cloudWorker: Record<string, unknown> };
+  spec.cloudWorker["hpa"] = { minReplicas: 2, maxReplicas: 5, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 60 } } }] };
+  cluster.update({ ...ji, spec });
+  reconcile(cluster, T0);
+  const hpa = cluster.get("HorizontalPodAutoscaler", `hpa-${CLOUD}`);
+  assert.ok(hpa);
+  assert.equal(hpa.apiVersion, "autoscaling/v2");
+  assert.deepEqual((hpa["spec"] as Record<string, unknown>)["scaleTargetRef"], { apiVersion: "apps/v1", kind: "Deployment", name: CLOUD });
+  assert.equal((hpa["spec"] as Record<string, unknown>)["maxReplicas"], 5);
+  assert.equal((cluster.get("Deployment", CLOUD)?.["spec"] as { replicas: number }).replicas, 2);
+  assert.equal(cluster.get("HorizontalPodAutoscaler", `hpa-${EDGE}`), undefined);
+  const current = cluster.get("JointInferenceService", NAME);
+  assert.ok(current);
+  delete (current["spec"] as { cloudWorker: Record<string, unknown> }).cloudWorker["hpa"];
+  cluster.update(current);
+  reconcile(cluster, T1);
+  assert.equal(cluster.get("HorizontalPodAutoscaler", `hpa-${CLOUD}`), undefined);
+});
+
+test("defect: generation was ignored — a new generation patches the changed Deployment in place and observedGeneration follows", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const cloudBefore = cluster.get("Deployment", CLOUD);
+  const edgeBefore = cluster.get("Deployment", EDGE);
+  const ji = cluster.get("JointInferenceService", NAME);
+  assert.ok(ji && cloudBefore && edgeBefore);
+  const spec = structuredClone(ji["spec"]) as { edgeWorker: { template: { spec: { containers: { image: string }[] } } } };
+  const container = spec.edgeWorker.template.spec.containers[0];
+  assert.ok(container);
+  container.image = "kubeedge/sedna-example-joint-inference-helmet-detection-little:v0.2.0";
+  const updated = cluster.update({ ...ji, spec });
+  assert.equal(updated.metadata.generation, 2);
+  const { decision } = reconcile(cluster, T1);
+  assert.deepEqual(actionsOf(decision, "create"), []);
+  assert.deepEqual(actionsOf(decision, "delete"), []);
+  assert.deepEqual(actionsOf(decision, "patch").map((p) => p.target.name), [EDGE], "only the changed worker rolls");
+  const edge = cluster.get("Deployment", EDGE);
+  assert.equal(edge?.metadata.uid, edgeBefore.metadata.uid, "updated in place, not recreated");
+  assert.notEqual(edge?.metadata.labels?.[SPEC_HASH_LABEL], edgeBefore.metadata.labels?.[SPEC_HASH_LABEL]);
+  assert.equal((podSpec(edge)["containers"] as { image: string }[])[0]?.image, container.image);
+  assert.deepEqual(cluster.get("Deployment", CLOUD), cloudBefore);
+  assert.equal(statusOf(cluster)["observedGeneration"], 2);
+});
+
+test("status-only and metadata-only updates roll nothing", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const ji = cluster.get("JointInferenceService", NAME);
+  assert.ok(ji);
+  cluster.update({ ...ji, metadata: { ...ji.metadata, labels: { team: "vision" }, annotations: { note: "x" } } });
+  const afterMeta = reconcile(cluster, T1);
+  assert.deepEqual(afterMeta.decision.actions, []);
+  const again = cluster.get("JointInferenceService", NAME);
+  assert.ok(again);
+  cluster.update({ ...again, status: { ...(again["status"] as object), metrics: [{ key: "fps", value: "30" }] } });
+  const afterStatus = reconcile(cluster, T2);
+  assert.deepEqual(afterStatus.decision.actions, []);
+});
+
+test("defect: setting deletionTimestamp bumps generation — a JI being deleted is never rolled or healed", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const ji = cluster.get("JointInferenceService", NAME);
+  assert.ok(ji);
+  const gone = cluster.remove("Deployment", CLOUD);
+  cluster.update({
+    ...ji,
+    metadata: { ...ji.metadata, generation: 2, deletionTimestamp: T1, finalizers: ["foregroundDeletion"] },
+  });
+  const { decision } = reconcile(cluster, T1, [deletedTrigger(gone)]);
+  assert.deepEqual(decision, { actions: [] });
+});
+
+test("defect: health read from the last condition, Failed terminal — a new Deployment is Pending, a stuck one Failed, and the JI recovers", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  // Merely new: the Deployment controller has not reported yet; its last condition says nothing.
+  setDeploymentStatus(cluster, CLOUD, { observedGeneration: 0, conditions: [{ type: "Progressing", status: "False", reason: "NewReplicaSetCreated" }] });
+  reconcile(cluster, T1);
+  assert.equal(trueCondition(cluster), "Pending");
+  setDeploymentStatus(cluster, CLOUD, { availableReplicas: 0, unavailableReplicas: 1, conditions: [{ type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded" }] });
+  reconcile(cluster, T1);
+  assert.equal(trueCondition(cluster), "Failed");
+  assert.equal(statusOf(cluster)["failed"], 1);
+  assert.ok(cluster.events.some((e) => e.eventType === "Warning" && e.reason === "WorkerFailed"));
+  setDeploymentStatus(cluster, CLOUD, { availableReplicas: 1, conditions: [{ type: "ReplicaFailure", status: "True" }] });
+  setDeploymentStatus(cluster, EDGE, { availableReplicas: 1 });
+  reconcile(cluster, T2);
+  assert.equal(trueCondition(cluster), "Running");
+  assert.equal(statusOf(cluster)["active"], 2);
+  assert.equal(statusOf(cluster)["failed"], 0);
+  const conditions = statusOf(cluster)["conditions"] as { type: string; status: string }[];
+  assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`).sort(), ["Failed=False", "Pending=False", "Running=True"], "one condition per type");
+});
+
+test("defect: deleteDeployment trusted the name — a same-named Deployment we do not control is never touched", () => {
+  const { cluster } = setup();
+  const stranger = cluster.add({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: {
+      name: CLOUD,
+      namespace: "default",
+      labels: { "jointinferenceservice.sedna.io/name": NAME, [SPEC_HASH_LABEL]: "stale" },
+      // An earlier incarnation of the same name, still being collected.
+      ownerReferences: [{ apiVersion: "sedna.io/v1alpha1", kind: "JointInferenceService", name: NAME, uid: "old-uid", controller: true }],
+    },
+    spec: {},
+  });
+  const { decision } = reconcile(cluster, T0);
+  for (const action of decision.actions) {
+    if (action.type === "patch" || action.type === "delete") assert.notEqual(action.target.name, CLOUD);
+    if (action.type === "create") assert.notEqual(action.object.metadata.name, CLOUD);
+  }
+  assert.equal(decision.requeueAfterSeconds, 2, "looks again once the old one is gone");
+  assert.deepEqual(cluster.get("Deployment", CLOUD), stranger);
+  cluster.remove("Deployment", CLOUD);
+  reconcile(cluster, T1, [deletedTrigger(stranger)]);
+  assert.notEqual(cluster.get("Deployment", CLOUD)?.metadata.uid, stranger.metadata.uid);
+  assert.ok(cluster.get("Deployment", CLOUD), "created once the name is free");
+});
+
+test("self-healing: a deleted Deployment and Service are recreated exactly once per deletion, even when the event is replayed", () => {
+  const { cluster, ji } = setup();
+  reconcile(cluster, T0);
+  const deployment = cluster.remove("Deployment", CLOUD);
+  const service = cluster.remove("Service", `${NAME}-cloud`);
+  const triggers = [deletedTrigger(deployment), deletedTrigger(service)];
+  const first = reconcile(cluster, T1, triggers);
+  const creates = actionsOf(first.decision, "create");
+  assert.deepEqual(creates.map((c) => c.object.metadata.name).sort(), [`${NAME}-cloud`, CLOUD]);
+  assert.deepEqual(creates.map((c) => c.claim?.key).sort(), [
+    `${ji.metadata.uid}/Deployment/${CLOUD}/${deployment.metadata.uid}`,
+    `${ji.metadata.uid}/Service/${NAME}-cloud/${service.metadata.uid}`,
+  ]);
+  assert.equal(first.decision.requeueAfterSeconds, 6);
+  assert.ok(cluster.events.some((e) => e.reason === "Recreated"));
+  // The relay restarted and replays the deletion while its cache still misses the new objects.
+  const replay = cluster.request({
+    controller: "jointinference",
+    parentKind: "JointInferenceService",
+    name: NAME,
+    children: [{ apiVersion: "apps/v1", kind: "Deployment" }, { apiVersion: "v1", kind: "Service" }, { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" }],
+    related: [{ apiVersion: "sedna.io/v1alpha1", kind: "Model" }],
+    triggers,
+    now: T2,
+  });
+  replay.children["Deployment.apps/v1"] = (replay.children["Deployment.apps/v1"] ?? []).filter((d) => d.metadata.name !== CLOUD);
+  const result = cluster.apply(reconcileJointInference(replay), T2);
+  assert.equal(result.dropped.filter((a) => a.type === "create").length, 1, "the ledger drops the second replacement");
+  assert.deepEqual(result.errors, []);
+  assert.equal(cluster.list("Deployment").filter((d) => d.metadata.name === CLOUD).length, 1);
+});
+
+test("graceful deletion: a terminating Deployment is waited for, not raced with a 409", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  cluster.markDeleting("Deployment", EDGE, T1);
+  const waiting = reconcile(cluster, T1);
+  assert.deepEqual(actionsOf(waiting.decision, "create"), []);
+  assert.equal(waiting.decision.requeueAfterSeconds, 2);
+  const gone = cluster.remove("Deployment", EDGE);
+  const healed = reconcile(cluster, T2, [deletedTrigger(gone)]);
+  assert.deepEqual(healed.result.errors, []);
+  assert.equal(actionsOf(healed.decision, "create").length, 1);
+  assert.ok(cluster.get("Deployment", EDGE));
+});
+
+test("a missing Model keeps the JI Pending with the reason, and its arrival creates the workers", () => {
+  const cluster = new FakeCluster();
+  cluster.add(model("helmet-detection-inference-big-model", "/models/big.pb"));
+  cluster.add(structuredClone(fixture));
+  const { decision } = reconcile(cluster, T0);
+  assert.deepEqual(actionsOf(decision, "create"), []);
+  const conditions = statusOf(cluster)["conditions"] as { type: string; reason: string; message: string }[];
+  assert.equal(conditions[0]?.reason, "ModelNotReady");
+  assert.match(conditions[0]?.message ?? "", /helmet-detection-inference-little-model not found/);
+  cluster.add(model("helmet-detection-inference-little-model", "/models/little.pb"));
+  reconcile(cluster, LATER);
+  assert.equal(cluster.list("Deployment").length, 2);
+});
+
+test("an invalid spec is reported on the status naming the field, and nothing is created", () => {
+  const { cluster } = setup();
+  const ji = cluster.get("JointInferenceService", NAME);
+  assert.ok(ji);
+  cluster.update({ ...ji, spec: { ...(ji["spec"] as object), cloudWorker: { model: { name: "m" } } } });
+  const { decision } = reconcile(cluster, T0);
+  assert.deepEqual(actionsOf(decision, "create"), []);
+  const conditions = statusOf(cluster)["conditions"] as { type: string; reason: string; message: string }[];
+  assert.equal(conditions[0]?.reason, "InvalidSpec");
+  assert.match(conditions[0]?.message ?? "", /^spec\.cloudWorker\.template/);
+});
+
+test("a deleted parent plans nothing (the garbage collector cascades)", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  cluster.remove("JointInferenceService", NAME);
+  assert.deepEqual(reconcile(cluster, T1).decision, { actions: [] });
+});

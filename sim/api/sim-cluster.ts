@@ -1,0 +1,442 @@
+/**
+ * The simulated API server's storage pipeline: defaulting, admission (built-in plugins
+ * and webhooks), validation, optimistic concurrency, generation, finalizers, graceful
+ * deletion, CRD serving. The HTTP layer and the built-in controllers both call it, so
+ * they see and cause exactly the same things.
+ */
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type SubresourceOptions } from "../contract.ts";
+import { checkCrd, establishedStatus, resourceOfCrd } from "../crd/serving.ts";
+import { applyDefaults, prune, validate as validateSchema, type Schema } from "../crd/schema.ts";
+import { jsonPatch, PatchError } from "../patch/json.ts";
+import { applyMergePatch, type Json } from "../patch/merge.ts";
+import { strategicMergePatch } from "../patch/strategic.ts";
+import { defaultOnCreate, defaultTolerationSeconds } from "../pipeline/defaults.ts";
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type Cause } from "../pipeline/errors.ts";
+import { Registry, objectApiVersion } from "../registry/registry.ts";
+import { splitApiVersion, storageKey, type ResourceType } from "../registry/resource.ts";
+import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import { Store, type Stored, type StoreEvent } from "../store/store.ts";
+import { mutate, validate as validateWebhooks, webhooksOf, type AdmissionAttributes, type ServiceResolver } from "./admission.ts";
+import { asObj, randomSuffix, sameContent, specOf, timestamp, validName, type Obj } from "./objects.ts";
+
+/** Options of the in-process cluster. */
+export interface SimClusterOptions {
+  /** Events kept for watches resuming from a resourceVersion (older → 410 Gone). Default 10,000. */
+  readonly historySize?: number;
+  /** How `service` webhook clientConfigs are reached (the sim has no cluster network). */
+  readonly resolveService?: ServiceResolver;
+  /** The clock (tests). */
+  readonly now?: () => Date;
+}
+
+/** Per-call options the HTTP layer passes through. */
+export interface WriteOptions extends SubresourceOptions {
+  readonly dryRun?: boolean;
+}
+
+const WEBHOOK_RESOURCES = ["admissionregistration.k8s.io/mutatingwebhookconfigurations", "admissionregistration.k8s.io/validatingwebhookconfigurations"];
+const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/** The in-process Kubernetes API. */
+export class SimCluster implements Cluster {
+  readonly store: Store;
+  readonly registry = new Registry();
+  readonly #resolveService: ServiceResolver | undefined;
+  readonly #now: () => Date;
+  #ipCounter = 0;
+
+  constructor(options: SimClusterOptions = {}) {
+    this.store = new Store(options.historySize ?? 10_000);
+    this.#resolveService = options.resolveService;
+    this.#now = options.now ?? ((): Date => new Date());
+    for (const name of INITIAL_NAMESPACES) {
+      this.store.commit("/namespaces", "ADDED", this.#stamp({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } }));
+    }
+  }
+
+  // ---- lookups -------------------------------------------------------------------
+
+  /** The served resource of a kind; 404 when nothing serves it. */
+  resourceOf(type: TypeRef): ResourceType {
+    const resource = this.registry.byKind(type.apiVersion, type.kind);
+    if (!resource) throw new ApiError(404, "NotFound", `the server could not find the requested resource (no kind "${type.kind}" is registered for version "${type.apiVersion}")`);
+    return resource;
+  }
+
+  /** The stored state of one object, if any. */
+  stored(resource: ResourceType, namespace: string | undefined, name: string): Stored | undefined {
+    return this.store.get(storageKey(resource), resource.namespaced ? namespace : undefined, name);
+  }
+
+  async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const resource = this.resourceOf(type);
+    const stored = this.stored(resource, namespace, name);
+    if (!stored) throw notFound(resource, name);
+    return this.#served(resource, stored.object, type.apiVersion);
+  }
+
+  async find(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+    const resource = this.resourceOf(type);
+    const stored = this.stored(resource, namespace, name);
+    return stored ? this.#served(resource, stored.object, type.apiVersion) : undefined;
+  }
+
+  /** Stored objects matching the options (the HTTP layer serialises `json` directly). */
+  select(resource: ResourceType, options: ListOptions = {}): Stored[] {
+    let labels, fields;
+    try {
+      labels = parseLabelSelector(options.labelSelector);
+      fields = parseFieldSelector(options.fieldSelector, resource.fieldLabels);
+    } catch (error) {
+      if (error instanceof SelectorError) throw badRequest(error.message);
+      throw error;
+    }
+    const all = this.store.list(storageKey(resource), resource.namespaced ? options.namespace : undefined);
+    if (labels.length === 0 && fields.length === 0) return all;
+    return all.filter((s) => matchLabels(labels, s.object.metadata.labels) && matchFields(fields, s.object));
+  }
+
+  async list(type: TypeRef, options: ListOptions = {}): Promise<ObjectList> {
+    const resource = this.resourceOf(type);
+    const items = this.select(resource, options).map((s) => this.#served(resource, s.object, type.apiVersion));
+    return { items, resourceVersion: String(this.store.resourceVersion) };
+  }
+
+  watch(type: TypeRef | null, onEvent: (event: ClusterEvent) => void): () => void {
+    const resource = type ? this.resourceOf(type) : undefined;
+    const key = resource ? storageKey(resource) : undefined;
+    return this.store.subscribe((event: StoreEvent) => {
+      if (key !== undefined && event.resource !== key) return;
+      onEvent({ type: event.type, object: event.stored.object, ...(event.previous ? { oldObject: event.previous.object } : {}) });
+    });
+  }
+
+  // ---- writes --------------------------------------------------------------------
+
+  async create(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(object);
+    const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
+    const nsLabels = namespace === undefined ? {} : this.#liveNamespace(namespace, true);
+    let name = object.metadata.name ?? "";
+    if (!name && object.metadata.generateName) name = `${object.metadata.generateName}${randomSuffix()}`;
+    if (!name) throw invalid(resource.kind, resource.group, "", [{ field: "metadata.name", reason: "FieldValueRequired", message: "Required value: name or generateName is required" }]);
+    if (!validName(name) && resource.kind !== "Event") {
+      throw invalid(resource.kind, resource.group, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'` }]);
+    }
+    const { resourceVersion: _rv, uid: _uid, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, generation: _g, creationTimestamp: _ct, ...meta } = object.metadata;
+    let draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
+    draft = defaultOnCreate(resource, draft, () => this.#allocateIp());
+    if (resource.kind === "Pod" && resource.group === "") draft = defaultTolerationSeconds(draft);
+    draft = this.#customResource(resource, draft, object.apiVersion);
+    const version = splitApiVersion(object.apiVersion).version;
+    draft = await this.#admit({ operation: "CREATE", resource, version, subresource: "", namespace, name, object: draft, oldObject: null, nsLabels, dryRun: options.dryRun ?? false });
+    this.#validate(resource, draft);
+    if (this.stored(resource, namespace, name)) throw alreadyExists(resource, name);
+    const final: KubeObject = {
+      ...draft,
+      metadata: {
+        ...draft.metadata,
+        uid: crypto.randomUUID(),
+        creationTimestamp: timestamp(this.#now()),
+        ...(resource.generation || resource.crd ? { generation: 1 } : {}),
+      },
+    };
+    if (options.dryRun) return this.#served(resource, this.#stamp(final), object.apiVersion);
+    const stored = this.store.commit(storageKey(resource), "ADDED", final);
+    this.#afterWrite(resource, undefined, stored.object);
+    return this.#served(resource, stored.object, object.apiVersion);
+  }
+
+  async update(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(object);
+    const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
+    const name = object.metadata.name ?? "";
+    const current = this.stored(resource, namespace, name);
+    if (!current) throw notFound(resource, name);
+    const wanted = object.metadata.resourceVersion;
+    if (wanted !== undefined && wanted !== "" && wanted !== current.object.metadata.resourceVersion) throw conflict(resource, name);
+    return this.#replace(resource, current.object, object, options);
+  }
+
+  async patch(type: TypeRef, namespace: string | undefined, name: string, patch: unknown, patchType: PatchType, options: WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(type);
+    const ns = resource.namespaced ? (namespace ?? "default") : undefined;
+    const current = this.stored(resource, ns, name);
+    if (!current) {
+      if (patchType === "apply") return this.create({ ...(patch as KubeObject), metadata: { ...asObj(asObj(patch).metadata), name, ...(ns ? { namespace: ns } : {}) } } as KubeObject, options);
+      throw notFound(resource, name);
+    }
+    const base = this.#served(resource, current.object, type.apiVersion);
+    let next: Json;
+    try {
+      next = patchType === "json" ? jsonPatch(base, patch) : patchType === "strategic" ? strategicMergePatch(base, patch) : applyMergePatch(base, patch);
+    } catch (error) {
+      if (error instanceof PatchError) throw new ApiError(422, "Invalid", `the server rejected our request due to an error in our request: ${error.message}`);
+      throw error;
+    }
+    const patched = next as unknown as KubeObject;
+    const wanted = asObj(asObj(patch).metadata).resourceVersion;
+    if (patchType !== "json" && typeof wanted === "string" && wanted !== current.object.metadata.resourceVersion) throw conflict(resource, name);
+    return this.#replace(resource, current.object, patched, options);
+  }
+
+  async delete(type: TypeRef, namespace: string | undefined, name: string, options: DeleteOptions & WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(type);
+    const ns = resource.namespaced ? (namespace ?? "default") : undefined;
+    const current = this.stored(resource, ns, name);
+    if (!current) throw notFound(resource, name);
+    const object = current.object;
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== object.metadata.uid) {
+      throw conflict(resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${object.metadata.uid ?? ""}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== object.metadata.resourceVersion) {
+      throw conflict(resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${object.metadata.resourceVersion ?? ""}`);
+    }
+    const version = splitApiVersion(type.apiVersion).version;
+    const nsLabels = ns === undefined ? {} : this.#namespaceLabels(ns);
+    await this.#admit({ operation: "DELETE", resource, version, subresource: "", namespace: ns, name, object: null, oldObject: object, nsLabels, dryRun: options.dryRun ?? false });
+    if (options.dryRun) return this.#served(resource, object, type.apiVersion);
+    const result = this.#delete(resource, object, options);
+    return this.#served(resource, result, type.apiVersion);
+  }
+
+  async bind(namespace: string, podName: string, nodeName: string, podUid?: string): Promise<void> {
+    const resource = this.resourceOf({ apiVersion: "v1", kind: "Pod" });
+    const current = this.stored(resource, namespace, podName);
+    if (!current) throw notFound(resource, podName);
+    const pod = current.object as KubeObject & Obj;
+    if (podUid && podUid !== pod.metadata.uid) throw conflict(resource, podName, `Precondition failed: UID in precondition: ${podUid}, UID in object meta: ${pod.metadata.uid ?? ""}`);
+    const spec = asObj(pod.spec);
+    if (spec.nodeName) throw conflict(resource, podName, `pod ${podName} is already assigned to node "${String(spec.nodeName)}"`);
+    if (pod.metadata.deletionTimestamp) throw conflict(resource, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
+    const status = asObj(pod.status);
+    const conditions = ((status.conditions as Obj[] | undefined) ?? []).filter((c) => c.type !== "PodScheduled");
+    const bound = { ...pod, spec: { ...spec, nodeName }, status: { ...status, conditions: [...conditions, { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: timestamp(this.#now()) }] } };
+    this.store.commit(storageKey(resource), "MODIFIED", bound);
+  }
+
+  // ---- pipeline ------------------------------------------------------------------
+
+  /** Update/patch: subresource rules, immutable metadata, generation, no-op detection, finalizers. */
+  async #replace(resource: ResourceType, current: KubeObject, incoming: KubeObject, options: WriteOptions): Promise<KubeObject> {
+    const name = current.metadata.name ?? "";
+    const namespace = current.metadata.namespace;
+    if (incoming.metadata.name !== undefined && incoming.metadata.name !== name) {
+      throw badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    const status = options.subresource === "status";
+    let draft: KubeObject;
+    if (status) {
+      draft = { ...current, status: (incoming as Obj).status } as KubeObject;
+    } else {
+      draft = { ...incoming, apiVersion: current.apiVersion, kind: current.kind };
+      if (resource.statusSubresource) (draft as Obj).status = (current as Obj).status;
+      if ((draft as Obj).status === undefined) delete (draft as Obj).status;
+      draft.metadata = {
+        ...incoming.metadata,
+        name,
+        ...(namespace ? { namespace } : {}),
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+        ...(current.metadata.deletionTimestamp ? { deletionTimestamp: current.metadata.deletionTimestamp, deletionGracePeriodSeconds: current.metadata.deletionGracePeriodSeconds } : {}),
+        ...(current.metadata.generation !== undefined ? { generation: current.metadata.generation } : {}),
+      };
+      if (!draft.metadata.deletionTimestamp) delete draft.metadata.deletionTimestamp;
+      if (draft.metadata.deletionGracePeriodSeconds === undefined) delete draft.metadata.deletionGracePeriodSeconds;
+      if (current.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).some((f) => !(current.metadata.finalizers ?? []).includes(f))) {
+        throw invalid(resource.kind, resource.group, name, [{ field: "metadata.finalizers", reason: "FieldValueForbidden", message: "Forbidden: no new finalizers can be added if the object is being deleted" }]);
+      }
+    }
+    draft = this.#customResource(resource, draft, incoming.apiVersion || current.apiVersion);
+    const version = splitApiVersion(current.apiVersion).version;
+    const nsLabels = namespace === undefined ? {} : this.#namespaceLabels(namespace);
+    draft = await this.#admit({ operation: "UPDATE", resource, version, subresource: status ? "status" : "", namespace, name, object: draft, oldObject: current, nsLabels, dryRun: options.dryRun ?? false });
+    this.#validate(resource, draft);
+    if (!status && current.metadata.generation !== undefined && specOf(draft) !== specOf(current)) {
+      draft.metadata = { ...draft.metadata, generation: current.metadata.generation + 1 };
+    }
+    if (sameContent(draft, current)) return current;
+    if (options.dryRun) return draft;
+    if (draft.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).length === 0 && !this.#graceful(resource, draft)) {
+      const removed = this.store.commit(storageKey(resource), "DELETED", draft);
+      this.#afterDelete(resource, removed.object);
+      return removed.object;
+    }
+    const stored = this.store.commit(storageKey(resource), "MODIFIED", draft);
+    this.#afterWrite(resource, current, stored.object);
+    return stored.object;
+  }
+
+  /** A pod on a node terminates through its kubelet; everything else goes at once. */
+  #graceful(resource: ResourceType, object: KubeObject): boolean {
+    return resource.group === "" && resource.kind === "Pod" && (object.metadata.deletionGracePeriodSeconds ?? 0) > 0 && Boolean(asObj((object as Obj).spec).nodeName);
+  }
+
+  #delete(resource: ResourceType, object: KubeObject, options: DeleteOptions): KubeObject {
+    const key = storageKey(resource);
+    const isPod = resource.group === "" && resource.kind === "Pod";
+    const grace = isPod ? (options.gracePeriodSeconds ?? (asObj((object as Obj).spec).terminationGracePeriodSeconds as number | undefined) ?? 30) : 0;
+    if (object.metadata.deletionTimestamp) {
+      // Already terminating: a shorter grace period may still cut it short (force delete).
+      const shorter = isPod && options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < (object.metadata.deletionGracePeriodSeconds ?? 0);
+      if (!shorter) return object;
+      const updated = { ...object, metadata: { ...object.metadata, deletionGracePeriodSeconds: options.gracePeriodSeconds } };
+      if ((object.metadata.finalizers ?? []).length === 0 && options.gracePeriodSeconds === 0) {
+        const removed = this.store.commit(key, "DELETED", updated).object;
+        this.#afterDelete(resource, removed);
+        return removed;
+      }
+      return this.store.commit(key, "MODIFIED", updated).object;
+    }
+    const policy = options.propagationPolicy;
+    const finalizers = [...(object.metadata.finalizers ?? [])];
+    if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion");
+    if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
+    const graceful = isPod && grace > 0 && Boolean(asObj((object as Obj).spec).nodeName);
+    if (finalizers.length === 0 && !graceful) {
+      const removed = this.store.commit(key, "DELETED", object).object;
+      this.#afterDelete(resource, removed);
+      return removed;
+    }
+    const now = this.#now();
+    const marked: KubeObject = {
+      ...object,
+      metadata: {
+        ...object.metadata,
+        finalizers,
+        deletionTimestamp: timestamp(new Date(now.getTime() + (graceful ? grace * 1000 : 0))),
+        deletionGracePeriodSeconds: graceful ? grace : 0,
+        ...(object.metadata.generation !== undefined ? { generation: object.metadata.generation + 1 } : {}),
+      },
+    };
+    if (marked.metadata.finalizers?.length === 0) delete marked.metadata.finalizers;
+    if (resource.group === "" && resource.kind === "Namespace") (marked as Obj).status = { ...asObj((marked as Obj).status), phase: "Terminating" };
+    const stored = this.store.commit(key, "MODIFIED", marked).object;
+    this.#afterWrite(resource, object, stored);
+    return stored;
+  }
+
+  /** Admission: mutating then validating webhooks; the webhook configurations themselves are exempt. */
+  async #admit(a: { operation: AdmissionAttributes["operation"]; resource: ResourceType; version: string; subresource: string; namespace: string | undefined; name: string; object: KubeObject | null; oldObject: KubeObject | null; nsLabels: Readonly<Record<string, string>>; dryRun: boolean }): Promise<KubeObject> {
+    const key = storageKey(a.resource);
+    if (WEBHOOK_RESOURCES.includes(key)) return a.object ?? (a.oldObject as KubeObject);
+    const mutating = webhooksOf(this.store.list(WEBHOOK_RESOURCES[0] ?? "").map((s) => s.object));
+    const validating = webhooksOf(this.store.list(WEBHOOK_RESOURCES[1] ?? "").map((s) => s.object));
+    if (mutating.length === 0 && validating.length === 0) return a.object ?? (a.oldObject as KubeObject);
+    const attributes: AdmissionAttributes = { operation: a.operation, type: a.resource, version: a.version, subresource: a.subresource, namespace: a.namespace, name: a.name, object: a.object, oldObject: a.oldObject, namespaceLabels: a.nsLabels, dryRun: a.dryRun };
+    const mutated = a.operation === "DELETE" ? a.object : await mutate(mutating, attributes, this.#resolveService);
+    await validateWebhooks(validating, { ...attributes, object: mutated }, this.#resolveService);
+    return mutated ?? (a.oldObject as KubeObject);
+  }
+
+  /** CRD objects: prune unknown fields, apply defaults, validate against the version's schema. */
+  #customResource(resource: ResourceType, object: KubeObject, apiVersion: string): KubeObject {
+    if (!resource.crd) return object;
+    const version = splitApiVersion(apiVersion).version;
+    const schema = resource.crd.schemas.get(version) as Schema | undefined;
+    if (!schema) return object;
+    const pruned = applyDefaults(schema, prune(schema, object as unknown as Json, true)) as unknown as KubeObject;
+    const causes = validateSchema(schema, pruned, "").filter((c) => !c.field.startsWith("metadata") && c.field !== "apiVersion" && c.field !== "kind");
+    if (causes.length > 0) throw invalid(resource.kind, resource.group, object.metadata.name ?? "", causes);
+    return pruned;
+  }
+
+  /** The few built-in validations clients rely on seeing enforced. */
+  #validate(resource: ResourceType, object: KubeObject): void {
+    const causes: Cause[] = [];
+    const spec = asObj((object as Obj).spec);
+    if (resource.group === "" && resource.kind === "Pod") {
+      const containers = spec.containers;
+      if (!Array.isArray(containers) || containers.length === 0) causes.push({ field: "spec.containers", reason: "FieldValueRequired", message: "Required value" });
+      else containers.forEach((c, i) => {
+        if (!asObj(c).name) causes.push({ field: `spec.containers[${i}].name`, reason: "FieldValueRequired", message: "Required value" });
+        if (!asObj(c).image) causes.push({ field: `spec.containers[${i}].image`, reason: "FieldValueRequired", message: "Required value" });
+      });
+    }
+    if (resource.group === "apiextensions.k8s.io") {
+      const checked = checkCrd(object);
+      if ("causes" in checked) causes.push(...checked.causes);
+      else if (this.registry.conflicts(checked.spec.group, checked.spec.names.plural, object.metadata.name ?? "")) {
+        causes.push({ field: "spec.names.plural", reason: "FieldValueInvalid", message: `Invalid value: "${checked.spec.names.plural}": is already served by another resource` });
+      }
+    }
+    if (causes.length > 0) throw invalid(resource.kind, resource.group, object.metadata.name ?? "", causes);
+  }
+
+  /** Side effects of a committed create/update: CRDs start serving, namespaces empty out. */
+  #afterWrite(resource: ResourceType, _before: KubeObject | undefined, after: KubeObject): void {
+    if (resource.group === "apiextensions.k8s.io" && !after.metadata.deletionTimestamp) this.#serveCrd(after);
+    if (resource.group === "" && resource.kind === "Namespace" && after.metadata.deletionTimestamp) void this.#emptyNamespace(after.metadata.name ?? "");
+    if (resource.group === "apiextensions.k8s.io" && after.metadata.deletionTimestamp) this.#unserveCrd(after);
+  }
+
+  #afterDelete(resource: ResourceType, removed: KubeObject): void {
+    if (resource.group === "apiextensions.k8s.io") this.#unserveCrd(removed);
+  }
+
+  #serveCrd(crd: KubeObject): void {
+    const checked = checkCrd(crd);
+    if ("causes" in checked) return;
+    const name = crd.metadata.name ?? "";
+    this.registry.serveCrd(name, resourceOfCrd(name, checked.spec));
+    const status = establishedStatus(checked.spec, timestamp(this.#now()), (crd as Obj).status);
+    if (JSON.stringify(status) !== JSON.stringify((crd as Obj).status)) {
+      this.store.commit("apiextensions.k8s.io/customresourcedefinitions", "MODIFIED", { ...crd, status } as KubeObject);
+    }
+  }
+
+  /** A deleted CRD stops serving its kind; its objects go with it (each with a DELETED event). */
+  #unserveCrd(crd: KubeObject): void {
+    const served = this.registry.unserveCrd(crd.metadata.name ?? "");
+    if (!served) return;
+    const key = storageKey(served);
+    for (const stored of this.store.list(key)) this.store.commit(key, "DELETED", stored.object);
+    this.store.dropTable(key);
+    if (crd.metadata.deletionTimestamp && (crd.metadata.finalizers ?? []).length === 0) this.store.commit("apiextensions.k8s.io/customresourcedefinitions", "DELETED", crd);
+  }
+
+  /** The namespace controller: delete everything in a terminating namespace, then the namespace. */
+  async #emptyNamespace(namespace: string): Promise<void> {
+    await Promise.resolve();
+    for (const resource of this.registry.all().filter((r) => r.namespaced)) {
+      for (const stored of this.store.list(storageKey(resource), namespace)) {
+        try {
+          this.#delete(resource, stored.object, { gracePeriodSeconds: 0 });
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+    const ns = this.store.get("/namespaces", undefined, namespace);
+    if (ns) this.store.commit("/namespaces", "DELETED", ns.object);
+  }
+
+  #liveNamespace(namespace: string, forCreate: boolean): Readonly<Record<string, string>> {
+    const ns = this.store.get("/namespaces", undefined, namespace);
+    if (!ns) throw notFound({ group: "", plural: "namespaces", kind: "Namespace" }, namespace);
+    if (forCreate && ns.object.metadata.deletionTimestamp) {
+      throw forbidden(`unable to create new content in namespace ${namespace} because it is being terminated`, { causes: [{ reason: "NamespaceTerminating", field: "metadata.namespace" }] });
+    }
+    return ns.object.metadata.labels ?? {};
+  }
+
+  #namespaceLabels(namespace: string): Readonly<Record<string, string>> {
+    return this.store.get("/namespaces", undefined, namespace)?.object.metadata.labels ?? {};
+  }
+
+  /** The object as served at `apiVersion` (CRDs serve one schema at several versions). */
+  #served(resource: ResourceType, object: KubeObject, apiVersion: string): KubeObject {
+    return object.apiVersion === apiVersion || !resource.versions.includes(splitApiVersion(apiVersion).version) ? object : { ...object, apiVersion: objectApiVersion(resource, splitApiVersion(apiVersion).version) };
+  }
+
+  #stamp(object: KubeObject): KubeObject {
+    return { ...object, metadata: { uid: crypto.randomUUID(), creationTimestamp: timestamp(this.#now()), ...object.metadata } };
+  }
+
+  #allocateIp(): string {
+    this.#ipCounter += 1;
+    return `10.96.${Math.floor(this.#ipCounter / 250)}.${(this.#ipCounter % 250) + 1}`;
+  }
+}
