@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { LedgerContract } from "./contracts.ts";
 import { Timers } from "./timers.ts";
 
 /**
@@ -6,7 +7,7 @@ import { Timers } from "./timers.ts";
  * for the first caller and false for repeats until the claim expires. Expired claims
  * are swept by the alarm (one timer per claim, see `Timers`).
  */
-export class RecreationLedger extends DurableObject<Record<string, unknown>> {
+export class RecreationLedger extends DurableObject<Record<string, unknown>> implements LedgerContract {
   readonly #timers: Timers;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { OutboxBatch, OutboxEntry, Plan } from "../protocol/index.ts";
+import type { OutboxContract } from "./contracts.ts";
 
 /** Most entries returned by one read. */
 const PAGE = 100;
@@ -9,7 +10,7 @@ const PAGE = 100;
  * monotonic id and stay until a read names a cursor at or past them: delivery is
  * at-least-once and in order, and it survives restarts (SQLite storage).
  */
-export class Outbox extends DurableObject<Record<string, unknown>> {
+export class Outbox extends DurableObject<Record<string, unknown>> implements OutboxContract {
   /** Readers parked in a long poll, woken by the next append. */
   readonly #waiters = new Set<() => void>();
 

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ReplayContract } from "./contracts.ts";
 
 /** How often expired signatures are swept while any are held. */
 const SWEEP_MS = 60_000;
@@ -9,7 +10,7 @@ const SWEEP_MS = 60_000;
  * refused. Sharded by the signature's first hex digit (16 objects), so no one object
  * sees every request.
  */
-export class ReplayGuard extends DurableObject<Record<string, unknown>> {
+export class ReplayGuard extends DurableObject<Record<string, unknown>> implements ReplayContract {
   /** Whether a sweep is known to be scheduled (saves a storage read per request). */
   #sweepArmed = false;
 

@@ -1,20 +1,37 @@
+/**
+ * The Worker's bindings: the HMAC secret and one Durable Object namespace per entry of
+ * `durable/table.ts`. The `Env` type is derived from that table, so a binding is declared
+ * once; `test/worker/wrangler.test.ts` checks that wrangler.jsonc says the same.
+ */
 import { z } from "zod";
-import type { WorkerDeps } from "./deps.ts";
-import type { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
+import type * as DurableClasses from "../durable/index.ts";
+import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../durable/names.ts";
+import type { DURABLE_OBJECTS, DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
+import type { DurableObjects, WorkerDeps } from "./deps.ts";
+
+/** The class a binding's table entry names. */
+type ClassOf<B extends DurableObjectBinding> = InstanceType<(typeof DurableClasses)[(typeof DURABLE_OBJECTS)[B]["className"]]>;
 
 /** The Worker's bindings (wrangler.jsonc / miniflare options). */
-export interface Env {
-  readonly EDGELOOP_SECRET: string;
-  readonly LEDGER: DurableObjectNamespace<RecreationLedger>;
-  readonly OUTBOX: DurableObjectNamespace<Outbox>;
-  readonly REPLAY: DurableObjectNamespace<ReplayGuard>;
-}
+export type Env = { readonly EDGELOOP_SECRET: string } & { readonly [B in DurableObjectBinding]: DurableObjectNamespace<ClassOf<B>> };
+
+/**
+ * Compile-time proof that each binding's class answers its contract over RPC, so the one
+ * conversion in {@link durableObjects} is sound: a class renamed in the table, or a
+ * contract method it lacks, fails the typecheck here.
+ */
+type StubsFit = { [B in DurableObjectBinding]: DurableObjectStub<ClassOf<B>> extends DurableObjectContracts[B] ? true : false };
+const STUBS_FIT: StubsFit = { LEDGER: true, OUTBOX: true, REPLAY: true };
+void STUBS_FIT;
 
 const Vars = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters") });
 
-/** Ledger objects are per namespace; cluster-scoped keys share one. */
-function ledgerName(namespace: string | undefined): string {
-  return namespace ? `ns:${namespace}` : "cluster";
+/** The typed accessor over the environment's Durable Object namespaces. */
+function durableObjects(env: Env): DurableObjects {
+  return <B extends DurableObjectBinding>(binding: B, name: string): DurableObjectContracts[B] => {
+    const namespace = env[binding];
+    return namespace.get(namespace.idFromName(name)) as unknown as DurableObjectContracts[B];
+  };
 }
 
 /**
@@ -24,20 +41,13 @@ function ledgerName(namespace: string | undefined): string {
 export function depsFromEnv(raw: unknown): WorkerDeps {
   const env = raw as Env;
   const vars = Vars.safeParse(env);
+  const durableObject = durableObjects(env);
   return {
     secret: vars.success ? vars.data.EDGELOOP_SECRET : "",
-    ledger: {
-      claim: (namespace, key, ttlSeconds) => env.LEDGER.get(env.LEDGER.idFromName(ledgerName(namespace))).claim(key, ttlSeconds),
-    },
-    outbox: {
-      // One outbox per Worker: the relay drains it with one cursor.
-      read: (cursor, waitSeconds) => env.OUTBOX.get(env.OUTBOX.idFromName("outbox")).read(cursor, waitSeconds),
-    },
-    replay: {
-      // 16 shards by the signature's first hex digit.
-      first: (signature, expiresAt) => env.REPLAY.get(env.REPLAY.idFromName(`shard:${signature.charAt(7)}`)).first(signature, expiresAt),
-    },
-    env: env as unknown as Readonly<Record<string, unknown>>,
+    ledger: { claim: (namespace, key, ttlSeconds) => durableObject("LEDGER", ledgerObjectName(namespace)).claim(key, ttlSeconds) },
+    outbox: { read: (cursor, waitSeconds) => durableObject("OUTBOX", OUTBOX_OBJECT_NAME).read(cursor, waitSeconds) },
+    replay: { first: (signature, expiresAt) => durableObject("REPLAY", replayShardName(signature)).first(signature, expiresAt) },
+    durableObject,
     // Bound to the request by the app (see guardReplays in app.ts).
     beforeStateChange: () => Promise.resolve(),
     nowSeconds: () => Date.now() / 1000,

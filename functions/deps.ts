@@ -1,3 +1,4 @@
+import type { DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
 import type { OutboxBatch } from "../protocol/index.ts";
 
 /** The RecreationLedger as the routes see it (one ledger object per namespace). */
@@ -17,6 +18,9 @@ export interface OutboxClient {
   read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
 }
 
+/** Reaches the object `name` of a binding declared in `durable/table.ts`, typed by its contract. */
+export type DurableObjects = <B extends DurableObjectBinding>(binding: B, name: string) => DurableObjectContracts[B];
+
 /**
  * Everything the routes need from the runtime, resolved once per request from the
  * Worker environment. Keeping it an interface lets the routes run on fakes in Node.
@@ -27,8 +31,8 @@ export interface WorkerDeps {
   readonly ledger: LedgerClient;
   readonly outbox: OutboxClient;
   readonly replay: ReplayClient;
-  /** Raw bindings, for `events` controllers that keep state in their own objects. */
-  readonly env: Readonly<Record<string, unknown>>;
+  /** Every Durable Object of the table (what `events` controllers reach through their context). */
+  readonly durableObject: DurableObjects;
   /**
    * Refuses (401) a request whose signature was seen before: awaited before the request
    * changes Worker state (a ledger claim, an events controller's objects). The app binds

@@ -6,11 +6,11 @@ import { createRegistry } from "./registry.ts";
 const parent = { apiVersion: "v1", kind: "ConfigMap" };
 
 function controller(name: string, apis: readonly HttpApi[] = []): SnapshotController {
-  return { name, delivery: "snapshot", parent, watches: [{ ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } }], apis, reconcile: () => ({ actions: [] }) };
+  return { name, delivery: "snapshot", parent, watches: [{ ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } }], permissions: [{ group: "", resource: "configmaps", access: ["read"] }], apis, reconcile: () => ({ actions: [] }) };
 }
 
 function api(name: string, pathPrefix: string): HttpApi {
-  return { spec: { name, pathPrefix, related: [], timeoutSeconds: 10 }, handle: () => ({ status: 200, body: null }) };
+  return { spec: { name, pathPrefix }, handle: () => ({ status: 200, body: null }) };
 }
 
 test("controllers, webhooks and APIs are found by name and listed in the manifest", () => {
@@ -29,9 +29,28 @@ test("duplicate names and overlapping API paths are refused at start", () => {
   assert.doesNotThrow(() => createRegistry([controller("a", [api("x", "/v1/x")]), controller("b", [api("y", "/v1/xy")])]));
 });
 
-test("a webhook or API may relate only kinds its controller watches without selectors", () => {
-  const relating: HttpApi = { ...api("x", "/v1/x"), spec: { name: "x", pathPrefix: "/v1/x", related: [{ apiVersion: "v1", kind: "Pod" }], timeoutSeconds: 10 } };
+test("a webhook or API may relate only kinds its controller watches without selectors, narrowed", () => {
+  const relating: HttpApi = { ...api("x", "/v1/x"), spec: { name: "x", pathPrefix: "/v1/x", related: [{ apiVersion: "v1", kind: "Pod", sameNamespace: true }] } };
   assert.throws(() => createRegistry([controller("a", [relating])]), /relates Pod.v1, which the controller does not watch/);
-  const ok: HttpApi = { ...api("y", "/v1/y"), spec: { name: "y", pathPrefix: "/v1/y", related: [parent], timeoutSeconds: 10 } };
+  const ok: HttpApi = { ...api("y", "/v1/y"), spec: { name: "y", pathPrefix: "/v1/y", related: [{ ...parent, sameNamespace: true }] } };
   assert.doesNotThrow(() => createRegistry([controller("a", [ok])]));
+  const whole: HttpApi = { ...api("z", "/v1/z"), spec: { name: "z", pathPrefix: "/v1/z", related: [parent] } };
+  assert.throws(() => createRegistry([controller("a", [whole])]), /API z: related\.0: say how the related objects are narrowed/);
+});
+
+test("narrowing a cluster-scoped kind by namespace is refused; by name or selector it is not", () => {
+  const node = { apiVersion: "v1", kind: "Node" };
+  const withNodes = (related: HttpApi["spec"]["related"]): SnapshotController => ({
+    ...controller("a", [{ ...api("n", "/v1/n"), spec: { name: "n", pathPrefix: "/v1/n", related } }]),
+    watches: [...controller("a").watches, { ...node, resource: "nodes", namespaced: false, mapping: { by: "field", path: "metadata.name" } }],
+    permissions: [{ group: "", resource: "configmaps", access: ["read"] }, { group: "", resource: "nodes", access: ["read"] }],
+  });
+  assert.throws(() => createRegistry([withNodes([{ ...node, sameNamespace: true }])]), /narrows Node.v1 by namespace, but it is cluster-scoped/);
+  assert.doesNotThrow(() => createRegistry([withNodes([{ ...node, namedBy: ["query.node"] }])]));
+  assert.doesNotThrow(() => createRegistry([withNodes([{ ...node, selector: { matchLabels: { edge: "true" } } }])]));
+});
+
+test("a watched kind without a declared read permission is refused; the manifest carries the permissions", () => {
+  assert.throws(() => createRegistry([{ ...controller("a"), permissions: [] }]), /watches configmaps \(v1\) but declares no read permission/);
+  assert.deepEqual(createRegistry([controller("a")]).manifest.controllers[0]?.permissions, [{ group: "", resource: "configmaps", access: ["read"] }]);
 });

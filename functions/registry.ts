@@ -1,50 +1,98 @@
 import type { Controller, HttpApi, Webhook } from "./kit/controller.ts";
-import { kindKey, Manifest, type ControllerManifest } from "../protocol/index.ts";
+import { ApiSpec, groupOf, kindKey, Manifest, WebhookSpec, type ControllerManifest, type RelatedObjects, type Watch } from "../protocol/index.ts";
+
+/** A webhook with its declaration parsed (defaults applied). */
+export interface RegisteredWebhook {
+  readonly spec: WebhookSpec;
+  readonly review: Webhook["review"];
+}
+
+/** An API with its declaration parsed (defaults applied). */
+export interface RegisteredApi {
+  readonly spec: ApiSpec;
+  readonly handle: HttpApi["handle"];
+}
 
 /** The controllers one Worker serves, looked up by name; built once per isolate. */
 export interface Registry {
   controller(name: string): Controller | undefined;
-  webhook(name: string): Webhook | undefined;
-  api(name: string): HttpApi | undefined;
+  webhook(name: string): RegisteredWebhook | undefined;
+  api(name: string): RegisteredApi | undefined;
   readonly manifest: Manifest;
 }
 
-function manifestEntry(controller: Controller): ControllerManifest {
+/** A controller's declarations as parsed specs. */
+interface Parsed {
+  readonly controller: Controller;
+  readonly webhooks: RegisteredWebhook[];
+  readonly apis: RegisteredApi[];
+}
+
+function parse(controller: Controller): Parsed {
+  const at = (what: string): string => `controller ${controller.name}: ${what}`;
+  const webhooks = (controller.webhooks ?? []).map((webhook) => ({ spec: parseOrThrow(WebhookSpec, webhook.spec, at(`webhook ${webhook.spec.name}`)), review: webhook.review.bind(webhook) }));
+  const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api) }));
+  return { controller, webhooks, apis };
+}
+
+function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`${what}: ${issue?.path.map(String).join(".") ?? ""}: ${issue?.message ?? "invalid"}`);
+}
+
+function manifestEntry({ controller, webhooks, apis }: Parsed): ControllerManifest {
   return {
     name: controller.name,
     delivery: controller.delivery,
     ...(controller.delivery === "snapshot" ? { parent: controller.parent } : {}),
     watches: [...controller.watches],
-    webhooks: (controller.webhooks ?? []).map((webhook) => webhook.spec),
-    apis: (controller.apis ?? []).map((api) => api.spec),
+    webhooks: webhooks.map((webhook) => webhook.spec),
+    apis: apis.map((api) => api.spec),
+    permissions: [...controller.permissions],
   };
 }
 
 /**
  * The relay attaches `related` objects from its informer caches, which exist only for
  * watched kinds: a webhook or API relating a kind its controller does not watch (without
- * selectors) would silently see nothing.
+ * selectors) would silently see nothing. Narrowing by namespace needs a namespaced kind.
  */
-function checkRelated(controller: Controller): void {
-  const watched = new Set(controller.watches.filter((w) => !w.labelSelector && !w.fieldSelector).map((w) => kindKey(w)));
-  const uses = [...(controller.webhooks ?? []), ...(controller.apis ?? [])].flatMap((user) => user.spec.related.map((kind) => [user.spec.name, kindKey(kind)] as const));
-  for (const [user, kind] of uses) {
-    if (!watched.has(kind)) throw new Error(`${user} of controller ${controller.name} relates ${kind}, which the controller does not watch without selectors`);
+function checkRelated({ controller, webhooks, apis }: Parsed): void {
+  const watched = new Map(controller.watches.filter((w) => !w.labelSelector && !w.fieldSelector).map((w) => [kindKey(w), w] as const));
+  const uses = [...webhooks, ...apis].flatMap((user) => user.spec.related.map((related) => [user.spec.name, related] as const));
+  for (const [user, related] of uses) {
+    const watch = watched.get(kindKey(related));
+    if (!watch) throw new Error(`${user} of controller ${controller.name} relates ${kindKey(related)}, which the controller does not watch without selectors`);
+    if (related.sameNamespace && !watch.namespaced) throw new Error(`${user} of controller ${controller.name} narrows ${kindKey(related)} by namespace, but it is cluster-scoped: use a selector or namedBy`);
+    assertNarrowed(user, controller.name, related);
   }
 }
 
-function indexApis(controllers: readonly Controller[]): Map<string, HttpApi> {
-  const apis = new Map<string, HttpApi>();
+function assertNarrowed(user: string, controller: string, related: RelatedObjects): void {
+  if (!related.sameNamespace && !related.selector && !related.namedBy) throw new Error(`${user} of controller ${controller} does not say how ${kindKey(related)} is narrowed`);
+}
+
+/** Every watched kind must be readable: the relay's ClusterRole holds only what is declared. */
+function checkPermissions(controller: Controller): void {
+  const readable = new Set(controller.permissions.filter((p) => p.access.includes("read")).map((p) => `${p.group}|${p.resource}`));
+  const unread = controller.watches.find((watch: Watch) => !readable.has(`${groupOf(watch.apiVersion)}|${watch.resource}`));
+  if (unread) throw new Error(`controller ${controller.name} watches ${unread.resource} (${unread.apiVersion}) but declares no read permission for it`);
+}
+
+function indexApis(apis: readonly RegisteredApi[]): Map<string, RegisteredApi> {
+  const byName = new Map<string, RegisteredApi>();
   const prefixes = new Map<string, string>();
-  for (const api of controllers.flatMap((controller) => controller.apis ?? [])) {
-    if (apis.has(api.spec.name)) throw new Error(`two APIs are named ${api.spec.name}`);
+  for (const api of apis) {
+    if (byName.has(api.spec.name)) throw new Error(`two APIs are named ${api.spec.name}`);
     if (overlaps("/admission", api.spec.pathPrefix)) throw new Error(`API ${api.spec.name} may not serve ${api.spec.pathPrefix}: the front serves admission there`);
     const clash = [...prefixes].find(([prefix]) => overlaps(prefix, api.spec.pathPrefix));
     if (clash) throw new Error(`APIs ${clash[1]} and ${api.spec.name} serve overlapping paths`);
-    apis.set(api.spec.name, api);
+    byName.set(api.spec.name, api);
     prefixes.set(api.spec.pathPrefix, api.spec.name);
   }
-  return apis;
+  return byName;
 }
 
 function overlaps(a: string, b: string): boolean {
@@ -53,23 +101,27 @@ function overlaps(a: string, b: string): boolean {
 
 /**
  * Indexes controllers, webhooks and APIs by name. Duplicate names (two folders claiming
- * one name) and overlapping API paths are programming errors, reported at start rather
+ * one name), overlapping API paths, related kinds not watched or not narrowed, and
+ * watches without a read permission are programming errors, reported at start rather
  * than by surprise.
  */
 export function createRegistry(controllers: readonly Controller[]): Registry {
   const byName = new Map<string, Controller>();
-  const webhooks = new Map<string, Webhook>();
-  for (const controller of controllers) {
+  const webhooks = new Map<string, RegisteredWebhook>();
+  const parsed = controllers.map(parse);
+  for (const entry of parsed) {
+    const { controller } = entry;
     if (byName.has(controller.name)) throw new Error(`two controllers are named ${controller.name}`);
     byName.set(controller.name, controller);
-    checkRelated(controller);
-    for (const webhook of controller.webhooks ?? []) {
+    checkRelated(entry);
+    checkPermissions(controller);
+    for (const webhook of entry.webhooks) {
       if (webhooks.has(webhook.spec.name)) throw new Error(`two webhooks are named ${webhook.spec.name}`);
       webhooks.set(webhook.spec.name, webhook);
     }
   }
-  const apis = indexApis(controllers);
-  const manifest = Manifest.parse({ version: "v1", controllers: controllers.map(manifestEntry) });
+  const apis = indexApis(parsed.flatMap((entry) => entry.apis));
+  const manifest = Manifest.parse({ version: "v1", controllers: parsed.map(manifestEntry) });
   return {
     controller: (name) => byName.get(name),
     webhook: (name) => webhooks.get(name),

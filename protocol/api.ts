@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { KindKey, KubeObject, TypeRef } from "./objects.ts";
+import { KindKey, KubeObject } from "./objects.ts";
 import { Action } from "./plan.ts";
 import { Timestamp } from "./reconcile.ts";
+import { RelatedObjects } from "./related.ts";
 
 /**
  * An HTTP API a controller serves to the cluster (NerveX's replicas API is one): the
@@ -12,12 +13,8 @@ export const ApiSpec = z.object({
   name: z.string().regex(/^[a-z0-9-]+$/),
   /** Served by the front at this path and below, e.g. `/v1alpha1/replicas`. */
   pathPrefix: z.string().regex(/^(\/[A-Za-z0-9._-]+)+$/, "expected an absolute path such as /v1alpha1/replicas"),
-  /**
-   * Kinds whose cached objects the relay attaches as `related`. When the request names a
-   * namespace (`?namespace=` or a top-level `namespace` in a JSON body), namespaced kinds
-   * are limited to it.
-   */
-  related: z.array(TypeRef).default([]),
+  /** Kinds whose cached objects the relay attaches as `related`, each narrowed to the request. */
+  related: z.array(RelatedObjects).default([]),
   timeoutSeconds: z.number().int().min(1).max(60).default(10),
 });
 export type ApiSpec = z.infer<typeof ApiSpec>;

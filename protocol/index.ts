@@ -1,11 +1,17 @@
 /**
- * The edgeloop wire protocol, version v1: every message between the relay and the
- * Worker, as zod schemas with their inferred types.
+ * The edgeloop wire protocol, version v1, and the Kubernetes object types: every message
+ * between the relay and the Worker, as zod schemas with their inferred types, and the pure
+ * functions both sides read them with. The floor of the project: every folder may import
+ * it, and it imports nothing of edgeloop (lint enforces both).
  */
 export const PROTOCOL_VERSION = "v1";
 export * from "./objects.ts";
 export * from "./reconcile.ts";
 export * from "./plan.ts";
+export * from "./paths.ts";
+export * from "./mapping.ts";
+export * from "./related.ts";
+export * from "./permissions.ts";
 export * from "./manifest.ts";
 export * from "./admission.ts";
 export * from "./api.ts";

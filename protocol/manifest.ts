@@ -1,24 +1,9 @@
 import { z } from "zod";
 import { ApiSpec } from "./api.ts";
-import { TypeRef } from "./objects.ts";
-
-/**
- * How a watched object maps to the parent key it makes dirty.
- * - `self`: the object is the parent.
- * - `owner`: its controller ownerReference of the given kind names the parent.
- * - `label`: the value of `label` is the parent's name (same namespace).
- * - `node`: a pod's `spec.nodeName` is the parent (a Node) key.
- * - `reference`: the parent's spec names it; `paths` are dot paths into the parent
- *   (`[]` walks arrays), e.g. `spec.trainingWorkers[].dataset.name`. These are `related`.
- */
-export const Mapping = z.discriminatedUnion("by", [
-  z.object({ by: z.literal("self") }),
-  z.object({ by: z.literal("owner"), owner: TypeRef }),
-  z.object({ by: z.literal("label"), label: z.string().min(1) }),
-  z.object({ by: z.literal("node") }),
-  z.object({ by: z.literal("reference"), paths: z.array(z.string().min(1)).min(1) }),
-]);
-export type Mapping = z.infer<typeof Mapping>;
+import { Mapping } from "./mapping.ts";
+import { LabelSelector, TypeRef } from "./objects.ts";
+import { Permission } from "./permissions.ts";
+import { RelatedObjects } from "./related.ts";
 
 /** One kind a controller watches. */
 export const Watch = z.object({
@@ -43,15 +28,6 @@ export const WebhookRule = z.object({
 });
 export type WebhookRule = z.infer<typeof WebhookRule>;
 
-/** A metav1.LabelSelector. */
-export const LabelSelector = z.object({
-  matchLabels: z.record(z.string(), z.string()).optional(),
-  matchExpressions: z
-    .array(z.object({ key: z.string().min(1), operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), values: z.array(z.string()).optional() }))
-    .optional(),
-});
-export type LabelSelector = z.infer<typeof LabelSelector>;
-
 /** An admission webhook the Worker serves at `POST /v1/admission/{name}`. */
 export const WebhookSpec = z.object({
   name: z.string().regex(/^[a-z0-9-]+$/),
@@ -63,8 +39,8 @@ export const WebhookSpec = z.object({
   objectSelector: LabelSelector.optional(),
   /** Only objects in namespaces whose labels match are sent. */
   namespaceSelector: LabelSelector.optional(),
-  /** Kinds whose cached objects the relay attaches as `related`. */
-  related: z.array(TypeRef).default([]),
+  /** Kinds whose cached objects the relay attaches as `related`, each narrowed to the request. */
+  related: z.array(RelatedObjects).default([]),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 
@@ -78,6 +54,8 @@ export const ControllerManifest = z.object({
   webhooks: z.array(WebhookSpec).default([]),
   /** HTTP APIs the relay's front serves for this controller. */
   apis: z.array(ApiSpec).default([]),
+  /** What the controller may read and write: the relay's ClusterRole is built from these alone. */
+  permissions: z.array(Permission).default([]),
 });
 export type ControllerManifest = z.infer<typeof ControllerManifest>;
 

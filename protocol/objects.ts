@@ -92,3 +92,29 @@ export function refOf(object: KubeObject): ObjectRef {
   if (object.metadata.uid) ref.uid = object.metadata.uid;
   return ref;
 }
+
+/** A metav1.LabelSelector. */
+export const LabelSelector = z.object({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z
+    .array(z.object({ key: z.string().min(1), operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), values: z.array(z.string()).optional() }))
+    .optional(),
+});
+export type LabelSelector = z.infer<typeof LabelSelector>;
+
+/** Whether `labels` match a label selector (every matchLabels pair and every expression; an empty selector matches all). */
+export function matchesLabelSelector(labels: Readonly<Record<string, string>> | undefined, selector: LabelSelector): boolean {
+  const have = labels ?? {};
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (have[key] !== value) return false;
+  for (const expression of selector.matchExpressions ?? []) {
+    const value = have[expression.key];
+    const values = expression.values ?? [];
+    const ok =
+      expression.operator === "In" ? value !== undefined && values.includes(value)
+      : expression.operator === "NotIn" ? value === undefined || !values.includes(value)
+      : expression.operator === "Exists" ? value !== undefined
+      : value === undefined;
+    if (!ok) return false;
+  }
+  return true;
+}

@@ -1,13 +1,23 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ApiResponse, KubeObject, Manifest } from "../protocol/index.ts";
+import { ApiSpec, type ApiResponse, type KubeObject, type Manifest } from "../protocol/index.ts";
 import { apiFor, requestNamespace, serveApi, type ApiHost } from "./api.ts";
+import { FakeCache } from "../test/support/fake-cache.ts";
 
-const spec = { name: "replicas", pathPrefix: "/v1alpha1/replicas", related: [{ apiVersion: "v1", kind: "Pod" }, { apiVersion: "v1", kind: "Node" }], timeoutSeconds: 5 };
-const manifest: Manifest = { version: "v1", controllers: [{ name: "nervex", delivery: "snapshot", watches: [], webhooks: [], apis: [spec] }] };
+const spec = ApiSpec.parse({
+  name: "replicas",
+  pathPrefix: "/v1alpha1/replicas",
+  related: [
+    { apiVersion: "v1", kind: "Pod", sameNamespace: true },
+    { apiVersion: "v1", kind: "Node", selector: { matchLabels: { role: "edge" } } },
+  ],
+  timeoutSeconds: 5,
+});
+const named = ApiSpec.parse({ name: "named", pathPrefix: "/v1alpha1/named", related: [{ apiVersion: "v1", kind: "Pod", namedBy: ["query.pod", "body.pod"] }] });
+const manifest: Manifest = { version: "v1", controllers: [{ name: "nervex", delivery: "snapshot", watches: [], webhooks: [], apis: [spec, named], permissions: [] }] };
 
 const pod = (namespace: string, name: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace, name } });
-const node: KubeObject = { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } };
+const node = (name: string, role: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, labels: { role } } });
 const quiet = (): void => undefined;
 
 interface Recorded {
@@ -18,10 +28,12 @@ interface Recorded {
 
 function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorded: Recorded } {
   const recorded: Recorded = { forwarded: [], applied: [], counted: [] };
+  const pods = new FakeCache(true, { objects: [pod("a", "p1"), pod("b", "p2"), pod("b", "p3")] });
+  const nodes = new FakeCache(false, { objects: [node("n1", "edge"), node("n2", "cloud")] });
   return {
     recorded,
     manifest,
-    objectsOf: (kind) => (kind.kind === "Pod" ? [pod("a", "p1"), pod("b", "p2")] : [node]),
+    relatedCaches: (kind) => (kind.kind === "Pod" ? pods : kind.kind === "Node" ? nodes : undefined),
     forward: (name, request) => {
       recorded.forwarded.push({ name, request: request as Recorded["forwarded"][number]["request"] });
       return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
@@ -53,7 +65,7 @@ test("the namespace comes from the query, else from a JSON body", () => {
   assert.equal(requestNamespace({}, ""), undefined);
 });
 
-test("a request is forwarded with its query and the related objects of its namespace", async () => {
+test("a request is forwarded with its query and the related objects narrowed to it", async () => {
   const fake = host({ status: 200, body: { ok: 1 }, actions: [] });
   const reply = await serveApi(fake, spec, { method: "GET", url: "/v1alpha1/replicas?namespace=a&namespace=z&coordinator=c", body: "" }, quiet);
   assert.deepEqual(reply, { status: 200, body: { ok: 1 } });
@@ -61,8 +73,23 @@ test("a request is forwarded with its query and the related objects of its names
   assert.deepEqual(forwarded?.query, { namespace: "a", coordinator: "c" });
   assert.equal(forwarded?.path, "/v1alpha1/replicas");
   assert.deepEqual(forwarded?.related["Pod.v1"]?.map((p) => p.metadata.name), ["p1"]);
-  assert.deepEqual(forwarded?.related["Node.v1"]?.map((n) => n.metadata.name), ["n1"], "cluster-scoped kinds are sent whole");
+  assert.deepEqual(forwarded?.related["Node.v1"]?.map((n) => n.metadata.name), ["n1"], "a cluster-scoped related kind is narrowed by its selector");
   assert.deepEqual(fake.recorded.counted, ["replicas 200"]);
+});
+
+test("a request naming no namespace gets no objects narrowed by namespace", async () => {
+  const fake = host({ status: 200, body: null, actions: [] });
+  await serveApi(fake, spec, { method: "GET", url: "/v1alpha1/replicas", body: "" }, quiet);
+  assert.deepEqual(fake.recorded.forwarded[0]?.request.related, { "Pod.v1": [], "Node.v1": [node("n1", "edge")] });
+});
+
+test("namedBy reads the query and the parsed JSON body; the namespace may come from the body", async () => {
+  const fake = host({ status: 200, body: null, actions: [] });
+  await serveApi(fake, named, { method: "POST", url: "/v1alpha1/named?pod=p2", body: '{"namespace":"b","pod":"p3"}' }, quiet);
+  await serveApi(fake, named, { method: "POST", url: "/v1alpha1/named?pod=p2", body: "not json" }, quiet);
+  const [json, text] = fake.recorded.forwarded.map((f) => f.request.related["Pod.v1"]?.map((p) => `${p.metadata.namespace ?? ""}/${p.metadata.name ?? ""}`));
+  assert.deepEqual(json, ["b/p2", "b/p3"]);
+  assert.deepEqual(text, [], "no namespace named: a namespaced kind is not looked up");
 });
 
 test("actions are applied in order before the reply; the first failure answers onApplyError with the API's message", async () => {

@@ -1,17 +1,19 @@
 /**
  * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (NerveX's
  * replicas API): a request is forwarded, signed, with the cached objects the API
- * declared; the actions of the answer are applied in order; only then is the client
- * answered. The relay knows no API by name: the manifest lists them.
+ * declared, narrowed to the request; the actions of the answer are applied in order;
+ * only then is the client answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
-import { ApiRequest, kindKey, type ApiResponse, type ApiSpec, type KubeObject, type Manifest, type TypeRef } from "../protocol/index.ts";
+import { ApiRequest, type ApiResponse, type ApiSpec, type Manifest } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
+import { relatedObjects, type RelatedCaches } from "./related.ts";
 
 /** What the front needs from the engine. */
 export interface ApiHost {
   readonly manifest: Manifest;
-  objectsOf(kind: TypeRef): KubeObject[];
+  /** The unfiltered caches `related` objects come from. */
+  readonly relatedCaches: RelatedCaches;
   forward(name: string, request: unknown, timeoutMs: number): Promise<ApiResponse>;
   applyAction(action: ApiResponse["actions"][number]): Promise<void>;
   countApiRequest(api: string, status: number): void;
@@ -37,27 +39,26 @@ export function apiFor(manifest: Manifest, path: string): ApiSpec | undefined {
   return manifest.controllers.flatMap((c) => c.apis).find((api) => path === api.pathPrefix || path.startsWith(`${api.pathPrefix}/`));
 }
 
-/** The namespace a request names: `?namespace=` first, else a top-level `namespace` of a JSON body. */
-export function requestNamespace(query: Readonly<Record<string, string>>, body: string): string | undefined {
-  if (query.namespace) return query.namespace;
-  if (!body.trimStart().startsWith("{")) return undefined;
+/** A request body parsed as JSON; `undefined` when it is not JSON (or empty). */
+function jsonBody(body: string): unknown {
+  if (body.trim() === "") return undefined;
   try {
-    const parsed = JSON.parse(body) as { namespace?: unknown };
-    return typeof parsed.namespace === "string" && parsed.namespace !== "" ? parsed.namespace : undefined;
+    return JSON.parse(body) as unknown;
   } catch {
     return undefined;
   }
 }
 
-function related(host: ApiHost, spec: ApiSpec, namespace: string | undefined): Record<string, KubeObject[]> {
-  return Object.fromEntries(
-    spec.related.map((kind) => {
-      const objects = host.objectsOf(kind);
-      // Cluster-scoped objects have no namespace and are always sent whole.
-      const scoped = namespace === undefined ? objects : objects.filter((o) => o.metadata.namespace === undefined || o.metadata.namespace === namespace);
-      return [kindKey(kind), scoped];
-    }),
-  );
+/** The namespace a request names: `?namespace=` first, else a top-level `namespace` of a JSON object body. */
+export function requestNamespace(query: Readonly<Record<string, string>>, body: string): string | undefined {
+  return namespaceOf(query, jsonBody(body));
+}
+
+function namespaceOf(query: Readonly<Record<string, string>>, parsed: unknown): string | undefined {
+  if (query.namespace) return query.namespace;
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+  const namespace = (parsed as { namespace?: unknown }).namespace;
+  return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
 }
 
 function appendMessage(body: unknown, error: string): unknown {
@@ -86,8 +87,10 @@ export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingA
   if (!METHODS.has(incoming.method)) return { status: 501, body: { error: { code: "method_not_supported", message: `method ${incoming.method} is not served`, path: "method" } } };
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] ??= value;
-  const namespace = requestNamespace(query, incoming.body);
-  const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related: related(host, spec, namespace), now: new Date().toISOString() };
+  const body = jsonBody(incoming.body);
+  // `namedBy` paths of an API start from the query and the parsed body.
+  const related = relatedObjects(spec.related, { namespace: namespaceOf(query, body), root: { query, body } }, host.relatedCaches);
+  const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related, now: new Date().toISOString() };
   const reply = await forwardAndApply(host, spec, request, log);
   host.countApiRequest(spec.name, reply.status);
   return reply;

@@ -8,10 +8,11 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { AdmissionReviewRequest, kindKey, type AdmissionReviewResponse, type WebhookSpec } from "../protocol/index.ts";
+import { AdmissionReviewRequest, type AdmissionReviewResponse, type WebhookSpec } from "../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 import type { Logger } from "../cli/log.ts";
-import type { RelayEngine } from "./relay.ts";
+import type { RelayEngine } from "./engine.ts";
+import { relatedObjects } from "./related.ts";
 
 function readBody(request: IncomingMessage, limit = 8 * 1024 * 1024): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -76,7 +77,8 @@ export async function admit(engine: RelayEngine, webhook: string, body: string, 
     return { status: 400, body: { error: { code: "invalid", message: `not an AdmissionReview: ${(error as Error).message}`, path: "" } } };
   }
   if (!spec) return { status: 404, body: { error: { code: "unknown_webhook", message: `no webhook named ${webhook}`, path: "webhook" } } };
-  const related = Object.fromEntries(spec.related.map((kind) => [kindKey(kind), engine.objectsOf(kind)]));
+  // `namedBy` paths of a webhook start from the AdmissionRequest.
+  const related = relatedObjects(spec.related, { namespace: review.request.namespace, root: review.request }, engine.relatedCaches);
   try {
     return { status: 200, body: await engine.worker.admission(webhook, { ...review, related }, spec.timeoutSeconds * 1000) };
   } catch (error) {
@@ -90,7 +92,7 @@ function apiHost(engine: RelayEngine): ApiHost {
     get manifest() {
       return engine.manifest;
     },
-    objectsOf: (kind) => engine.objectsOf(kind),
+    relatedCaches: engine.relatedCaches,
     forward: (name, request, timeoutMs) => engine.worker.api(name, request, timeoutMs),
     applyAction: (action) => engine.applyAction(action),
     countApiRequest: (api, status) => engine.metrics.inc(`edgeloop_api_requests_total{api="${api}",code="${status}"}`),

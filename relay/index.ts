@@ -4,7 +4,7 @@ import { startFront, startOpsServer } from "./http.ts";
 import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./leader.ts";
-import { RelayEngine } from "./relay.ts";
+import { RelayEngine } from "./engine.ts";
 
 /** Relay settings (see relay/config.ts for their parsing and defaults). */
 export interface RelayOptions {

@@ -1,57 +1,35 @@
 /**
  * Builds the `ReconcileRequest` for one parent key from the informer caches (pure over
- * the cache views): the parent, its children of every declared kind, the objects its
- * spec references, and the triggers.
+ * the cache views): the parent, then every other watch's objects in the part of the
+ * request its mapping says (`./mapping.ts` finds them), and the triggers.
  */
-import { kindKey, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
-import { valuesAt } from "./watch/mapping.ts";
-
-/** What the builder reads from a cache. */
-export interface CacheView {
-  get(namespace: string | undefined, name: string): KubeObject | undefined;
-  list(namespace?: string): KubeObject[];
-  ownedBy(uid: string): KubeObject[];
-  onNode(node: string): KubeObject[];
-}
+import { kindKey, snapshotPart, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
+import { parentIsNamespaced, selfWatch, snapshotObjects, type CacheView, type SnapshotParent } from "./mapping.ts";
 
 /** The snapshot of `key` for a snapshot-delivery controller. */
 export function buildSnapshot(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[], now: Date): ReconcileRequest {
-  const { namespace, name } = splitKey(key);
-  const parentType = controller.parent;
-  const parentWatch = controller.watches.find((w) => w.mapping.by === "self");
-  const parent = (parentWatch && view(parentWatch)?.get(namespace, name)) ?? null;
-  const parentKind = parentType ? kindKey(parentType) : undefined;
-  const uid = parent?.metadata.uid ?? triggers.find((t) => t.kind === parentKind && t.object.metadata.name === name)?.object.metadata.uid;
+  const parent = snapshotParent(controller, key, view, triggers);
   const children: Record<string, KubeObject[]> = {};
   const related: Record<string, KubeObject[]> = {};
   for (const watch of controller.watches) {
-    const cache = view(watch);
+    const part = snapshotPart(watch.mapping);
+    if (part === "parent") continue;
+    const into = part === "children" ? children : related;
     const kind = kindKey(watch);
-    const sameKind = (o: KubeObject): boolean => o.kind === undefined || o.kind === watch.kind;
-    switch (watch.mapping.by) {
-      case "self":
-        break;
-      case "owner": {
-        const ownerKind = watch.mapping.owner.kind;
-        const owned = uid && cache ? cache.ownedBy(uid).filter((o) => sameKind(o) && o.metadata.ownerReferences?.some((r) => r.uid === uid && r.kind === ownerKind)) : [];
-        children[kind] = [...(children[kind] ?? []), ...owned];
-        break;
-      }
-      case "label": {
-        const label = watch.mapping.label;
-        children[kind] = [...(children[kind] ?? []), ...(cache?.list(namespace).filter((o) => o.metadata.labels?.[label] === name) ?? [])];
-        break;
-      }
-      case "node":
-        children[kind] = [...(children[kind] ?? []), ...(cache?.onNode(name) ?? [])];
-        break;
-      case "reference": {
-        const names = parent ? [...new Set(watch.mapping.paths.flatMap((path) => valuesAt(parent, path)))] : [];
-        const found = names.map((n) => cache?.get(namespace, n)).filter((o): o is KubeObject => o !== undefined);
-        related[kind] = [...(related[kind] ?? []), ...found];
-        break;
-      }
-    }
+    const found = snapshotObjects(watch, view(watch), parent);
+    // Every declared kind is present, empty or not: the Worker checks.
+    const earlier = into[kind];
+    into[kind] = earlier ? [...earlier, ...found] : found;
   }
-  return { controller: controller.name, key, parent, children, related, triggers: [...triggers], now: now.toISOString() };
+  return { controller: controller.name, key, parent: parent.object, children, related, triggers: [...triggers], now: now.toISOString() };
+}
+
+/** The parent of `key`: from the cache, with its uid from a trigger when it is gone. */
+function snapshotParent(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[]): SnapshotParent {
+  const { namespace, name } = splitKey(key);
+  const self = selfWatch(controller);
+  const object = (self && view(self)?.get(namespace, name)) ?? null;
+  const parentKind = controller.parent ? kindKey(controller.parent) : undefined;
+  const uid = object?.metadata.uid ?? triggers.find((t) => t.kind === parentKind && t.object.metadata.name === name)?.object.metadata.uid;
+  return { key, namespace, name, uid, object, namespaced: parentIsNamespaced(controller) };
 }

@@ -7,8 +7,9 @@ import { ROOT } from "./lib/controllers.ts";
 
 const HELP = `usage: npm run build:worker -- [--minify] [--controllers DIR]... [--help]
 
-Bundles functions/worker.ts and every functions/controllers/*/controller.ts (plus each
---controllers DIR/*/controller.ts) into dist/worker.js, the file wrangler.jsonc deploys.`;
+Bundles functions/worker.ts and every controller.ts one or two folders below
+functions/controllers/ (and below each --controllers DIR) into dist/worker.js, the file
+wrangler.jsonc deploys.`;
 
 const { values } = parseArgs({
   options: { minify: { type: "boolean" }, controllers: { type: "string", multiple: true }, help: { type: "boolean", short: "h" } },

@@ -14,7 +14,8 @@ import type { CustomResource } from "../functions/kit/crd/resource.ts";
 const HELP = `usage: npm run crds -- [--out DIR] [--help]
 
 Generates the CustomResourceDefinitions (apiextensions.k8s.io/v1) of every custom
-resource served by a controller in functions/controllers/*/controller.ts.
+resource served by a controller (every controller.ts one or two folders below
+functions/controllers/).
 
   --out DIR   write one <plural>.<group>.yaml per CRD into DIR (created if missing)
               instead of printing one multi-document YAML stream on stdout

@@ -19,7 +19,7 @@ Starts the local stack: the embedded cluster (sim) with its built-in controllers
 Worker with every controller in workerd, and the relay between them. Then:
 
   export KUBECONFIG=$PWD/.edgeloop/kubeconfig
-  kubectl apply -f ../shared/fixtures/...
+  kubectl apply -f functions/controllers/sedna/fixtures/federatedlearningjob_v1alpha1.yaml
 
   --port P               sim API port on 127.0.0.1 (default 6443; 0 picks a free one)
   --worker-port P        Worker port on 127.0.0.1 (default 8787; 0 picks a free one)

@@ -1,18 +1,27 @@
+/**
+ * The contract between a controller folder and the Worker shell: what a controller
+ * declares (the kinds it watches, its webhooks and APIs, its custom resources, the
+ * permissions it needs) and the pure functions it provides. A controller folder's
+ * `controller.ts` exports one `Controller` as `default`.
+ */
 import type {
   Action,
+  AdmissionRequest,
+  AdmissionResponse,
   ApiAnswer,
   ApiRequest,
   ApiSpec,
-  AdmissionRequest,
-  AdmissionResponse,
   EventBatch,
   KubeObject,
+  Permission,
   Plan,
   ReconcileRequest,
   TypeRef,
   Watch,
   WebhookSpec,
 } from "../../protocol/index.ts";
+import type { DurableObjectBinding, DurableObjectContracts } from "../../durable/table.ts";
+import type { z } from "zod";
 import type { CustomResource } from "./crd/resource.ts";
 
 /**
@@ -34,43 +43,63 @@ export interface Decision {
   readonly requeueAfterSeconds?: number;
 }
 
-/** A controller fed with snapshots of one parent key at a time. Its reconcile is pure. */
-export interface SnapshotController {
+/** What every controller declares, whatever its delivery. */
+interface ControllerDeclaration {
+  /** Unique; names the routes (`/v1/reconcile/<name>`, `/v1/events/<name>`). */
   readonly name: string;
-  readonly delivery: "snapshot";
-  /** The parent kind; the watch with mapping `self`. */
-  readonly parent: TypeRef;
+  /** The kinds the relay watches for it, and how each maps to a parent key. */
   readonly watches: readonly Watch[];
+  /**
+   * What it may read and write in the cluster. The relay's ClusterRole is built from
+   * these alone; every watched kind must be readable here.
+   */
+  readonly permissions: readonly Permission[];
   readonly webhooks?: readonly Webhook[];
   readonly apis?: readonly HttpApi[];
   /** Custom resources this controller serves (CRDs are generated from them). */
   readonly resources?: readonly CustomResource[];
+}
+
+/** A controller fed with snapshots of one parent key at a time. Its reconcile is pure. */
+export interface SnapshotController extends ControllerDeclaration {
+  readonly delivery: "snapshot";
+  /** The parent kind; the watch with mapping `self`. */
+  readonly parent: TypeRef;
   /** Snapshot in, decision out: no I/O, no clock but `request.now`. */
   reconcile(request: ReconcileRequest): Decision;
 }
 
-/** Durable state an `events` controller may reach, provided by the Worker shell. */
+/** Appends plans for the relay to apply outside the current request (a timer's work). */
+export interface OutboxWriter {
+  /** Queues `plan` (about parent `key`, when there is one) under this controller's name; resolves to its id. */
+  append(plan: Plan, key?: string): Promise<string>;
+}
+
+/** The durable state an `events` controller reaches, provided by the Worker shell. */
 export interface EventsContext {
-  /** Bindings of the Worker environment (Durable Object namespaces and vars). */
-  readonly env: Readonly<Record<string, unknown>>;
+  /** The Worker's Outbox, bound to this controller. */
+  readonly outbox: OutboxWriter;
+  /** The Durable Object named `name` of a binding in `durable/table.ts`, typed by its contract. */
+  durableObject<B extends DurableObjectBinding>(binding: B, name: string): DurableObjectContracts[B];
 }
 
 /** A controller fed with ordered raw watch events; keeps its own view (in a Durable Object). */
-export interface EventsController {
-  readonly name: string;
+export interface EventsController extends ControllerDeclaration {
   readonly delivery: "events";
-  readonly watches: readonly Watch[];
-  readonly webhooks?: readonly Webhook[];
-  readonly apis?: readonly HttpApi[];
-  readonly resources?: readonly CustomResource[];
   handle(batch: EventBatch, context: EventsContext): Promise<Plan>;
 }
 
-/** An admission webhook: a pure function of the request and the related cached objects. */
+/** An admission webhook as a controller declares it (defaults may be left out). */
+export type WebhookDeclaration = z.input<typeof WebhookSpec>;
+
+/** An admission webhook: a pure function of the request and its related cached objects. */
 export interface Webhook {
-  readonly spec: WebhookSpec;
+  readonly spec: WebhookDeclaration;
   review(request: AdmissionRequest, related: Readonly<Record<string, readonly KubeObject[]>>): AdmissionResponse;
 }
+
+/** An HTTP API as a controller declares it (defaults may be left out). */
+export type ApiDeclaration = z.input<typeof ApiSpec>;
 
 /**
  * An HTTP API served to the cluster through the relay's front: a pure function of the
@@ -78,7 +107,7 @@ export interface Webhook {
  * relay applies before it sends the reply.
  */
 export interface HttpApi {
-  readonly spec: ApiSpec;
+  readonly spec: ApiDeclaration;
   handle(request: ApiRequest): ApiAnswer;
 }
 

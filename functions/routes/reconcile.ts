@@ -1,7 +1,9 @@
 import { HttpError } from "../http/errors.ts";
 import { resolveClaims } from "../claims.ts";
 import type { WorkerDeps } from "../deps.ts";
-import { EventBatch, Plan, ReconcileRequest, kindKey, type Watch } from "../../protocol/index.ts";
+import { OUTBOX_OBJECT_NAME } from "../../durable/names.ts";
+import type { EventsContext } from "../kit/controller.ts";
+import { EventBatch, Plan, ReconcileRequest, kindKey, snapshotPart, type Watch } from "../../protocol/index.ts";
 import type { Registry } from "../registry.ts";
 import { parseJson } from "../http/body.ts";
 
@@ -19,15 +21,26 @@ export async function reconcileRoute(registry: Registry, name: string, body: Uin
   return resolveClaims(controller.reconcile(request), request.key, deps.ledger);
 }
 
-/** The path (`children.Pod.v1`) of the first declared kind the request lacks, if any. */
+/**
+ * The path (`children.Pod.v1`) of the first declared kind the request lacks, if any: the
+ * Worker's one reading of the mapping (the protocol says which part carries each watch).
+ */
 function missingKind(request: ReconcileRequest, watches: readonly Watch[]): string | undefined {
   for (const watch of watches) {
-    if (watch.mapping.by === "self") continue;
+    const part = snapshotPart(watch.mapping);
+    if (part === "parent") continue;
     const kind = kindKey(watch);
-    const bag = watch.mapping.by === "reference" ? "related" : "children";
-    if (!Object.hasOwn(request[bag], kind)) return `${bag}.${kind}`;
+    if (!Object.hasOwn(request[part], kind)) return `${part}.${kind}`;
   }
   return undefined;
+}
+
+/** What an events controller reaches: the Outbox bound to its name, and the table's objects. */
+function eventsContext(controller: string, deps: WorkerDeps): EventsContext {
+  return {
+    outbox: { append: (plan, key) => deps.durableObject("OUTBOX", OUTBOX_OBJECT_NAME).append(controller, plan, key) },
+    durableObject: deps.durableObject,
+  };
 }
 
 /** `POST /v1/events/:controller`: ordered watch events in, a plan out. */
@@ -40,5 +53,5 @@ export async function eventsRoute(registry: Registry, name: string, body: Uint8A
   const batch = parseJson(body, EventBatch);
   if (batch.controller !== name) throw new HttpError(400, "invalid", `body names controller ${batch.controller}, the path ${name}`, "controller");
   await deps.beforeStateChange();
-  return Plan.parse(await controller.handle(batch, { env: deps.env }));
+  return Plan.parse(await controller.handle(batch, eventsContext(name, deps)));
 }

@@ -1,12 +1,13 @@
 /**
  * One informer: a client-node ListWatch of one kind (and selectors), with indexes by
- * controller owner uid, by node, and by key. It restarts itself after errors with
- * backoff, and reports every relist so the relay can resync.
+ * key, by controller owner uid, and by the values at the field paths the watches using
+ * it declare. It restarts itself after errors with backoff, and reports every relist so
+ * the relay can resync.
  */
 import { ListWatch, Watch as KubeWatch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
-import type { KubeObject, Watch } from "../../protocol/index.ts";
+import { valuesAt, type KubeObject, type Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { keyOfObject } from "./mapping.ts";
+import { CacheIndexes } from "./indexes.ts";
 
 /** What a cache reports to the relay. */
 export interface CacheEvents {
@@ -59,10 +60,7 @@ function withoutManagedFields<T extends KubernetesObject>(object: T): T {
 export class Cache {
   readonly id: string;
   readonly watch: Watch;
-  readonly #byOwner = new Map<string, Map<string, KubeObject>>();
-  readonly #byNode = new Map<string, Map<string, KubeObject>>();
-  readonly #ownerOf = new Map<string, string>();
-  readonly #nodeOf = new Map<string, string>();
+  readonly #indexes = new CacheIndexes();
   #informer: ListWatch<KubernetesObject> | undefined;
   #synced = false;
   #stopped = false;
@@ -72,6 +70,11 @@ export class Cache {
   constructor(watch: Watch) {
     this.watch = watch;
     this.id = cacheId(watch);
+  }
+
+  /** Whether the kind is namespaced (as the watch declares). */
+  get namespaced(): boolean {
+    return this.watch.namespaced;
   }
 
   /** Whether the initial list has completed. */
@@ -132,12 +135,21 @@ export class Cache {
 
   /** Objects whose controller ownerReference has this uid. */
   ownedBy(uid: string): KubeObject[] {
-    return [...(this.#byOwner.get(uid)?.values() ?? [])];
+    return this.#indexes.ownedBy(uid);
   }
 
-  /** Pods on a node. */
-  onNode(node: string): KubeObject[] {
-    return [...(this.#byNode.get(node)?.values() ?? [])];
+  /**
+   * Indexes the values at exactly these field paths (those the `field` mappings of the
+   * watches sharing this cache declare). Call before {@link start} so the first list is
+   * indexed; a path added later is filled from what the cache holds.
+   */
+  indexFields(paths: Iterable<string>): void {
+    this.#indexes.indexFields(paths, () => this.list());
+  }
+
+  /** Objects with `value` at `path` (a path not indexed is read by a scan). */
+  withField(path: string, value: string): KubeObject[] {
+    return this.#indexes.withField(path, value) ?? this.list().filter((object) => valuesAt(object, path).includes(value));
   }
 
   #event(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, events: CacheEvents): void {
@@ -145,32 +157,7 @@ export class Cache {
     // List items come without apiVersion and kind from a real API server.
     object.apiVersion ??= this.watch.apiVersion;
     object.kind ??= this.watch.kind;
-    this.#index(object, type === "DELETED");
+    this.#indexes.update(object, type === "DELETED");
     events.onEvent(type, object, initial);
   }
-
-  #index(object: KubeObject, removed: boolean): void {
-    const key = keyOfObject(object);
-    const owner = removed ? undefined : object.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
-    const nodeName = (object as { spec?: { nodeName?: unknown } }).spec?.nodeName;
-    const node = !removed && typeof nodeName === "string" && nodeName ? nodeName : undefined;
-    move(this.#byOwner, this.#ownerOf, key, owner, object);
-    move(this.#byNode, this.#nodeOf, key, node, object);
-  }
-}
-
-/** Re-files `object` under `bucket` (or nowhere), keeping the reverse map in step. */
-function move(index: Map<string, Map<string, KubeObject>>, reverse: Map<string, string>, key: string, bucket: string | undefined, object: KubeObject): void {
-  const previous = reverse.get(key);
-  if (previous !== undefined && previous !== bucket) {
-    const map = index.get(previous);
-    map?.delete(key);
-    if (map?.size === 0) index.delete(previous);
-    reverse.delete(key);
-  }
-  if (bucket === undefined) return;
-  let map = index.get(bucket);
-  if (!map) index.set(bucket, (map = new Map()));
-  map.set(key, object);
-  reverse.set(key, bucket);
 }

@@ -3,7 +3,7 @@
  * `edgeloop:controllers` imports the default export of every controller folder, so the
  * registry needs no central list.
  */
-import { build, type Plugin } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 import { join } from "node:path";
 import { controllerFiles, ROOT } from "./controllers.ts";
 
@@ -34,9 +34,9 @@ function controllersPlugin(files: readonly string[]): Plugin {
   };
 }
 
-/** The Worker as one ES module (the entry is functions/worker.ts). */
-export async function bundleWorker(options: BundleOptions = {}): Promise<string> {
-  const result = await build({
+/** The esbuild options of the Worker bundle (the entry is functions/worker.ts): what ships, and what test/architecture.test.ts inspects. */
+export function workerBuildOptions(options: BundleOptions = {}): BuildOptions {
+  return {
     ...ESM_BUNDLE,
     entryPoints: [join(ROOT, "functions/worker.ts")],
     platform: "neutral",
@@ -47,19 +47,23 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
     minify: options.minify ?? false,
     write: false,
     plugins: [controllersPlugin(controllerFiles(options.extraControllerDirs))],
-  });
-  const output = result.outputFiles[0];
+  };
+}
+
+/** The Worker as one ES module. */
+export async function bundleWorker(options: BundleOptions = {}): Promise<string> {
+  const result = await build(workerBuildOptions(options));
+  const output = result.outputFiles?.[0];
   if (!output) throw new Error("esbuild produced no output");
   return output.text;
 }
 
 /**
- * The relay as one self-contained ES module for Node ≥ 22 (what the image runs): no
- * node_modules, no TypeScript stripping at start-up, about 70 MiB less resident memory
- * than running the sources.
+ * The esbuild options of the relay bundle (entry relay/main.ts): one self-contained ES
+ * module for Node ≥ 22, what the image runs and what test/architecture.test.ts inspects.
  */
-export async function bundleRelay(outfile: string, options: { readonly minify?: boolean } = {}): Promise<number> {
-  const result = await build({
+export function relayBuildOptions(outfile: string, options: { readonly minify?: boolean } = {}): BuildOptions {
+  return {
     ...ESM_BUNDLE,
     entryPoints: [join(ROOT, "relay/main.ts")],
     platform: "node",
@@ -69,6 +73,15 @@ export async function bundleRelay(outfile: string, options: { readonly minify?: 
     // CommonJS dependencies (client-node's) call require(): give the ES module one.
     banner: { js: 'import { createRequire as __edgeloopCreateRequire } from "node:module"; const require = __edgeloopCreateRequire(import.meta.url);' },
     metafile: true,
-  });
-  return Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+  };
+}
+
+/**
+ * The relay as one self-contained ES module for Node ≥ 22 (what the image runs): no
+ * node_modules, no TypeScript stripping at start-up, about 70 MiB less resident memory
+ * than running the sources. Returns its size in bytes.
+ */
+export async function bundleRelay(outfile: string, options: { readonly minify?: boolean } = {}): Promise<number> {
+  const result = await build(relayBuildOptions(outfile, options));
+  return Object.values(result.metafile?.outputs ?? {}).reduce((sum, o) => sum + o.bytes, 0);
 }

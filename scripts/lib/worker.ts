@@ -3,15 +3,18 @@
  * Durable Objects (SQLite-backed) and bindings that wrangler.jsonc declares.
  */
 import { Miniflare } from "miniflare";
+import { DURABLE_OBJECTS, type DurableObjectBinding } from "../../durable/table.ts";
 import { bundleWorker } from "./bundle.ts";
 
-/** Must match wrangler.jsonc. */
+/** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
-export const DURABLE_OBJECTS = {
-  LEDGER: { className: "RecreationLedger", useSQLite: true },
-  OUTBOX: { className: "Outbox", useSQLite: true },
-  REPLAY: { className: "ReplayGuard", useSQLite: true },
-} as const;
+
+/** Miniflare's Durable Object options, from the one table: every class SQLite-backed, as the migrations create them. */
+export function miniflareDurableObjects(): Record<DurableObjectBinding, { className: string; useSQLite: true }> {
+  return Object.fromEntries(
+    Object.entries(DURABLE_OBJECTS).map(([binding, declaration]) => [binding, { className: declaration.className, useSQLite: true as const }]),
+  ) as Record<DurableObjectBinding, { className: string; useSQLite: true }>;
+}
 
 /** How to run the Worker. */
 export interface WorkerOptions {
@@ -34,7 +37,7 @@ export interface RunningWorker {
   /** Stops workerd; a second call does nothing. */
   stop(): Promise<void>;
   /** An RPC stub of the Durable Object `name` of `binding` (for tests and tools). */
-  durableObject(binding: keyof typeof DURABLE_OBJECTS, name: string): Promise<unknown>;
+  durableObject(binding: DurableObjectBinding, name: string): Promise<unknown>;
 }
 
 /** Bundles the controllers and serves the Worker in workerd; resolves once it answers. */
@@ -45,7 +48,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
       bindings: { EDGELOOP_SECRET: options.secret },
-      durableObjects: DURABLE_OBJECTS,
+      durableObjects: miniflareDurableObjects(),
       durableObjectsPersist: options.persistDir ?? false,
       host: "127.0.0.1",
       port,

@@ -8,21 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { LedgerContract, OutboxContract, ReplayContract } from "../../durable/contracts.ts";
+import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed, waitFor } from "./client.ts";
-
-interface LedgerStub {
-  claim(key: string, ttlSeconds: number): Promise<boolean>;
-  size(): Promise<number>;
-}
-interface ReplayStub {
-  first(signature: string, expiresAt: number): Promise<boolean>;
-  size(): Promise<number>;
-}
-interface OutboxStub {
-  pending(): Promise<number>;
-}
 
 let worker: RunningWorker;
 let persistDir: string;
@@ -35,7 +25,7 @@ after(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-const ledger = async (namespace: string): Promise<LedgerStub> => (await worker.durableObject("LEDGER", `ns:${namespace}`)) as LedgerStub;
+const ledger = async (namespace: string): Promise<LedgerContract> => (await worker.durableObject("LEDGER", ledgerObjectName(namespace))) as LedgerContract;
 
 function secretEvent(name: string, type = "ADDED"): Record<string, unknown> {
   return { type, kind: "Secret.v1", object: { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: "default", uid: `uid-${name}` } } };
@@ -58,7 +48,7 @@ async function readOutbox(cursor: string, wait = 0): Promise<OutboxBatch> {
 const messages = (batch: OutboxBatch): string[] => batch.entries.map((e) => (e.plan.actions[0] as { message: string }).message);
 
 test("the replay guard knows a signature until it expires", async () => {
-  const stub = (await worker.durableObject("REPLAY", "shard:a")) as ReplayStub;
+  const stub = (await worker.durableObject("REPLAY", replayShardName("sha256=aa"))) as ReplayContract;
   const later = Date.now() + 60_000;
   assert.equal(await stub.first("sha256=aa", later), true);
   assert.equal(await stub.first("sha256=aa", later), false, "a repeat inside the window is refused");
@@ -96,7 +86,7 @@ test("the outbox delivers in order and redelivers until a later cursor acknowled
   const drained = await readOutbox(first.cursor);
   assert.deepEqual(drained.entries, []);
   assert.equal(drained.cursor, first.cursor);
-  const outbox = (await worker.durableObject("OUTBOX", "outbox")) as OutboxStub;
+  const outbox = (await worker.durableObject("OUTBOX", OUTBOX_OBJECT_NAME)) as OutboxContract;
   assert.equal(await outbox.pending(), 0);
 });
 

@@ -5,7 +5,9 @@ import { request } from "node:https";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
+import { createRegistry } from "../../../functions/registry.ts";
 import type { Manifest } from "../../../protocol/index.ts";
+import { loadControllers } from "../controllers.ts";
 import { installObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
 import { selfSignedCertificate } from "./tls.ts";
@@ -26,6 +28,11 @@ const manifest: Manifest = {
         { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
       ],
       apis: [],
+      permissions: [
+        { group: "example.dev", resource: "jobs", access: ["read", "status"] },
+        { group: "", resource: "pods", access: ["read", "write"] },
+        { group: "example.dev", resource: "models", access: ["read"] },
+      ],
     },
     {
       name: "gang",
@@ -33,6 +40,10 @@ const manifest: Manifest = {
       watches: [{ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } }],
       webhooks: [],
       apis: [],
+      permissions: [
+        { group: "", resource: "pods", access: ["read"] },
+        { group: "", resource: "pods/binding", access: ["create"] },
+      ],
     },
   ],
 };
@@ -41,14 +52,27 @@ function verbs(group: string, resource: string): string[] {
   return relayRules(manifest).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
 }
 
-test("RBAC: read what is watched, write children and parents' status, bindings only for event controllers", () => {
-  assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "referenced objects are read-only");
-  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+test("RBAC is built from the declared permissions alone: read, write, status only, create only; Events are the relay's own", () => {
+  assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "declared read-only");
+  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"], "two controllers' grants merge");
   assert.deepEqual(verbs("example.dev", "jobs/status"), ["get", "patch", "update"]);
-  assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "patch", "update", "watch"], "a parent is never created or deleted by the relay");
+  assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "watch"], "status only: the parent object itself is never written");
   assert.deepEqual(verbs("", "pods/binding"), ["create"]);
   assert.deepEqual(verbs("", "events"), ["create", "patch"]);
-  assert.deepEqual(verbs("", "secrets"), [], "nothing that is not in the manifest");
+  assert.deepEqual(verbs("", "secrets"), [], "nothing that is not declared");
+  const undeclared: Manifest = { version: "v1", controllers: manifest.controllers.map((c) => ({ ...c, permissions: [] })) };
+  assert.deepEqual(relayRules(undeclared).flatMap((r) => r.resources).sort(), ["events", "events"], "watches and mappings grant nothing by themselves");
+});
+
+test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only", async () => {
+  const rules = relayRules(createRegistry(await loadControllers()).manifest);
+  const of = (group: string, resource: string): string[] => rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
+  assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+  assert.deepEqual(of("apps", "deployments"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+  assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["get", "list", "watch"]);
+  assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["get", "patch", "update"]);
+  assert.deepEqual(of("sedna.io", "models"), ["get", "list", "watch"]);
+  assert.deepEqual(of("", "pods/binding"), [], "no controller declares binding yet");
 });
 
 test("the install: webhook configurations point at the relay Service with the CA bundle; the Deployment is leader-elected", async () => {

@@ -1,10 +1,11 @@
 /**
- * The relay's least-privilege ClusterRole, derived from the manifest: read what is
- * watched; write only children (kinds mapped to their owner), parents' status, Events;
- * and, for controllers that keep their own view (schedulers), the kinds they watch plus
- * pod bindings.
+ * The relay's least-privilege ClusterRole, built from the controllers' declared
+ * permissions alone (`permissions` of each manifest entry): nothing is inferred from what
+ * a controller watches or how its children map. The one grant of the relay's own is
+ * Events, which it records on every controller's behalf (plans' `event` actions,
+ * `ReconcileError` when an action fails for good).
  */
-import type { Manifest, Watch } from "../../../protocol/index.ts";
+import type { Access, Manifest } from "../../../protocol/index.ts";
 
 /** A ClusterRole rule. */
 export interface PolicyRule {
@@ -13,12 +14,21 @@ export interface PolicyRule {
   readonly verbs: readonly string[];
 }
 
-const READ = ["get", "list", "watch"];
-const WRITE = ["create", "update", "patch", "delete"];
+/** What each declared access grants: on the resource itself, or on its status subresource. */
+const GRANTS: Record<Access, { readonly status: boolean; readonly verbs: readonly string[] }> = {
+  read: { status: false, verbs: ["get", "list", "watch"] },
+  write: { status: false, verbs: ["create", "update", "patch", "delete"] },
+  status: { status: true, verbs: ["get", "update", "patch"] },
+  create: { status: false, verbs: ["create"] },
+};
 
-const groupOf = (apiVersion: string): string => (apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "");
+/** The relay's own needs, whatever the controllers: recording Events. */
+const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [
+  { group: "", resource: "events", verbs: ["create", "patch"] },
+  { group: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
+];
 
-/** The rules the manifest needs, merged per group and verb set, sorted for stable output. */
+/** The rules the manifest's permissions grant, merged per group and verb set, sorted for stable output. */
 export function relayRules(manifest: Manifest): PolicyRule[] {
   const grants = new Map<string, Set<string>>(); // "group|resource" → verbs
   const grant = (group: string, resource: string, verbs: readonly string[]): void => {
@@ -27,26 +37,17 @@ export function relayRules(manifest: Manifest): PolicyRule[] {
     verbs.forEach((v) => set.add(v));
     grants.set(key, set);
   };
-  const resourceOf = (kind: { apiVersion: string; kind: string }, watches: readonly Watch[]): string | undefined =>
-    watches.find((w) => w.apiVersion === kind.apiVersion && w.kind === kind.kind)?.resource;
-  for (const controller of manifest.controllers) {
-    for (const watch of controller.watches) {
-      const group = groupOf(watch.apiVersion);
-      grant(group, watch.resource, READ);
-      if (watch.mapping.by === "owner" || controller.delivery === "events") grant(group, watch.resource, WRITE);
-      if (controller.delivery === "events" && watch.kind === "Pod" && group === "") grant("", "pods/binding", ["create"]);
-    }
-    if (controller.parent) {
-      const resource = resourceOf(controller.parent, controller.watches);
-      if (resource) {
-        grant(groupOf(controller.parent.apiVersion), resource, ["patch", "update"]);
-        grant(groupOf(controller.parent.apiVersion), `${resource}/status`, ["get", "patch", "update"]);
-      }
+  for (const permission of manifest.controllers.flatMap((controller) => controller.permissions)) {
+    for (const access of permission.access) {
+      const { status, verbs } = GRANTS[access];
+      grant(permission.group, status ? `${permission.resource}/status` : permission.resource, verbs);
     }
   }
-  grant("", "events", ["create", "patch"]);
-  grant("events.k8s.io", "events", ["create", "patch"]);
-  // Discovery of plurals for kinds named in plans but not in watches is not granted: plans may only touch watched kinds.
+  for (const own of RELAY_OWN) grant(own.group, own.resource, own.verbs);
+  return mergeByVerbs(grants);
+}
+
+function mergeByVerbs(grants: ReadonlyMap<string, ReadonlySet<string>>): PolicyRule[] {
   const byVerbs = new Map<string, { group: string; resources: string[]; verbs: string[] }>();
   for (const [key, verbs] of [...grants.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const [group = "", resource = ""] = key.split("|");

@@ -1,5 +1,5 @@
 import type { SnapshotController } from "../../../kit/controller.ts";
-import { SEDNA_API_VERSION } from "../group.ts";
+import { SEDNA_API_VERSION, SEDNA_GROUP } from "../group.ts";
 import { datasetResource } from "../dataset.ts";
 import { modelResource } from "../model.ts";
 import { reconcileFederatedLearning } from "./reconcile.ts";
@@ -30,6 +30,13 @@ const controller: SnapshotController = {
       namespaced: true,
       mapping: { by: "reference", paths: ["spec.trainingWorkers[].dataset.name"] },
     },
+  ],
+  permissions: [
+    { group: SEDNA_GROUP, resource: "federatedlearningjobs", access: ["read", "status"] },
+    { group: SEDNA_GROUP, resource: "models", access: ["read"] },
+    { group: SEDNA_GROUP, resource: "datasets", access: ["read"] },
+    { group: "", resource: "pods", access: ["read", "write"] },
+    { group: "", resource: "services", access: ["read", "write"] },
   ],
   resources: [federatedLearningResource, modelResource, datasetResource],
   reconcile: reconcileFederatedLearning,

@@ -1,5 +1,5 @@
 import type { SnapshotController } from "../../../kit/controller.ts";
-import { SEDNA_API_VERSION } from "../group.ts";
+import { SEDNA_API_VERSION, SEDNA_GROUP } from "../group.ts";
 import { modelResource } from "../model.ts";
 import { reconcileJointInference } from "./reconcile.ts";
 import { jointInferenceResource } from "./schema.ts";
@@ -29,6 +29,13 @@ const controller: SnapshotController = {
       namespaced: true,
       mapping: { by: "reference", paths: ["spec.edgeWorker.model.name", "spec.cloudWorker.model.name"] },
     },
+  ],
+  permissions: [
+    { group: SEDNA_GROUP, resource: "jointinferenceservices", access: ["read", "status"] },
+    { group: SEDNA_GROUP, resource: "models", access: ["read"] },
+    { group: "apps", resource: "deployments", access: ["read", "write"] },
+    { group: "", resource: "services", access: ["read", "write"] },
+    { group: "autoscaling", resource: "horizontalpodautoscalers", access: ["read", "write"] },
   ],
   resources: [jointInferenceResource, modelResource],
   reconcile: reconcileJointInference,

@@ -1,0 +1,32 @@
+/**
+ * What each Durable Object answers over RPC, as plain interfaces: the Worker's routes and
+ * the controllers call objects through these, and each class implements its own (the
+ * compiler checks both sides). No runtime imports, so Node-side code may read them too.
+ */
+import type { OutboxBatch, Plan } from "../protocol/index.ts";
+
+/** The recreated-pods ledger (one object per namespace). */
+export interface LedgerContract {
+  /** True for the first claim of `key` until `ttlSeconds` pass; false for repeats. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+  /** Claims held (expired ones not swept yet included). */
+  size(): Promise<number>;
+}
+
+/** Plans made outside a request, waiting for the relay (one object per Worker). */
+export interface OutboxContract {
+  /** Appends one plan for `controller`; returns its id. */
+  append(controller: string, plan: Plan, key?: string): Promise<string>;
+  /** Acknowledges up to `cursor`, then answers what follows, long-polling up to `waitSeconds`. */
+  read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
+  /** Entries not yet acknowledged. */
+  pending(): Promise<number>;
+}
+
+/** Signatures already received (16 shards). */
+export interface ReplayContract {
+  /** True the first time `signature` arrives (held until `expiresAt`, ms); false for a repeat. */
+  first(signature: string, expiresAt: number): Promise<boolean>;
+  /** Signatures held. */
+  size(): Promise<number>;
+}

@@ -1,0 +1,31 @@
+/**
+ * Field paths: how the manifest names a place in an object. Dot-separated field names;
+ * `[]` after a field walks every element of its array (`spec.trainingWorkers[].dataset.name`,
+ * `endpoints[].nodeName`). The relay and the Worker read them with the same function.
+ */
+import { z } from "zod";
+
+const SEGMENT = "[A-Za-z_$][A-Za-z0-9_$-]*(?:\\[\\])?";
+
+/** A dot path such as `spec.nodeName` or `endpoints[].nodeName`. */
+export const FieldPath = z
+  .string()
+  .max(256)
+  .regex(new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`), "expected a dot path such as spec.nodeName or endpoints[].nodeName");
+export type FieldPath = z.infer<typeof FieldPath>;
+
+/** The non-empty strings a field path names in a value (none when a step is missing). */
+export function valuesAt(value: unknown, path: string): string[] {
+  let current: unknown[] = [value];
+  for (const part of path.split(".")) {
+    const many = part.endsWith("[]");
+    const field = many ? part.slice(0, -2) : part;
+    current = current.flatMap((item) => {
+      if (item === null || typeof item !== "object" || Array.isArray(item)) return [];
+      const next = (item as Record<string, unknown>)[field];
+      if (next === undefined || next === null) return [];
+      return many ? (Array.isArray(next) ? next : []) : [next];
+    });
+  }
+  return current.filter((v): v is string => typeof v === "string" && v !== "");
+}

@@ -1,0 +1,32 @@
+/**
+ * What a controller may do in the cluster, declared beside what it watches: the relay's
+ * ClusterRole is built from these declarations alone (`install-relay`), so a controller
+ * that does not declare a write cannot get one. Events are the relay's own and always
+ * allowed.
+ */
+import { z } from "zod";
+
+/**
+ * - `read`: get, list, watch.
+ * - `write`: create, update, patch, delete of the object itself.
+ * - `status`: get, update, patch of its `status` subresource only.
+ * - `create`: create only, for subresources such as `pods/binding` or `pods/eviction`.
+ */
+export const Access = z.enum(["read", "write", "status", "create"]);
+export type Access = z.infer<typeof Access>;
+
+/** What a controller may do to one resource. */
+export const Permission = z.object({
+  /** The API group: "" for the core group (pods, services), `apps`, `sedna.io`. */
+  group: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$/, "expected an API group such as apps, or \"\" for core"),
+  /** The plural resource, or resource/subresource (`pods/binding`). */
+  resource: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z]+)?$/, "expected a plural resource such as pods, or pods/binding"),
+  access: z.array(Access).min(1),
+});
+export type Permission = z.infer<typeof Permission>;
+
+/** The API group of an apiVersion (`apps/v1` → `apps`, `v1` → ""). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}

@@ -1,0 +1,30 @@
+/**
+ * What a webhook or an HTTP API receives besides its request: cached objects of kinds
+ * its controller watches, narrowed to the request by the relay. Every narrowing given
+ * applies (they combine), and at least one must be given: nothing is sent whole.
+ */
+import { z } from "zod";
+import { LabelSelector, TypeRef } from "./objects.ts";
+import { FieldPath } from "./paths.ts";
+
+/**
+ * One related kind and how it is narrowed:
+ * - `sameNamespace`: only objects in the namespace the request names (an admission
+ *   request's `namespace`; an API request's `?namespace=` or top-level JSON `namespace`).
+ *   A request that names none gets none. Only for namespaced kinds.
+ * - `selector`: only objects whose labels match.
+ * - `namedBy`: only objects whose name is at one of these paths of the request (of the
+ *   AdmissionRequest, e.g. `object.spec.nodeName`; of an API request's
+ *   `{ query, body }`, e.g. `query.name`). Namespaced kinds are looked up in the
+ *   request's namespace.
+ */
+export const RelatedObjects = TypeRef.extend({
+  sameNamespace: z.boolean().default(false),
+  selector: LabelSelector.optional(),
+  namedBy: z.array(FieldPath).min(1).optional(),
+}).refine((related) => related.sameNamespace || related.selector !== undefined || related.namedBy !== undefined, {
+  message: "say how the related objects are narrowed: sameNamespace, selector or namedBy",
+});
+export type RelatedObjects = z.infer<typeof RelatedObjects>;
+/** A related kind as a controller declares it (defaults may be left out). */
+export type RelatedObjectsInput = z.input<typeof RelatedObjects>;

@@ -1,0 +1,64 @@
+/**
+ * The work queue's handler: one queue key is delivered to the Worker (a snapshot, or an
+ * events controller's batch), the plan applied, and the outcome decided: done, retry
+ * (the plan was interrupted, or the Worker failed) with the Worker's Retry-After.
+ */
+import type { Manifest, Trigger } from "../../protocol/index.ts";
+import type { PlanApplier } from "../apply.ts";
+import type { Logger } from "../../cli/log.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Outcome } from "../queue/workqueue.ts";
+import { WorkerError } from "../worker-client.ts";
+import type { EventsDelivery } from "./events.ts";
+import { EVENTS_KEY, splitQueueKey } from "./keys.ts";
+import type { SnapshotDelivery } from "./snapshots.ts";
+
+/** What processing a key uses. */
+export interface ProcessDeps {
+  readonly manifest: () => Manifest;
+  readonly snapshots: SnapshotDelivery;
+  readonly events: EventsDelivery;
+  readonly applier: PlanApplier;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** Told whether the Worker answered (readiness). */
+  readonly workerReached: (ok: boolean) => void;
+}
+
+/** Processes one queue key: deliver, apply, decide. */
+export async function processKey(deps: ProcessDeps, queued: string, triggers: Trigger[]): Promise<Outcome> {
+  const { controller: name, key } = splitQueueKey(queued);
+  const controller = deps.manifest().controllers.find((c) => c.name === name);
+  if (!controller) return { kind: "done" };
+  const started = performance.now();
+  try {
+    const { plan, parent } = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, triggers);
+    deps.workerReached(true);
+    const result = await deps.applier.apply(plan, parent, (action, error) => {
+      deps.metrics.inc(`edgeloop_apply_errors_total{controller="${name}",action="${action.type}"}`);
+      deps.log("warn", "action failed for good", { controller: name, key, action: action.type, error: error.message });
+    });
+    if (!result.ok) {
+      deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="retry"}`);
+      deps.log("debug", "plan interrupted, will retry", { controller: name, key, error: result.error });
+      return { kind: "retry" };
+    }
+    deps.metrics.observe(name, (performance.now() - started) / 1000);
+    deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="ok"}`);
+    return { kind: "done", ...(plan.requeueAfterSeconds ? { requeueAfterMs: plan.requeueAfterSeconds * 1000 } : {}) };
+  } catch (error) {
+    deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="error"}`);
+    return failed(deps, name, key, error);
+  }
+}
+
+/** A delivery that threw: retried, after the Worker's Retry-After when it gave one. */
+function failed(deps: ProcessDeps, controller: string, key: string, error: unknown): Outcome {
+  if (error instanceof WorkerError) {
+    if (error.status === 0) deps.workerReached(false);
+    deps.log(error.status === 0 ? "warn" : "error", "worker call failed", { controller, key, status: error.status, error: error.message });
+    return { kind: "retry", ...(error.retryAfterMs ? { afterMs: error.retryAfterMs } : {}) };
+  }
+  deps.log("error", "reconcile failed", { controller, key, error: String(error) });
+  return { kind: "retry" };
+}

@@ -1,0 +1,48 @@
+/**
+ * Routes each watch event to the controllers watching its cache: marks parent keys dirty
+ * for snapshot controllers, buffers the event for events controllers. The routes are
+ * resolved once per manifest, so an event costs a map lookup, not a scan of the manifest.
+ */
+import { kindKey, type ControllerManifest, type KubeObject, type Manifest } from "../../protocol/index.ts";
+import type { Metrics } from "../metrics.ts";
+import { cacheId, type Cache } from "../watch/cache.ts";
+import type { EventsDelivery } from "./events.ts";
+import type { SnapshotDelivery, SnapshotRoute } from "./snapshots.ts";
+
+type Route = { readonly kind: string } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest });
+
+/** Watch events to controllers. */
+export class EventRouter {
+  readonly #snapshots: SnapshotDelivery;
+  readonly #events: EventsDelivery;
+  readonly #metrics: Metrics;
+  #routes = new Map<string, Route[]>();
+
+  constructor(snapshots: SnapshotDelivery, events: EventsDelivery, metrics: Metrics) {
+    this.#snapshots = snapshots;
+    this.#events = events;
+    this.#metrics = metrics;
+  }
+
+  /** Resolves the routes of a manifest (before its informers start: their first lists are routed too). */
+  use(manifest: Manifest): void {
+    const routes = new Map<string, Route[]>();
+    for (const controller of manifest.controllers) {
+      for (const watch of controller.watches) {
+        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), delivery: "events", controller } : { kind: kindKey(watch), delivery: "snapshot", snapshot: this.#snapshots.route(controller, watch) };
+        const id = cacheId(watch);
+        routes.set(id, [...(routes.get(id) ?? []), route]);
+      }
+    }
+    this.#routes = routes;
+  }
+
+  /** One event of one cache, to every controller watching it. */
+  route(cache: Cache, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void {
+    this.#metrics.inc(`edgeloop_watch_events_total{kind="${cache.watch.kind}",type="${type}"}`);
+    for (const route of this.#routes.get(cache.id) ?? []) {
+      if (route.delivery === "events") this.#events.buffer(route.controller, { type, kind: route.kind, object, initial });
+      else this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object });
+    }
+  }
+}

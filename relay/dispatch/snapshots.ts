@@ -1,0 +1,71 @@
+/**
+ * Snapshot delivery: a watch event marks the parent keys it maps to dirty; a dirty key
+ * is sent as a snapshot built from the caches, and the Worker answers with a plan.
+ */
+import { objectKey, refOf, splitKey, type ControllerManifest, type ObjectRef, type Plan, type Trigger, type Watch } from "../../protocol/index.ts";
+import type { Informers } from "../informers.ts";
+import { parentIsNamespaced, parentKeys, selfWatch, type ParentsIn } from "../mapping.ts";
+import type { WorkQueue } from "../queue/workqueue.ts";
+import { buildSnapshot } from "../snapshot.ts";
+import type { WorkerClient } from "../worker-client.ts";
+import { queueKey } from "./keys.ts";
+
+/** What the Worker answered for one queue key, and the object that receives its failures' Warning Events. */
+export interface Delivered {
+  readonly plan: Plan;
+  readonly parent: ObjectRef | undefined;
+}
+
+/** One watch of one snapshot controller, resolved once per manifest for the event path. */
+export interface SnapshotRoute {
+  readonly controller: ControllerManifest;
+  readonly watch: Watch;
+  readonly parentNamespaced: boolean;
+  readonly parents: ParentsIn;
+}
+
+/** Snapshot delivery for every snapshot controller. */
+export class SnapshotDelivery {
+  readonly #queue: WorkQueue<Trigger>;
+  readonly #informers: Informers;
+  readonly #worker: WorkerClient;
+  readonly #view: (watch: Watch) => ReturnType<Informers["forWatch"]>;
+
+  constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
+    this.#queue = queue;
+    this.#informers = informers;
+    this.#worker = worker;
+    this.#view = (watch) => informers.forWatch(watch);
+  }
+
+  /** The route of events of `watch` to `controller`'s parents. */
+  route(controller: ControllerManifest, watch: Watch): SnapshotRoute {
+    const self = selfWatch(controller);
+    const parents: ParentsIn = (namespace) => (self && this.#informers.forWatch(self)?.list(namespace)) ?? [];
+    return { controller, watch, parentNamespaced: parentIsNamespaced(controller), parents };
+  }
+
+  /** Marks dirty every parent key the trigger's object maps to. */
+  enqueue(route: SnapshotRoute, trigger: Trigger): void {
+    for (const key of parentKeys(route.watch.mapping, trigger.object, route.parentNamespaced, route.parents)) {
+      this.#queue.add(queueKey(route.controller.name, key), trigger);
+    }
+  }
+
+  /** Marks every parent of the controller dirty. */
+  resync(controller: ControllerManifest): void {
+    const self = selfWatch(controller);
+    const cache = self && this.#informers.forWatch(self);
+    for (const parent of cache?.list() ?? []) this.#queue.add(queueKey(controller.name, objectKey(parent.metadata)));
+  }
+
+  /** Sends the snapshot of `key`. */
+  async send(controller: ControllerManifest, key: string, triggers: Trigger[]): Promise<Delivered> {
+    const request = buildSnapshot(controller, key, this.#view, triggers, new Date());
+    const plan = await this.#worker.reconcile(controller.name, request);
+    const { namespace, name } = splitKey(key);
+    // A parent gone from the cache is still named: Warning Events of failed actions go to it.
+    const parent = request.parent ? refOf(request.parent) : controller.parent ? { ...controller.parent, name, ...(namespace ? { namespace } : {}) } : undefined;
+    return { plan, parent };
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The relay's engine: informers for what the manifest asks, a work queue of dirty
+ * parent keys, signed snapshots to the Worker, plans applied in order, the outbox
+ * drained. It knows no controller by name: everything comes from the manifest. This
+ * file composes the parts and holds the lifecycle (start, lead, stop).
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Action, KubeObject, Manifest, TypeRef, Trigger } from "../protocol/index.ts";
+import type { Logger } from "../cli/log.ts";
+import { PlanApplier } from "./apply.ts";
+import { EventsDelivery } from "./dispatch/events.ts";
+import { processKey, type ProcessDeps } from "./dispatch/process.ts";
+import { EventRouter } from "./dispatch/router.ts";
+import { SnapshotDelivery } from "./dispatch/snapshots.ts";
+import { registerGauges } from "./gauges.ts";
+import { Informers } from "./informers.ts";
+import { KubeClient } from "./kube/client.ts";
+import { fetchManifest } from "./manifest-fetch.ts";
+import { Metrics } from "./metrics.ts";
+import { OutboxDrainer } from "./outbox-drainer.ts";
+import { WorkQueue } from "./queue/workqueue.ts";
+import type { RelatedCaches } from "./related.ts";
+import { WorkerClient } from "./worker-client.ts";
+
+/** Everything the engine needs, parsed once by the entry point. */
+export interface RelayEngineOptions {
+  readonly kubeconfig: KubeConfig;
+  readonly workerUrl: string;
+  readonly secret: string;
+  readonly concurrency: number;
+  readonly maxRate: number;
+  readonly resyncSeconds: number;
+  readonly manifestRefreshSeconds: number;
+  readonly outboxWaitSeconds: number;
+  readonly log: Logger;
+}
+
+/** The engine. */
+export class RelayEngine {
+  readonly metrics = new Metrics();
+  readonly worker: WorkerClient;
+  /** The unfiltered caches webhooks' and APIs' `related` objects come from. */
+  readonly relatedCaches: RelatedCaches = (kind) => this.#informers.unfiltered(kind);
+  readonly #options: RelayEngineOptions;
+  readonly #applier: PlanApplier;
+  readonly #queue: WorkQueue<Trigger>;
+  readonly #informers: Informers;
+  readonly #router: EventRouter;
+  readonly #processing: ProcessDeps;
+  readonly #outbox: OutboxDrainer;
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  #manifest: Manifest = { version: "v1", controllers: [] };
+  #workerOk = false;
+  #stopped = false;
+  #leading = false;
+
+  constructor(options: RelayEngineOptions) {
+    const { kubeconfig, log } = options;
+    this.#options = options;
+    const client = new KubeClient(kubeconfig);
+    this.#applier = new PlanApplier(client);
+    this.worker = new WorkerClient(options.workerUrl, options.secret);
+    this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate });
+    this.#informers = new Informers(kubeconfig, client, {
+      onEvent: (cache, type, object, initial) => this.#router.route(cache, type, object, initial),
+      onResync: (id) => this.resyncAll(`relist ${id}`),
+      onError: (id, error) => log("warn", "watch error", { informer: id, error: String(error) }),
+    });
+    const snapshots = new SnapshotDelivery(this.#queue, this.#informers, this.worker);
+    const events = new EventsDelivery(this.#queue, this.#informers, this.worker);
+    this.#router = new EventRouter(snapshots, events, this.metrics);
+    const workerReached = (ok: boolean): void => void (this.#workerOk = ok);
+    this.#processing = { manifest: () => this.#manifest, snapshots, events, applier: this.#applier, metrics: this.metrics, log, workerReached };
+    this.#outbox = new OutboxDrainer({ worker: this.worker, applier: this.#applier, metrics: this.metrics, log, waitSeconds: options.outboxWaitSeconds });
+    registerGauges(this.metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#informers.cachedObjects });
+  }
+
+  /** Caches synced and the Worker reachable. */
+  ready(): boolean {
+    return this.#workerOk && this.#informers.synced;
+  }
+
+  /** The manifest in use. */
+  get manifest(): Manifest {
+    return this.#manifest;
+  }
+
+  /** Every cached object of `kind` (its cache without selectors). */
+  objectsOf(kind: TypeRef): KubeObject[] {
+    return this.#informers.unfiltered(kind)?.list() ?? [];
+  }
+
+  /** Applies one action now (for the front's APIs, whose answer waits for it). */
+  applyAction(action: Action): Promise<void> {
+    return this.#applier.applyOne(action);
+  }
+
+  /**
+   * Fetches the manifest (retrying until the Worker answers) and starts the informers:
+   * enough to serve admission and collect dirty keys. {@link lead} starts the work.
+   */
+  async start(): Promise<void> {
+    await this.#loadManifest(true);
+    this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
+  }
+
+  /** Starts reconciling: the work queue, the periodic resync and the outbox loop (the leader only). */
+  lead(): void {
+    if (this.#stopped || this.#leading) return;
+    this.#leading = true;
+    this.#queue.start((key, triggers) => processKey(this.#processing, key, triggers));
+    // Every key made dirty since the informers started (their initial lists included) is
+    // queued already: a standby that takes over starts with the whole backlog.
+    this.#timers.push(setInterval(() => this.resyncAll("periodic"), this.#options.resyncSeconds * 1000));
+    this.#outbox.start();
+  }
+
+  /** Whether this relay reconciles (holds the lease, or runs without election). */
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /** Stops the informers, the queue (after the keys in flight) and the outbox loop. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#timers.forEach((t) => clearInterval(t));
+    const outbox = this.#outbox.stop();
+    await this.#informers.stop();
+    await this.#queue.stop();
+    await outbox;
+  }
+
+  /** Marks every parent of every controller dirty (resync, relist). */
+  resyncAll(reason: string): void {
+    this.#options.log("info", "resync", { reason });
+    for (const controller of this.#manifest.controllers) {
+      if (controller.delivery === "events") this.#processing.events.relist(controller);
+      else this.#processing.snapshots.resync(controller);
+    }
+  }
+
+  async #loadManifest(first: boolean): Promise<void> {
+    const manifest = await fetchManifest(this.worker, { retry: first, stopped: () => this.#stopped, workerReached: this.#processing.workerReached, log: this.#options.log });
+    if (!first && JSON.stringify(manifest) === JSON.stringify(this.#manifest)) return;
+    this.#manifest = manifest;
+    this.#router.use(manifest);
+    await this.#informers.ensure(manifest);
+    this.#options.log("info", "manifest loaded", { controllers: manifest.controllers.map((c) => c.name), informers: this.#informers.size });
+  }
+}

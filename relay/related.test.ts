@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RelatedObjects, type KubeObject, type RelatedObjectsInput } from "../protocol/index.ts";
+import { relatedObjects, type RelatedCaches, type RelatedRequest } from "./related.ts";
+import { FakeCache } from "../test/support/fake-cache.ts";
+
+const POD = { apiVersion: "v1", kind: "Pod" };
+const NODE = { apiVersion: "v1", kind: "Node" };
+
+const pod = (namespace: string, name: string, labels: Record<string, string> = {}): KubeObject => ({ ...POD, metadata: { namespace, name, labels } });
+const node = (name: string, labels: Record<string, string> = {}): KubeObject => ({ ...NODE, metadata: { name, labels } });
+
+function fixture(): { pods: FakeCache; nodes: FakeCache; caches: RelatedCaches } {
+  const pods = new FakeCache(true, { objects: [pod("a", "p1", { app: "web" }), pod("a", "p2", { app: "db" }), pod("b", "p1", { app: "web" })] });
+  const nodes = new FakeCache(false, { objects: [node("edge1", { role: "edge" }), node("edge2", { role: "edge" }), node("cloud", { role: "cloud" })] });
+  return { pods, nodes, caches: (kind) => (kind.kind === "Pod" ? pods : kind.kind === "Node" ? nodes : undefined) };
+}
+
+/** The names (`namespace/name`) of the related objects of one declared kind. */
+function found(declared: RelatedObjectsInput, request: RelatedRequest, caches: RelatedCaches): string[] {
+  const kind = RelatedObjects.parse(declared);
+  const related = relatedObjects([kind], request, caches);
+  assert.deepEqual(Object.keys(related), [`${kind.kind}.${kind.apiVersion}`]);
+  return (related[`${kind.kind}.${kind.apiVersion}`] ?? []).map((o) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name ?? ""}` : (o.metadata.name ?? ""))).sort();
+}
+
+test("sameNamespace: the objects of the request's namespace; none when it names none", () => {
+  const { pods, caches } = fixture();
+  assert.deepEqual(found({ ...POD, sameNamespace: true }, { namespace: "a", root: {} }, caches), ["a/p1", "a/p2"]);
+  assert.deepEqual(pods.listed, ["a"], "one namespace is listed, not the whole cache");
+  assert.deepEqual(found({ ...POD, sameNamespace: true }, { namespace: undefined, root: {} }, caches), []);
+});
+
+test("selector: a cluster-scoped kind is narrowed by labels", () => {
+  const { caches } = fixture();
+  assert.deepEqual(found({ ...NODE, selector: { matchLabels: { role: "edge" } } }, { namespace: "a", root: {} }, caches), ["edge1", "edge2"]);
+  assert.deepEqual(found({ ...NODE, selector: { matchExpressions: [{ key: "role", operator: "NotIn", values: ["edge"] }] } }, { namespace: undefined, root: {} }, caches), ["cloud"]);
+});
+
+test("namedBy (admission): the Node an admitted Pod's spec.nodeName names, looked up by name", () => {
+  const { nodes, caches } = fixture();
+  const admission = { uid: "u1", namespace: "a", operation: "CREATE", object: { ...pod("a", "new"), spec: { nodeName: "edge2" } } };
+  assert.deepEqual(found({ ...NODE, namedBy: ["object.spec.nodeName"] }, { namespace: "a", root: admission }, caches), ["edge2"]);
+  assert.deepEqual(nodes.listed, [], "named objects are got, never listed");
+  const unscheduled = { ...admission, object: pod("a", "new") };
+  assert.deepEqual(found({ ...NODE, namedBy: ["object.spec.nodeName"] }, { namespace: "a", root: unscheduled }, caches), []);
+});
+
+test("namedBy (API): a namespaced kind named in the query is looked up in the request's namespace", () => {
+  const { caches } = fixture();
+  const declared = { ...POD, namedBy: ["query.pod", "body.pods[]"] };
+  assert.deepEqual(found(declared, { namespace: "b", root: { query: { pod: "p1" }, body: undefined } }, caches), ["b/p1"]);
+  assert.deepEqual(found(declared, { namespace: "a", root: { query: { pod: "p1" }, body: { pods: ["p2", "p1", "missing"] } } }, caches), ["a/p1", "a/p2"], "each name once, missing names skipped");
+  assert.deepEqual(found(declared, { namespace: undefined, root: { query: { pod: "p1" }, body: undefined } }, caches), [], "no namespace, no namespaced object");
+});
+
+test("narrowings combine: every one given applies", () => {
+  const { pods, caches } = fixture();
+  assert.deepEqual(found({ ...POD, sameNamespace: true, selector: { matchLabels: { app: "web" } } }, { namespace: "a", root: {} }, caches), ["a/p1"]);
+  assert.deepEqual(found({ ...POD, namedBy: ["query.pod"], selector: { matchLabels: { app: "db" } } }, { namespace: "a", root: { query: { pod: "p1" } } }, caches), [], "named, but its labels do not match");
+  assert.deepEqual(found({ ...POD, sameNamespace: true, namedBy: ["query.pod"] }, { namespace: "b", root: { query: { pod: "p1" } } }, caches), ["b/p1"]);
+  assert.deepEqual(found({ ...NODE, namedBy: ["object.spec.nodeName"], selector: { matchLabels: { role: "cloud" } } }, { namespace: "a", root: { object: { spec: { nodeName: "edge1" } } } }, caches), []);
+  assert.deepEqual(pods.listed, ["a"], "namedBy never lists");
+});
+
+test("a declared kind without a cache is present and empty", () => {
+  const { caches } = fixture();
+  const related = relatedObjects([RelatedObjects.parse({ apiVersion: "v1", kind: "Secret", sameNamespace: true })], { namespace: "a", root: {} }, caches);
+  assert.deepEqual(related, { "Secret.v1": [] });
+});
+
+test("an empty namespace names none: nothing narrowed by namespace leaks from other namespaces", () => {
+  const { caches } = fixture();
+  assert.deepEqual(found({ ...POD, sameNamespace: true }, { namespace: "", root: {} }, caches), []);
+  assert.deepEqual(found({ ...POD, namedBy: ["query.pod"] }, { namespace: "", root: { query: { pod: "p1" } } }, caches), []);
+});
