@@ -6,7 +6,7 @@ import { syncNamedChild } from "../../../kit/children.ts";
 import { Condition, setExclusive, uniqueByType, type ConditionUpdate } from "../../../kit/conditions.ts";
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
 import { deletedChildren, isTerminating, ownedChildren } from "../../../kit/owner.ts";
-import { datasetSpec, isMissing, modelSpec, type MissingReference } from "../related.ts";
+import { datasetSpec, isMissing, modelSpec, type MissingReference } from "../referenced.ts";
 import type { StorageSource } from "../storage.ts";
 import { desiredPod, desiredService, podName, slotsOf, specHashOf, type JobInputs, type Slot } from "./desired.ts";
 import { FL_CONDITION_TYPES, FederatedLearningSpec, type FederatedLearningPhase } from "./schema.ts";

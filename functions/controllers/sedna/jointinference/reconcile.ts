@@ -6,7 +6,7 @@ import { syncNamedChild, type ChildOutcome } from "../../../kit/children.ts";
 import { Condition, setExclusive, uniqueByType, type ConditionUpdate } from "../../../kit/conditions.ts";
 import { createMergePatch } from "../../../kit/merge-patch.ts";
 import { deletedChildren, isTerminating, ownedChildren } from "../../../kit/owner.ts";
-import { isMissing, modelSpec, type MissingReference } from "../related.ts";
+import { isMissing, modelSpec, type MissingReference } from "../referenced.ts";
 import type { StorageSource } from "../storage.ts";
 import { desiredChildren, deploymentName, hpaName, type DesiredChildren, type WorkerType } from "./desired.ts";
 import { availableReplicas, failedReplicas, workerHealth } from "./health.ts";

@@ -1,3 +1,4 @@
+/** The Models and Datasets a Sedna spec references, read from the snapshot's `related` objects. */
 import type { KubeObject, ReconcileRequest } from "../../../protocol/index.ts";
 import { SEDNA_API_VERSION } from "./group.ts";
 import { DatasetSpec } from "./dataset.ts";
