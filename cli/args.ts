@@ -44,9 +44,17 @@ export function cli<S extends z.ZodType>(spec: CliSpec<S>, argv: readonly string
   if (result.kind === "flags") return result.flags;
   if (result.kind === "help") {
     console.log(spec.help);
-    process.exit(0);
+    // A flag the help does not name is a bug of this command: say so, so that tests catch it.
+    const missing = undocumentedFlags(spec);
+    if (missing.length > 0) console.error(`${spec.name}: --help does not describe ${missing.map((f) => `--${f}`).join(", ")}`);
+    process.exit(missing.length > 0 ? 1 : 0);
   }
   return fail(spec, result.message);
+}
+
+/** The flags of `spec` that its help text never mentions (`--name`). */
+export function undocumentedFlags(spec: Pick<CliSpec<z.ZodType>, "help" | "options">): string[] {
+  return Object.keys(spec.options).filter((name) => !new RegExp(`--${name}(?![\\w-])`).test(spec.help));
 }
 
 /** Prints `name: message` and the help, exits 2. */

@@ -5,7 +5,9 @@
  * goes on with the next action.
  */
 import type { Action, KubeObject, ObjectRef, Plan } from "../protocol/index.ts";
+import type { Logger } from "../cli/log.ts";
 import { KubeError, type KubeClient } from "./kube/client.ts";
+import { narrate, recreatedNames } from "./narrate.ts";
 
 /** How applying a plan ended. */
 export type ApplyResult = { readonly ok: true; readonly failed: number } | { readonly ok: false; readonly retry: true; readonly error: string; readonly retryAfterMs?: number };
@@ -34,18 +36,22 @@ function describe(action: Action): string {
 export class PlanApplier {
   readonly #client: KubeClient;
   readonly #component: string;
+  readonly #log: Logger | undefined;
 
-  constructor(client: KubeClient, component = "edgeloop-relay") {
+  /** `log` gets one `info` line per applied action (what a person watching the relay wants to see). */
+  constructor(client: KubeClient, component = "edgeloop-relay", log?: Logger) {
     this.#client = client;
     this.#component = component;
+    this.#log = log;
   }
 
   /** Applies `plan`; `parent` receives the Warning Events of permanent failures. */
   async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
     let failed = 0;
+    const recreated = recreatedNames(plan);
     for (const action of plan.actions) {
       try {
-        await this.applyOne(action);
+        await this.applyOne(action, parent, recreated);
       } catch (error) {
         if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}` };
         const kubeError = error as KubeError;
@@ -57,14 +63,20 @@ export class PlanApplier {
     return { ok: true, failed };
   }
 
-  /** One action. A delete of something already gone succeeds. */
-  async applyOne(action: Action): Promise<void> {
+  /** One action, logged once applied. A delete of something already gone succeeds. */
+  async applyOne(action: Action, parent?: ObjectRef, recreated: ReadonlySet<string> = new Set()): Promise<void> {
+    const created = await this.#send(action);
+    const name = created?.metadata?.name ?? (action.type === "create" ? action.object.metadata.name : undefined);
+    this.#log?.("info", narrate(action, parent, { ...(name ? { name } : {}), recreated: name !== undefined && recreated.has(name) }));
+  }
+
+  /** Sends one action; returns the created object for a create (its name may have been generated). */
+  async #send(action: Action): Promise<KubeObject | undefined> {
     const client = this.#client;
     switch (action.type) {
       case "create": {
         const path = await client.path(action.object, action.object.metadata.namespace);
-        await client.request("POST", path, { body: action.object });
-        return;
+        return (await client.request("POST", path, { body: action.object })) as KubeObject | undefined;
       }
       case "patch": {
         const path = await client.path(action.target, action.target.namespace, action.target.name);

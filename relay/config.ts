@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { RelayOptions } from "./index.ts";
-import { LEVELS } from "../cli/log.ts";
+import { LEVELS, LOG_FORMATS } from "../cli/log.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -26,6 +26,7 @@ export const RelayFlags = z
     "tls-cert": z.string().min(1).optional(),
     "tls-key": z.string().min(1).optional(),
     "log-level": z.enum(LEVELS).default("info"),
+    "log-format": z.enum(LOG_FORMATS).optional(),
     "leader-elect": z.boolean().default(false),
     "lease-name": z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain").default("edgeloop-relay"),
     "lease-namespace": z.string().min(1).optional(),

@@ -58,7 +58,7 @@ export class RelayEngine {
     const { kubeconfig, log } = options;
     this.#options = options;
     const client = new KubeClient(kubeconfig);
-    this.#applier = new PlanApplier(client);
+    this.#applier = new PlanApplier(client, undefined, log);
     this.worker = new WorkerClient(options.workerUrl, options.secret);
     this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate });
     this.#informers = new Informers(kubeconfig, client, {

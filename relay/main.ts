@@ -3,14 +3,15 @@ import { cli, fail } from "../cli/args.ts";
 import { stopOnSignal } from "../cli/signals.ts";
 import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
 import { startRelay } from "./index.ts";
-import { createLogger } from "../cli/log.ts";
+import { chooseLogFormat, createLogger } from "../cli/log.ts";
 
 const HELP = `usage: EDGELOOP_SECRET=... npm run relay -- --worker-url URL [options]
 
 Watches the cluster for what the Worker's manifest asks, sends signed snapshots and
 event batches to the Worker, applies the plans it returns, drains its outbox, and fronts
-admission webhooks. Logs are JSON lines on stdout. SIGTERM/Ctrl-C stops it cleanly;
-SIGHUP resyncs every parent at once.
+admission webhooks. Logs go to stdout: readable lines on a terminal, JSON lines when
+piped (--log-format), one info line per action applied. SIGTERM/Ctrl-C stops it
+cleanly; SIGHUP resyncs every parent at once.
 
   --worker-url URL              the Worker (or EDGELOOP_WORKER_URL)
   --kubeconfig FILE             cluster credentials (default: the in-cluster service account)
@@ -23,6 +24,7 @@ SIGHUP resyncs every parent at once.
   --front-port P, --front-host H  TLS admission front (default host 0.0.0.0; needs the two below)
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
   --log-level L                 debug | info | warn | error (default info)
+  --log-format F                json | text (default: text on a terminal, else json)
   --leader-elect                run as one of several replicas: reconcile only while holding
                                 the Lease (others keep warm caches and serve admission)
   --lease-name N                the Lease (default edgeloop-relay)
@@ -39,7 +41,7 @@ if (!env.success) fail(spec, env.error.issues[0]?.message ?? "bad environment");
 const options = relayOptions(flags, env.data);
 if ("error" in options) fail(spec, options.error);
 
-const log = createLogger(flags["log-level"], "relay");
+const log = createLogger(flags["log-level"], "relay", { format: chooseLogFormat(flags["log-format"], process.stdout.isTTY) });
 const relay = await startRelay({
   ...options,
   log,

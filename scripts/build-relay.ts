@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { bundleRelay } from "./lib/bundle.ts";
 import { cli } from "../cli/args.ts";
+import { scriptLogger } from "../cli/log.ts";
 import { ROOT } from "./lib/controllers.ts";
 
 const HELP = `usage: npm run build:relay -- [--out FILE] [--minify] [--help]
@@ -13,4 +14,4 @@ that runs on Node >= 22 without node_modules: node dist/relay.mjs --help.`;
 const Flags = z.object({ out: z.string().min(1).default(join(ROOT, "dist/relay.mjs")), minify: z.boolean().default(false) });
 const flags = cli({ name: "build:relay", help: HELP, options: { out: { type: "string" }, minify: { type: "boolean" } }, schema: Flags });
 const bytes = await bundleRelay(flags.out, { minify: flags.minify });
-console.log(JSON.stringify({ level: "info", msg: "built", file: flags.out, bytes }));
+scriptLogger("build:relay")("info", "built", { file: flags.out, bytes });

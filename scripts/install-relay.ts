@@ -1,12 +1,10 @@
 /**
- * `npm run install-relay -- --worker-url URL [--dry-run]`: renders the relay's install
- * for a cluster (CRDs, Namespace, RBAC from the manifest, Secrets with the HMAC key and a
- * generated TLS pair, Deployment, Service, webhook configurations) and applies it, or
- * prints it as YAML with --dry-run.
+ * `npm run install-relay -- --worker-url URL --image IMAGE [--dry-run]`: renders the
+ * relay's install for a cluster (CRDs, Namespace, RBAC from the manifest, Secrets with
+ * the HMAC key and a TLS pair, Deployment, Service, webhook configurations) and applies
+ * it, or writes it as YAML with --dry-run.
  */
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 import { z } from "zod";
@@ -15,46 +13,73 @@ import type { KubeObject } from "../protocol/index.ts";
 import { createRegistry } from "../functions/registry.ts";
 import { KubeClient } from "../relay/kube/client.ts";
 import { applyObject, readObject } from "./lib/apply.ts";
-import { cli, fail, stringOptions } from "../cli/args.ts";
-import { loadControllers, ROOT } from "./lib/controllers.ts";
+import { cli, fail } from "../cli/args.ts";
+import { loadControllers } from "./lib/controllers.ts";
 import { installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
-import { selfSignedCertificate, type TlsPair } from "./lib/install/tls.ts";
+import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, TLS_SECRET, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
-const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-
-const HELP = `usage: npm run install-relay -- --worker-url URL [options]
+const HELP = `usage: npm run install-relay -- --worker-url URL --image IMAGE [options]
 
 Installs the relay in the cluster of the current kubeconfig context: the CRDs (from the
 zod schemas), Namespace, ServiceAccount, a least-privilege ClusterRole derived from the
 controllers' manifest, the leader-election Role, a Secret with the HMAC key and one with
-a generated TLS pair, the relay Deployment (leader-elected replicas) and Service, and the
-admission webhook configurations with their caBundle. Re-running it updates everything
-and keeps the existing HMAC key and TLS pair.
+a TLS pair for the admission front, the relay Deployment (leader-elected replicas, Pod
+Security Standard "restricted") and Service, and the admission webhook configurations
+with their caBundle. Re-running it updates everything and keeps the installed HMAC key
+and TLS pair.
 
-  --worker-url URL   the deployed Worker (npm run deploy prints it)
-  --namespace NS     where the relay runs (default edgeloop)
-  --image IMAGE      the relay image, built from relay/Dockerfile (default ghcr.io/edgeloop/relay:${VERSION})
-  --replicas N       relay replicas (default 2)
-  --kubeconfig FILE  the cluster (default: KUBECONFIG, then ~/.kube/config)
-  --dry-run          print the YAML instead of applying it (nothing is read from the cluster)
+  --worker-url URL       the deployed Worker (npm run deploy prints it)
+  --image IMAGE          the relay image, required: none is published for you. Build
+                         relay/Dockerfile and push it where the cluster can pull it
+  --namespace NS         where the relay runs (default edgeloop)
+  --replicas N           relay replicas (default 2)
+  --kubeconfig FILE      the cluster (default: KUBECONFIG, then ~/.kube/config)
+  --dry-run              render the YAML instead of applying it (nothing is read from the
+                         cluster, so the keys are new unless --reuse-secrets is given)
+  --out FILE             with --dry-run: write the YAML to FILE (mode 600: it holds the
+                         keys) instead of stdout
+  --reuse-secrets FILE   take the HMAC key and the TLS pair from FILE: an earlier
+                         --dry-run output, or 'kubectl get secret -n NS -o yaml
+                         ${HMAC_SECRET} ${TLS_SECRET}'
 
-Environment: EDGELOOP_SECRET, the HMAC key (default: the installed one, else a new random
-key; set the same value on the Worker with 'npx wrangler secret put EDGELOOP_SECRET').`;
+Environment: EDGELOOP_SECRET, the HMAC key (default: --reuse-secrets, then the installed
+one, else a new random key; set the same value on the Worker with
+'npx wrangler secret put EDGELOOP_SECRET'). Which key was used is said on stderr.`;
 
-const Flags = z.object({
-  "worker-url": z.url({ error: "must be the Worker's URL" }),
-  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label").default("edgeloop"),
-  image: z.string().min(1).default(`ghcr.io/edgeloop/relay:${VERSION}`),
-  replicas: z.coerce.number().int().min(1).max(10).default(2),
-  kubeconfig: z.string().min(1).optional(),
-  "dry-run": z.boolean().default(false),
-});
+const Flags = z
+  .object({
+    "worker-url": z.url({ error: "must be the Worker's URL" }),
+    image: z.string({ error: "is required: no relay image is published for you; build relay/Dockerfile, push it where the cluster can pull it, and pass it here" }).min(1),
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label").default("edgeloop"),
+    replicas: z.coerce.number().int().min(1).max(10).default(2),
+    kubeconfig: z.string().min(1).optional(),
+    "dry-run": z.boolean().default(false),
+    out: z.string().min(1).optional(),
+    "reuse-secrets": z.string().min(1).optional(),
+  })
+  .refine((f) => f.out === undefined || f["dry-run"], { path: ["out"], message: "is for --dry-run (without it the install is applied, not written)" });
 const Env = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters").optional() });
 
-const spec = { name: "install-relay", help: HELP, options: { ...stringOptions(Flags), "dry-run": { type: "boolean" as const } }, schema: Flags };
+const spec = { name: "install-relay", help: HELP, options: { ...Object.fromEntries(Object.keys(Flags.shape).map((name) => [name, { type: "string" as const }])), "dry-run": { type: "boolean" as const } }, schema: Flags };
 const flags = cli(spec);
 const env = Env.safeParse(process.env);
 if (!env.success) fail(spec, env.error.issues[0]?.message ?? "bad environment");
+
+/** A failure a person can act on: one line on stderr, exit 1. */
+function exitWith(message: string): never {
+  console.error(`install-relay: ${message}`);
+  process.exit(1);
+}
+
+let fromFile: FoundKeys | undefined;
+if (flags["reuse-secrets"]) {
+  try {
+    fromFile = keysFromYaml(readFileSync(flags["reuse-secrets"], "utf8"), flags.namespace);
+  } catch (error) {
+    exitWith(`--reuse-secrets ${flags["reuse-secrets"]}: ${(error as Error).message}`);
+  }
+  if (!fromFile.secret && !fromFile.tls) exitWith(`--reuse-secrets ${flags["reuse-secrets"]} holds neither Secret ${flags.namespace}/${HMAC_SECRET} nor ${flags.namespace}/${TLS_SECRET}`);
+}
 
 const controllers = await loadControllers();
 const manifest = createRegistry(controllers).manifest;
@@ -76,20 +101,41 @@ async function installed(name: string, key: string): Promise<string | undefined>
   return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
 }
 
-const secret = env.data.EDGELOOP_SECRET ?? (await installed(`${NAME}-hmac`, "EDGELOOP_SECRET")) ?? randomBytes(32).toString("hex");
-const [cert, key] = [await installed(`${NAME}-tls`, "tls.crt"), await installed(`${NAME}-tls`, "tls.key")];
-const tls: TlsPair = cert && key ? { certPem: cert, keyPem: key } : await selfSignedCertificate(serviceHosts(flags.namespace));
-const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret, tls, manifest, crds });
+async function fromCluster(): Promise<FoundKeys> {
+  const [secret, certPem, keyPem] = [await installed(HMAC_SECRET, "EDGELOOP_SECRET"), await installed(TLS_SECRET, "tls.crt"), await installed(TLS_SECRET, "tls.key")];
+  return { ...(secret ? { secret } : {}), ...(certPem && keyPem ? { tls: { certPem, keyPem } } : {}) };
+}
+
+let keys: InstallKeys;
+try {
+  keys = await chooseKeys({
+    ...(env.data.EDGELOOP_SECRET ? { environment: env.data.EDGELOOP_SECRET } : {}),
+    ...(fromFile ? { file: fromFile } : {}),
+    ...(client ? { cluster: await fromCluster() } : {}),
+    hosts: serviceHosts(flags.namespace),
+  });
+} catch (error) {
+  if (error instanceof KeysError) exitWith(`--reuse-secrets ${flags["reuse-secrets"] ?? ""}: ${error.message}`);
+  throw error;
+}
+const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds });
+const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
 
 if (flags["dry-run"] || !client) {
-  process.stdout.write(objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n"));
+  const yaml = objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+  if (flags.out) {
+    // Made anew, so that it is private even where an older copy was not.
+    rmSync(flags.out, { force: true });
+    writeFileSync(flags.out, yaml, { mode: 0o600, flag: "wx" });
+  }
+  else process.stdout.write(yaml);
 } else {
   for (const object of objects) {
     const result = await applyObject(client, object);
     console.log(`${object.kind.toLowerCase()}/${object.metadata.name ?? ""} ${result}`);
   }
   for (const api of manifest.controllers.flatMap((c) => c.apis)) {
-    console.error(`API ${api.name}: https://${NAME}.${flags.namespace}.svc${api.pathPrefix} (CA: the tls.crt of secret ${flags.namespace}/${NAME}-tls)`);
+    console.error(`API ${api.name}: https://${NAME}.${flags.namespace}.svc${api.pathPrefix} (CA: the tls.crt of secret ${flags.namespace}/${TLS_SECRET})`);
   }
-  if (!env.data.EDGELOOP_SECRET) console.error(`The HMAC key is in secret ${flags.namespace}/${NAME}-hmac; give the Worker the same value (npx wrangler secret put EDGELOOP_SECRET).`);
 }
+for (const note of notes) console.error(note);

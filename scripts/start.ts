@@ -1,17 +1,21 @@
 /**
  * `npm start`: the whole system on this machine. The sim cluster (or a real cluster with
  * --kubeconfig), the Worker in workerd, the relay; writes .edgeloop/kubeconfig for
- * kubectl and .edgeloop/endpoints.json for tools. Ctrl-C stops everything.
+ * kubectl and .edgeloop/endpoints.json for tools. The cluster and the Durable Objects are
+ * kept in the state folder across restarts, as a kind cluster is. Ctrl-C stops everything.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_START_NODES, NodesFlag } from "../sim/flags.ts";
-import { createLogger, LEVELS } from "../cli/log.ts";
+import { StateBusyError, StateError } from "../sim/persistence.ts";
+import { chooseLogFormat, createLogger, LEVELS, LOG_FORMATS } from "../cli/log.ts";
 import { cli, stringOptions } from "../cli/args.ts";
+import { addressInUse, takenPort, type PortFlag } from "../cli/ports.ts";
 import { stopOnSignal } from "../cli/signals.ts";
 import { ROOT } from "./lib/controllers.ts";
-import { startOnCluster, startStack } from "./lib/stack.ts";
+import type { ClusterStack } from "./lib/stack.ts";
+import { prepareState, stateFolders } from "./lib/state.ts";
 
 const HELP = `usage: npm start -- [options]
 
@@ -21,15 +25,21 @@ Worker with every controller in workerd, and the relay between them. Then:
   export KUBECONFIG=$PWD/.edgeloop/kubeconfig
   kubectl apply -f functions/controllers/sedna/fixtures/federatedlearningjob_v1alpha1.yaml
 
+The cluster and the Durable Objects are kept in the state folder across restarts (as a
+kind cluster is); --fresh starts empty.
+
   --port P               sim API port on 127.0.0.1 (default 6443; 0 picks a free one)
   --worker-port P        Worker port on 127.0.0.1 (default 8787; 0 picks a free one)
-  --ops-port P           relay /healthz /readyz /metrics port (default 9090)
+  --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
   --kubeconfig FILE      use this (real) cluster instead of the sim; CRDs are applied to it
-  --state DIR            where the kubeconfig, endpoints and Durable Object state go (default .edgeloop)
-  --nodes N|NAMES        sim nodes: a count, or names separated by commas
+  --state DIR            where the cluster, the Durable Objects, the kubeconfig and the
+                         endpoints are kept (default .edgeloop)
+  --fresh                discard the saved cluster and Durable Object state, start empty
+  --nodes N|NAMES        sim nodes created if missing: a count, or names separated by commas
                          (default ${DEFAULT_START_NODES}: the nodes upstream examples pin pods to)
   --node-grace-seconds S sim: seconds without heartbeat before a node is NotReady (default 40)
   --log-level L          debug | info | warn | error (default info)
+  --log-format F         json | text (default: text on a terminal, JSON lines when piped)
 
 Environment: EDGELOOP_SECRET, the relay–Worker HMAC key (default: a random one per run).`;
 
@@ -40,38 +50,67 @@ const Flags = z.object({
   "ops-port": port.default(9090),
   kubeconfig: z.string().min(1).optional(),
   state: z.string().min(1).default(".edgeloop"),
+  fresh: z.boolean().default(false),
   nodes: NodesFlag.prefault(DEFAULT_START_NODES),
   "node-grace-seconds": z.coerce.number().int().min(1).default(40),
   "log-level": z.enum(LEVELS).default("info"),
+  "log-format": z.enum(LOG_FORMATS).optional(),
 });
 const Env = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters").optional() });
 
-const spec = { name: "start", help: HELP, options: stringOptions(Flags), schema: Flags };
+const spec = { name: "start", help: HELP, options: { ...stringOptions(Flags), fresh: { type: "boolean" as const } }, schema: Flags };
 const flags = cli(spec);
 const env = Env.safeParse(process.env);
-if (!env.success) {
-  console.error(`start: ${env.error.issues[0]?.message ?? "bad environment"}`);
-  process.exit(2);
+if (!env.success) exitWith(env.error.issues[0]?.message ?? "bad environment", 2);
+
+/** A failure a person can act on: one line on stderr, no stack trace. */
+function exitWith(message: string, code = 1): never {
+  console.error(`start: ${message}`);
+  process.exit(code);
 }
 
+const format = chooseLogFormat(flags["log-format"], process.stdout.isTTY);
+const logger = (component: string): ReturnType<typeof createLogger> => createLogger(flags["log-level"], component, { format });
+const log = logger("start");
+const onSim = flags.kubeconfig === undefined;
+const ports: PortFlag[] = [...(onSim ? [{ flag: "--port", port: flags.port }] : []), { flag: "--worker-port", port: flags["worker-port"] }, { flag: "--ops-port", port: flags["ops-port"] }];
+const taken = await takenPort(ports);
+if (taken) exitWith(taken);
+
 const state = resolve(ROOT, flags.state);
+const folders = stateFolders(state);
 mkdirSync(state, { recursive: true });
-const log = createLogger(flags["log-level"], "start");
-const progress = (step: string): void => log("info", step);
+try {
+  for (const note of prepareState(folders, { fresh: flags.fresh, sim: onSim })) log(note.level, note.message);
+} catch (error) {
+  if (error instanceof StateBusyError) exitWith(`${flags.state} is in use by another npm start (pid ${error.pid}): stop it, or pass --state DIR to run a second one`);
+  throw error;
+}
+
+// Loaded only now: the stack pulls in workerd, the bundler and the relay, too slow to load just to refuse a taken port.
+const { startOnCluster, startStack } = await import("./lib/stack.ts");
 const common = {
   workerPort: flags["worker-port"],
   opsPort: flags["ops-port"],
-  persistDir: join(state, "durable-objects"),
-  log: createLogger(flags["log-level"], "relay"),
-  progress,
+  persistDir: folders.durableObjects,
+  log: logger("relay"),
+  progress: (step: string): void => log("info", step),
   ...(env.data.EDGELOOP_SECRET ? { secret: env.data.EDGELOOP_SECRET } : {}),
 };
 const started = Date.now();
 const kubeconfigPath = flags.kubeconfig ? resolve(flags.kubeconfig) : join(state, "kubeconfig");
-const sim = flags.kubeconfig ? undefined : await startStack({ ...common, kubeconfigPath, simPort: flags.port, nodes: flags.nodes, nodeGraceSeconds: flags["node-grace-seconds"] });
-const stack = sim ?? (await startOnCluster({ ...common, kubeconfigPath }));
+let stack: ClusterStack & { sim?: { url: string } };
+try {
+  stack = onSim
+    ? await startStack({ ...common, kubeconfigPath, simPort: flags.port, nodes: flags.nodes, nodeGraceSeconds: flags["node-grace-seconds"], clusterStateDir: folders.cluster, simLog: logger("sim") })
+    : await startOnCluster({ ...common, kubeconfigPath });
+} catch (error) {
+  const message = addressInUse(error, ports) ?? (error instanceof StateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : undefined);
+  if (message) exitWith(message);
+  throw error;
+}
 const endpoints = {
-  apiServer: sim?.sim.url ?? "(from the kubeconfig)",
+  apiServer: stack.sim?.url ?? "(from the kubeconfig)",
   kubeconfig: kubeconfigPath,
   worker: stack.worker.url,
   relay: stack.relay.opsUrl,
@@ -79,5 +118,23 @@ const endpoints = {
 };
 if (stack.front) writeFileSync(join(state, "front-ca.pem"), stack.front.caPem);
 writeFileSync(join(state, "endpoints.json"), `${JSON.stringify(endpoints, null, 2)}\n`);
-log("info", "edgeloop ready", { ...endpoints, seconds: (Date.now() - started) / 1000, hint: `export KUBECONFIG=${kubeconfigPath}` });
+const seconds = (Date.now() - started) / 1000;
+if (format === "json") log("info", "edgeloop ready", { ...endpoints, seconds, state, hint: `export KUBECONFIG=${kubeconfigPath}` });
+else process.stdout.write(readyText(endpoints, seconds));
 stopOnSignal(() => stack.stop(), (signal) => log("info", "stopping", { signal }));
+
+/** What a person reads once everything runs: where each piece is, and the one command to paste. */
+function readyText(e: typeof endpoints, took: number): string {
+  const show = (path: string): string => (path.startsWith(ROOT) ? relative(process.cwd(), path) || "." : path);
+  const lines = [
+    `edgeloop ready (${took.toFixed(1)} s)`,
+    `  cluster   ${e.apiServer}${onSim ? `   state kept in ${show(state)} (--fresh starts empty)` : ""}`,
+    `  worker    ${e.worker}`,
+    `  relay     ${e.relay}/metrics`,
+    ...(e.front ? [`  front     ${e.front}   CA ${show(e.frontCa ?? "")}`] : []),
+    "",
+    `  export KUBECONFIG=${e.kubeconfig}`,
+    "",
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -8,7 +8,10 @@ import { globSync } from "node:fs";
 const HELP = `usage: npm run test:unit -- [--help] [FILTER...]
 
 Runs all *.test.ts files (protocol/, cli/, functions/, durable/, relay/, sim/, scripts/, test/) with
-node --test. With FILTER words, only the files whose path contains one of them.`;
+node --test. With FILTER words, only the files whose path contains one of them
+(npm run test:unit -- sim relay/metrics).
+
+Environment: EDGELOOP_TEST_CONCURRENCY, test files run at once (default 2).`;
 
 const args = process.argv.slice(2);
 if (args.includes("--help") || args.includes("-h")) {

@@ -21,12 +21,25 @@ export interface Cluster {
   bind(namespace: string, podName: string, nodeName: string, podUid?: string): Promise<void>;
   /** Every change committed from now on, delivered synchronously after the commit, in resourceVersion order. `type` null means every kind. */
   watch(type: TypeRef | null, onEvent: (event: ClusterEvent) => void): () => void;
+  /** Discovery: every resource served now, built-in and from CRDs, at its preferred version. */
+  resources(): readonly ServedResource[];
+}
+
+/** One served resource, as discovery lists it. */
+export interface ServedResource {
+  /** The kind at its preferred version. */
+  readonly type: TypeRef;
+  /** "" for the core group. */
+  readonly group: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
 }
 
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 export interface SubresourceOptions {
-  readonly subresource?: "status";
+  /** `finalize`: a Namespace's `spec.finalizers` only (PUT namespaces/{name}/finalize). */
+  readonly subresource?: "status" | "finalize";
 }
 
 export interface ListOptions {

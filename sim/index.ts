@@ -4,9 +4,12 @@
  */
 import { SimCluster, type SimClusterOptions } from "./api/sim-cluster.ts";
 import type { SimController } from "./contract.ts";
+import { publishApiServer } from "./api/kubernetes-service.ts";
 import { builtinControllers } from "./controllers/index.ts";
-import { startApiServer, type ApiServerOptions } from "./http/server.ts";
+import { startApiServer, type ApiServer, type ApiServerOptions } from "./http/server.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
+import { persistCluster, type PersistedState } from "./persistence.ts";
+import { resumeRestored } from "./resume.ts";
 
 export { SimCluster } from "./api/sim-cluster.ts";
 
@@ -26,6 +29,13 @@ export interface SimOptions extends SimClusterOptions {
   readonly heartbeatSeconds?: number;
   readonly bookmarkIntervalMs?: number;
   readonly log?: ApiServerOptions["log"];
+  /**
+   * Keep the cluster in this folder across restarts (`npm start`, `npm run sim -- --state`):
+   * what it holds is loaded at start, every change is saved. In memory when absent.
+   */
+  readonly stateDir?: string;
+  /** With `stateDir`: at most this long between a change and its write (default 100 ms). */
+  readonly stateFlushMs?: number;
 }
 
 /** A running sim. */
@@ -37,32 +47,45 @@ export interface RunningSim {
   readonly kubeconfigPath: string | undefined;
   /** Ends every open watch stream; with `cluster.store.history.compact(rv)` it makes clients relist (410 Gone). */
   closeWatches(): number;
+  /** With `stateDir`: what was loaded at start, and saving (`flush` writes what is pending). */
+  readonly state: PersistedState | undefined;
   stop(): Promise<void>;
 }
 
 /** Starts the sim; resolves once it serves. */
 export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const cluster = new SimCluster(options);
-  const server = await startApiServer(cluster, {
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
+  const state = options.stateDir ? persistCluster(cluster, { dir: options.stateDir, ...(options.stateFlushMs ? { flushMs: options.stateFlushMs } : {}), ...(options.log ? { log: options.log } : {}) }) : undefined;
+  let server: ApiServer;
+  try {
+    server = await startApiServer(cluster, {
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
   const grace = options.nodeGraceSeconds ?? 40;
   const controllers: SimController[] =
     options.controllers === false
       ? []
       : builtinControllers({ nodes: options.nodes ?? 3, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) });
   for (const controller of controllers) controller.start(cluster);
+  if (state?.restored) await resumeRestored(cluster, controllers.length > 0);
+  await publishApiServer(cluster, "127.0.0.1", server.port);
   if (options.kubeconfigPath) writeKubeconfig(options.kubeconfigPath, server.url);
   return {
     url: server.url,
     cluster,
     kubeconfigPath: options.kubeconfigPath,
     closeWatches: () => server.closeWatches(),
+    state,
     async stop(): Promise<void> {
       await Promise.all(controllers.map((c) => c.stop()));
       await server.close();
+      state?.close();
     },
   };
 }

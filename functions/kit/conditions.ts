@@ -47,8 +47,11 @@ export function setCondition(conditions: readonly Condition[], update: Condition
 }
 
 /**
- * Makes `active` the one True condition among `types`: it is set True, every other
- * condition of those types already present is set False.
+ * Makes `active` the one current condition among `types`: it is set as given, and every
+ * other condition of those types already present is set False with `active`'s reason and
+ * message, so no stale condition still tells what is no longer so (a Running service whose
+ * Pending condition kept saying "waiting for cloud worker"). Their lastTransitionTime
+ * still tells when each stopped being True.
  */
 export function setExclusive(
   conditions: readonly Condition[],
@@ -59,9 +62,8 @@ export function setExclusive(
 ): Condition[] {
   let out = setCondition(conditions, active, now, heartbeat);
   for (const type of types) {
-    const current = out.find((c) => c.type === type);
-    if (type === active.type || !current || current.status === "False") continue;
-    out = setCondition(out, { type, status: "False", reason: current.reason ?? "", message: current.message ?? "" }, now, heartbeat);
+    if (type === active.type || !out.some((c) => c.type === type)) continue;
+    out = setCondition(out, { type, status: "False", reason: active.reason, message: active.message }, now, heartbeat);
   }
   return out;
 }

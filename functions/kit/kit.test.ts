@@ -18,7 +18,7 @@ test("injectEnv: ours win over the user's same-named variables, the rest is kept
   assert.deepEqual(spec.containers[0]?.["envFrom"], [{ secretRef: { name: "creds" } }]);
 });
 
-test("conditions: one per type, times move only on change, exclusive sets the others False", () => {
+test("conditions: one per type, times move only on change, exclusive sets the others False with the current reason", () => {
   const t0 = "2026-01-01T00:00:00Z";
   const t1 = "2026-01-01T00:00:01Z";
   const running = { type: "Running", status: "True" as const, reason: "r", message: "m" };
@@ -26,6 +26,11 @@ test("conditions: one per type, times move only on change, exclusive sets the ot
   assert.deepEqual(setCondition(once, running, t1, "lastHeartbeatTime"), once, "unchanged: nothing moves");
   const failed = setExclusive(once, { type: "Failed", status: "True", reason: "f", message: "x" }, ["Pending", "Running", "Failed"], t1, "lastHeartbeatTime");
   assert.deepEqual(failed.map((c) => [c.type, c.status, c.lastTransitionTime]), [["Running", "False", t1], ["Failed", "True", t1]]);
+  assert.deepEqual(failed.map((c) => [c.reason, c.message]), [["f", "x"], ["f", "x"]], "a stale condition does not keep its old message");
+  const t2 = "2026-01-01T00:00:02Z";
+  const back = setExclusive(failed, running, ["Pending", "Running", "Failed"], t2, "lastHeartbeatTime");
+  assert.deepEqual(back.map((c) => [c.type, c.status, c.reason, c.lastTransitionTime]), [["Running", "True", "r", t2], ["Failed", "False", "r", t2]]);
+  assert.deepEqual(setExclusive(back, running, ["Pending", "Running", "Failed"], t2, "lastHeartbeatTime"), back, "unchanged: nothing moves");
 });
 
 test("createMergePatch produces the patch that applyMergePatch turns from into to", () => {

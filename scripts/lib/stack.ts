@@ -33,6 +33,10 @@ export interface StackOptions {
   /** Sim nodes: a count or names. */
   readonly nodes?: number | readonly string[];
   readonly nodeGraceSeconds?: number;
+  /** Keep the sim's cluster in this folder across restarts (in memory when absent). */
+  readonly clusterStateDir?: string;
+  /** The sim's own log (restores, state warnings). */
+  readonly simLog?: Logger;
   /** Relay tuning. */
   readonly resyncSeconds?: number;
   readonly concurrency?: number;
@@ -68,7 +72,14 @@ export type ClusterStack = Omit<Stack, "sim">;
 export async function startStack(options: StackOptions): Promise<Stack> {
   const progress = options.progress ?? ((): void => undefined);
   progress("starting the sim cluster");
-  const sim = await startSim({ port: options.simPort ?? 0, kubeconfigPath: options.kubeconfigPath, nodes: options.nodes ?? 3, ...(options.nodeGraceSeconds ? { nodeGraceSeconds: options.nodeGraceSeconds } : {}) });
+  const sim = await startSim({
+    port: options.simPort ?? 0,
+    kubeconfigPath: options.kubeconfigPath,
+    nodes: options.nodes ?? 3,
+    ...(options.nodeGraceSeconds ? { nodeGraceSeconds: options.nodeGraceSeconds } : {}),
+    ...(options.clusterStateDir ? { stateDir: options.clusterStateDir } : {}),
+    ...(options.simLog ? { log: options.simLog } : {}),
+  });
   try {
     const onCluster = await startOnCluster({ admissionFront: true, ...options });
     return Object.assign(onCluster, {
@@ -86,7 +97,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** Starts the Worker and the relay against the cluster of `options.kubeconfigPath`, after installing the CRDs. */
-export async function startOnCluster(options: Omit<StackOptions, "simPort" | "nodes" | "nodeGraceSeconds">): Promise<ClusterStack> {
+export async function startOnCluster(options: Omit<StackOptions, "simPort" | "nodes" | "nodeGraceSeconds" | "clusterStateDir" | "simLog">): Promise<ClusterStack> {
   const progress = options.progress ?? ((): void => undefined);
   const secret = options.secret ?? randomBytes(24).toString("hex");
   const extra = options.extraControllerDirs ?? [];

@@ -66,10 +66,3 @@ export function randomSuffix(): string {
 export function timestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
-
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Whether a name is a valid DNS-1123 subdomain (the rule for most object names). */
-export function validName(name: string): boolean {
-  return name.length <= 253 && SUBDOMAIN.test(name);
-}

@@ -5,20 +5,25 @@
  * they see and cause exactly the same things.
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
-import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type SubresourceOptions } from "../contract.ts";
+import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
 import { checkCrd, establishedStatus, resourceOfCrd } from "../crd/serving.ts";
 import { applyDefaults, prune, validate as validateSchema, type Schema } from "../crd/schema.ts";
 import { jsonPatch, PatchError } from "../patch/json.ts";
 import { applyMergePatch, type Json } from "../patch/merge.ts";
 import { strategicMergePatch } from "../patch/strategic.ts";
 import { defaultOnCreate, defaultTolerationSeconds } from "../pipeline/defaults.ts";
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type Cause } from "../pipeline/errors.ts";
+import { alreadyExists, badRequest, conflict, invalid, notFound, type Cause } from "../pipeline/errors.ts";
+import { jobCauses } from "../pipeline/job.ts";
+import { dropUnknownFields, goFormat, introduced, strictDecodingError, strictPatchError, undeclaredFieldError, unknownFieldMessage, type FieldValidation } from "../pipeline/unknown-fields.ts";
+import { validateObject } from "../pipeline/validation.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
 import { splitApiVersion, storageKey, type ResourceType } from "../registry/resource.ts";
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
 import { Store, type Stored, type StoreEvent } from "../store/store.ts";
 import { mutate, validate as validateWebhooks, webhooksOf, type AdmissionAttributes, type ServiceResolver } from "./admission.ts";
-import { asObj, randomSuffix, sameContent, specOf, timestamp, validName, type Obj } from "./objects.ts";
+import { kubernetesService } from "./kubernetes-service.ts";
+import { finalizeDraft, immortalError, IMMORTAL_NAMESPACES, isNamespace, keepSpecFinalizers, markTerminating, specFinalizers, terminating, terminatingError, withKubernetesFinalizer } from "./namespaces.ts";
+import { asObj, randomSuffix, sameContent, specOf, timestamp, type Obj } from "./objects.ts";
 
 /** Options of the in-process cluster. */
 export interface SimClusterOptions {
@@ -28,11 +33,17 @@ export interface SimClusterOptions {
   readonly resolveService?: ServiceResolver;
   /** The clock (tests). */
   readonly now?: () => Date;
+  /** Warnings of in-process writes (unknown fields dropped): the built-in controllers should cause none. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Per-call options the HTTP layer passes through. */
 export interface WriteOptions extends SubresourceOptions {
   readonly dryRun?: boolean;
+  /** What unknown fields cause (the `fieldValidation` parameter); Warn when absent, as upstream. */
+  readonly fieldValidation?: FieldValidation;
+  /** Where this request's warnings go (the HTTP layer's `Warning` headers); `onWarning` when absent. */
+  readonly warn?: (message: string) => void;
 }
 
 const WEBHOOK_RESOURCES = ["admissionregistration.k8s.io/mutatingwebhookconfigurations", "admissionregistration.k8s.io/validatingwebhookconfigurations"];
@@ -44,15 +55,18 @@ export class SimCluster implements Cluster {
   readonly registry = new Registry();
   readonly #resolveService: ServiceResolver | undefined;
   readonly #now: () => Date;
+  readonly #onWarning: ((message: string) => void) | undefined;
   #ipCounter = 0;
 
   constructor(options: SimClusterOptions = {}) {
     this.store = new Store(options.historySize ?? 10_000);
     this.#resolveService = options.resolveService;
     this.#now = options.now ?? ((): Date => new Date());
+    this.#onWarning = options.onWarning;
     for (const name of INITIAL_NAMESPACES) {
       this.store.commit("/namespaces", "ADDED", this.#stamp({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } }));
     }
+    this.store.commit("/services", "ADDED", this.#stamp(kubernetesService()));
   }
 
   // ---- lookups -------------------------------------------------------------------
@@ -103,6 +117,10 @@ export class SimCluster implements Cluster {
     return { items, resourceVersion: String(this.store.resourceVersion) };
   }
 
+  resources(): ServedResource[] {
+    return this.registry.all().map((r) => ({ type: { apiVersion: objectApiVersion(r), kind: r.kind }, group: r.group, plural: r.plural, namespaced: r.namespaced }));
+  }
+
   watch(type: TypeRef | null, onEvent: (event: ClusterEvent) => void): () => void {
     const resource = type ? this.resourceOf(type) : undefined;
     const key = resource ? storageKey(resource) : undefined;
@@ -114,20 +132,20 @@ export class SimCluster implements Cluster {
 
   // ---- writes --------------------------------------------------------------------
 
-  async create(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
-    const resource = this.resourceOf(object);
+  async create(input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(input);
+    const object = this.#decode(resource, input, options, (unknown) => strictDecodingError(resource.kind, input.apiVersion, unknown));
     const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
-    const nsLabels = namespace === undefined ? {} : this.#liveNamespace(namespace, true);
+    const nsLabels = namespace === undefined ? {} : this.#liveNamespace(namespace, true, resource, object);
     let name = object.metadata.name ?? "";
-    if (!name && object.metadata.generateName) name = `${object.metadata.generateName}${randomSuffix()}`;
-    if (!name) throw invalid(resource.kind, resource.group, "", [{ field: "metadata.name", reason: "FieldValueRequired", message: "Required value: name or generateName is required" }]);
-    if (!validName(name) && resource.kind !== "Event") {
-      throw invalid(resource.kind, resource.group, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'` }]);
-    }
+    // Names are generated as upstream: at most 58 characters of the prefix, then 5 random ones.
+    if (!name && object.metadata.generateName) name = `${object.metadata.generateName.slice(0, 58)}${randomSuffix()}`;
     const { resourceVersion: _rv, uid: _uid, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, generation: _g, creationTimestamp: _ct, ...meta } = object.metadata;
     let draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
-    draft = defaultOnCreate(resource, draft, () => this.#allocateIp());
+    const uid = crypto.randomUUID();
+    draft = defaultOnCreate(resource, draft, () => this.#allocateIp(), uid);
     if (resource.kind === "Pod" && resource.group === "") draft = defaultTolerationSeconds(draft);
+    if (isNamespace(resource)) draft = withKubernetesFinalizer(draft);
     draft = this.#customResource(resource, draft, object.apiVersion);
     const version = splitApiVersion(object.apiVersion).version;
     draft = await this.#admit({ operation: "CREATE", resource, version, subresource: "", namespace, name, object: draft, oldObject: null, nsLabels, dryRun: options.dryRun ?? false });
@@ -137,7 +155,7 @@ export class SimCluster implements Cluster {
       ...draft,
       metadata: {
         ...draft.metadata,
-        uid: crypto.randomUUID(),
+        uid,
         creationTimestamp: timestamp(this.#now()),
         ...(resource.generation || resource.crd ? { generation: 1 } : {}),
       },
@@ -148,8 +166,9 @@ export class SimCluster implements Cluster {
     return this.#served(resource, stored.object, object.apiVersion);
   }
 
-  async update(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
-    const resource = this.resourceOf(object);
+  async update(input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const resource = this.resourceOf(input);
+    const object = this.#decode(resource, input, options, (unknown) => strictDecodingError(resource.kind, input.apiVersion, unknown));
     const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
     const name = object.metadata.name ?? "";
     const current = this.stored(resource, namespace, name);
@@ -164,7 +183,7 @@ export class SimCluster implements Cluster {
     const ns = resource.namespaced ? (namespace ?? "default") : undefined;
     const current = this.stored(resource, ns, name);
     if (!current) {
-      if (patchType === "apply") return this.create({ ...(patch as KubeObject), metadata: { ...asObj(asObj(patch).metadata), name, ...(ns ? { namespace: ns } : {}) } } as KubeObject, options);
+      if (patchType === "apply") return this.create(this.#typedApply(resource, { ...(patch as KubeObject), metadata: { ...asObj(asObj(patch).metadata), name, ...(ns ? { namespace: ns } : {}) } } as KubeObject), options);
       throw notFound(resource, name);
     }
     const base = this.#served(resource, current.object, type.apiVersion);
@@ -175,7 +194,7 @@ export class SimCluster implements Cluster {
       if (error instanceof PatchError) throw new ApiError(422, "Invalid", `the server rejected our request due to an error in our request: ${error.message}`);
       throw error;
     }
-    const patched = next as unknown as KubeObject;
+    const patched = this.#decodePatch(resource, base, next as unknown as KubeObject, patch, patchType, options);
     const wanted = asObj(asObj(patch).metadata).resourceVersion;
     if (patchType !== "json" && typeof wanted === "string" && wanted !== current.object.metadata.resourceVersion) throw conflict(resource, name);
     return this.#replace(resource, current.object, patched, options);
@@ -186,6 +205,7 @@ export class SimCluster implements Cluster {
     const ns = resource.namespaced ? (namespace ?? "default") : undefined;
     const current = this.stored(resource, ns, name);
     if (!current) throw notFound(resource, name);
+    if (isNamespace(resource) && IMMORTAL_NAMESPACES.includes(name)) throw immortalError(name);
     const object = current.object;
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== object.metadata.uid) {
@@ -219,6 +239,37 @@ export class SimCluster implements Cluster {
 
   // ---- pipeline ------------------------------------------------------------------
 
+  /**
+   * Decoding: the fields the kind does not declare are dropped, and reported as the
+   * request's fieldValidation asks (Warn when absent): warnings, or `strictError` for
+   * Strict. `before` gives the unknown fields the object already had (a patch reports only
+   * what it brought in); `typed` refuses any (server-side apply).
+   */
+  #decode(resource: ResourceType, object: KubeObject, options: WriteOptions, strictError: (unknown: readonly string[]) => ApiError, before?: () => readonly string[], typed = false): KubeObject {
+    const decoded = dropUnknownFields(resource, object, object.apiVersion);
+    if (decoded.unknown.length === 0) return decoded.object;
+    const unknown = before ? introduced(decoded.unknown, before()) : decoded.unknown;
+    if (unknown.length === 0) return decoded.object;
+    const mode = options.fieldValidation ?? "Warn";
+    if (typed || mode === "Strict") throw strictError(unknown);
+    const warn = options.warn ?? this.#onWarning;
+    if (mode === "Warn" && warn) for (const path of unknown) warn(unknownFieldMessage(path));
+    return decoded.object;
+  }
+
+  /** A patched object decoded: a strict failure shows the patch as upstream does (the patch map, or the patched object). */
+  #decodePatch(resource: ResourceType, base: KubeObject, patched: KubeObject, patch: unknown, patchType: PatchType, options: WriteOptions): KubeObject {
+    const strict = (unknown: readonly string[]): ApiError => (patchType === "apply" ? undeclaredFieldError(patched, unknown) : strictPatchError(patchType === "strategic" ? goFormat(patch) : JSON.stringify(patched), unknown));
+    return this.#decode(resource, patched, options, strict, () => dropUnknownFields(resource, base, base.apiVersion).unknown, patchType === "apply");
+  }
+
+  /** Server-side apply needs every field typed: an unknown one is refused whatever the fieldValidation. */
+  #typedApply(resource: ResourceType, object: KubeObject): KubeObject {
+    const { unknown } = dropUnknownFields(resource, object, object.apiVersion);
+    if (unknown.length > 0) throw undeclaredFieldError(object, unknown);
+    return object;
+  }
+
   /** Update/patch: subresource rules, immutable metadata, generation, no-op detection, finalizers. */
   async #replace(resource: ResourceType, current: KubeObject, incoming: KubeObject, options: WriteOptions): Promise<KubeObject> {
     const name = current.metadata.name ?? "";
@@ -230,6 +281,8 @@ export class SimCluster implements Cluster {
     let draft: KubeObject;
     if (status) {
       draft = { ...current, status: (incoming as Obj).status } as KubeObject;
+    } else if (options.subresource === "finalize") {
+      draft = finalizeDraft(current, incoming);
     } else {
       draft = { ...incoming, apiVersion: current.apiVersion, kind: current.kind };
       if (resource.statusSubresource) (draft as Obj).status = (current as Obj).status;
@@ -245,6 +298,7 @@ export class SimCluster implements Cluster {
       };
       if (!draft.metadata.deletionTimestamp) delete draft.metadata.deletionTimestamp;
       if (draft.metadata.deletionGracePeriodSeconds === undefined) delete draft.metadata.deletionGracePeriodSeconds;
+      if (isNamespace(resource)) draft = keepSpecFinalizers(draft, current);
       if (current.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).some((f) => !(current.metadata.finalizers ?? []).includes(f))) {
         throw invalid(resource.kind, resource.group, name, [{ field: "metadata.finalizers", reason: "FieldValueForbidden", message: "Forbidden: no new finalizers can be added if the object is being deleted" }]);
       }
@@ -252,14 +306,15 @@ export class SimCluster implements Cluster {
     draft = this.#customResource(resource, draft, incoming.apiVersion || current.apiVersion);
     const version = splitApiVersion(current.apiVersion).version;
     const nsLabels = namespace === undefined ? {} : this.#namespaceLabels(namespace);
-    draft = await this.#admit({ operation: "UPDATE", resource, version, subresource: status ? "status" : "", namespace, name, object: draft, oldObject: current, nsLabels, dryRun: options.dryRun ?? false });
-    this.#validate(resource, draft);
+    draft = await this.#admit({ operation: "UPDATE", resource, version, subresource: options.subresource ?? "", namespace, name, object: draft, oldObject: current, nsLabels, dryRun: options.dryRun ?? false });
+    this.#validate(resource, draft, current, options.subresource);
     if (!status && current.metadata.generation !== undefined && specOf(draft) !== specOf(current)) {
       draft.metadata = { ...draft.metadata, generation: current.metadata.generation + 1 };
     }
     if (sameContent(draft, current)) return current;
     if (options.dryRun) return draft;
-    if (draft.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).length === 0 && !this.#graceful(resource, draft)) {
+    // A namespace goes once its spec.finalizers are emptied too (ShouldDeleteNamespaceDuringUpdate).
+    if (draft.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).length === 0 && !this.#graceful(resource, draft) && !(isNamespace(resource) && specFinalizers(draft).length > 0)) {
       const removed = this.store.commit(storageKey(resource), "DELETED", draft);
       this.#afterDelete(resource, removed.object);
       return removed.object;
@@ -274,7 +329,17 @@ export class SimCluster implements Cluster {
     return resource.group === "" && resource.kind === "Pod" && (object.metadata.deletionGracePeriodSeconds ?? 0) > 0 && Boolean(asObj((object as Obj).spec).nodeName);
   }
 
+  /** A namespace's first delete only starts its termination; later ones wait for its spec.finalizers. */
+  #deleteNamespace(resource: ResourceType, object: KubeObject, options: DeleteOptions): KubeObject | undefined {
+    if (object.metadata.deletionTimestamp) return specFinalizers(object).length > 0 ? object : undefined;
+    const stored = this.store.commit(storageKey(resource), "MODIFIED", markTerminating(object, this.#now(), options.propagationPolicy)).object;
+    this.#afterWrite(resource, object, stored);
+    return stored;
+  }
+
   #delete(resource: ResourceType, object: KubeObject, options: DeleteOptions): KubeObject {
+    const namespace = isNamespace(resource) ? this.#deleteNamespace(resource, object, options) : undefined;
+    if (namespace) return namespace;
     const key = storageKey(resource);
     const isPod = resource.group === "" && resource.kind === "Pod";
     const grace = isPod ? (options.gracePeriodSeconds ?? (asObj((object as Obj).spec).terminationGracePeriodSeconds as number | undefined) ?? 30) : 0;
@@ -290,7 +355,8 @@ export class SimCluster implements Cluster {
       }
       return this.store.commit(key, "MODIFIED", updated).object;
     }
-    const policy = options.propagationPolicy;
+    // batch/v1 Jobs orphan their pods unless told otherwise (the job strategy's DefaultGarbageCollectionPolicy); kubectl always says.
+    const policy = options.propagationPolicy ?? (storageKey(resource) === "batch/jobs" ? "Orphan" : undefined);
     const finalizers = [...(object.metadata.finalizers ?? [])];
     if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion");
     if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
@@ -312,7 +378,6 @@ export class SimCluster implements Cluster {
       },
     };
     if (marked.metadata.finalizers?.length === 0) delete marked.metadata.finalizers;
-    if (resource.group === "" && resource.kind === "Namespace") (marked as Obj).status = { ...asObj((marked as Obj).status), phase: "Terminating" };
     const stored = this.store.commit(key, "MODIFIED", marked).object;
     this.#afterWrite(resource, object, stored);
     return stored;
@@ -343,18 +408,11 @@ export class SimCluster implements Cluster {
     return pruned;
   }
 
-  /** The few built-in validations clients rely on seeing enforced. */
-  #validate(resource: ResourceType, object: KubeObject): void {
-    const causes: Cause[] = [];
-    const spec = asObj((object as Obj).spec);
-    if (resource.group === "" && resource.kind === "Pod") {
-      const containers = spec.containers;
-      if (!Array.isArray(containers) || containers.length === 0) causes.push({ field: "spec.containers", reason: "FieldValueRequired", message: "Required value" });
-      else containers.forEach((c, i) => {
-        if (!asObj(c).name) causes.push({ field: `spec.containers[${i}].name`, reason: "FieldValueRequired", message: "Required value" });
-        if (!asObj(c).image) causes.push({ field: `spec.containers[${i}].image`, reason: "FieldValueRequired", message: "Required value" });
-      });
-    }
+  /** Validation: metadata and spec per kind, the Job and CRD rules; one 422 Invalid lists every cause. */
+  #validate(resource: ResourceType, object: KubeObject, old?: KubeObject, subresource?: string): void {
+    // Metadata and the kind's spec (sim/pipeline/validation.ts); status and finalize writes change neither.
+    const causes: Cause[] = subresource ? [] : validateObject(resource, object, old);
+    if (resource.group === "batch" && resource.kind === "Job") causes.push(...jobCauses(object));
     if (resource.group === "apiextensions.k8s.io") {
       const checked = checkCrd(object);
       if ("causes" in checked) causes.push(...checked.causes);
@@ -365,10 +423,9 @@ export class SimCluster implements Cluster {
     if (causes.length > 0) throw invalid(resource.kind, resource.group, object.metadata.name ?? "", causes);
   }
 
-  /** Side effects of a committed create/update: CRDs start serving, namespaces empty out. */
+  /** Side effects of a committed create/update: CRDs start and stop serving (namespaces are emptied by their controller). */
   #afterWrite(resource: ResourceType, _before: KubeObject | undefined, after: KubeObject): void {
     if (resource.group === "apiextensions.k8s.io" && !after.metadata.deletionTimestamp) this.#serveCrd(after);
-    if (resource.group === "" && resource.kind === "Namespace" && after.metadata.deletionTimestamp) void this.#emptyNamespace(after.metadata.name ?? "");
     if (resource.group === "apiextensions.k8s.io" && after.metadata.deletionTimestamp) this.#unserveCrd(after);
   }
 
@@ -397,28 +454,11 @@ export class SimCluster implements Cluster {
     if (crd.metadata.deletionTimestamp && (crd.metadata.finalizers ?? []).length === 0) this.store.commit("apiextensions.k8s.io/customresourcedefinitions", "DELETED", crd);
   }
 
-  /** The namespace controller: delete everything in a terminating namespace, then the namespace. */
-  async #emptyNamespace(namespace: string): Promise<void> {
-    await Promise.resolve();
-    for (const resource of this.registry.all().filter((r) => r.namespaced)) {
-      for (const stored of this.store.list(storageKey(resource), namespace)) {
-        try {
-          this.#delete(resource, stored.object, { gracePeriodSeconds: 0 });
-        } catch {
-          // Already gone.
-        }
-      }
-    }
-    const ns = this.store.get("/namespaces", undefined, namespace);
-    if (ns) this.store.commit("/namespaces", "DELETED", ns.object);
-  }
-
-  #liveNamespace(namespace: string, forCreate: boolean): Readonly<Record<string, string>> {
+  /** NamespaceLifecycle: the namespace must exist, and take no new content while terminating. */
+  #liveNamespace(namespace: string, forCreate: boolean, resource: ResourceType, object: KubeObject): Readonly<Record<string, string>> {
     const ns = this.store.get("/namespaces", undefined, namespace);
     if (!ns) throw notFound({ group: "", plural: "namespaces", kind: "Namespace" }, namespace);
-    if (forCreate && ns.object.metadata.deletionTimestamp) {
-      throw forbidden(`unable to create new content in namespace ${namespace} because it is being terminated`, { causes: [{ reason: "NamespaceTerminating", field: "metadata.namespace" }] });
-    }
+    if (forCreate && terminating(ns.object)) throw terminatingError(resource, object, namespace);
     return ns.object.metadata.labels ?? {};
   }
 

@@ -6,6 +6,7 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import { stableJson } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import { recordEvent } from "./events.ts";
 import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
 
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
@@ -41,9 +42,13 @@ export function deploymentController(): SimController {
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => sync(key));
 
-  async function scale(rs: KubeObject, replicas: number): Promise<void> {
-    if (!cluster || replicasOf(rs) === replicas) return;
-    await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { spec: { replicas } }, "merge"));
+  /** Scales one ReplicaSet, recorded on the Deployment as upstream words it. */
+  async function scale(deployment: KubeObject, rs: KubeObject, replicas: number): Promise<void> {
+    const from = replicasOf(rs);
+    if (!cluster || from === replicas) return;
+    const scaled = await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { spec: { replicas } }, "merge"));
+    if (!scaled) return;
+    await recordEvent(cluster, deployment, "Normal", "ScalingReplicaSet", `Scaled ${from < replicas ? "up" : "down"} replica set ${rs.metadata.name ?? ""} from ${from} to ${replicas}`, "deployment-controller");
   }
 
   async function sync(key: string): Promise<void> {
@@ -68,7 +73,7 @@ export function deploymentController(): SimController {
 
     if (!current) {
       if (recreate && old.some((rs) => replicasOf(rs) > 0 || statusNumber(rs, "replicas") > 0)) {
-        for (const rs of old) await scale(rs, 0);
+        for (const rs of old) await scale(deployment, rs, 0);
         return;
       }
       const templateMeta = obj(template.metadata);
@@ -87,10 +92,11 @@ export function deploymentController(): SimController {
         },
         spec: { replicas: initial, selector: { matchLabels: { ...(obj(obj(spec.selector).matchLabels) as Record<string, string>), [HASH_LABEL]: hash } }, template: { ...template, metadata: { ...templateMeta, labels } } },
       } as KubeObject);
+      if (initial > 0) await recordEvent(cluster, deployment, "Normal", "ScalingReplicaSet", `Scaled up replica set ${current.metadata.name ?? ""} from 0 to ${initial}`, "deployment-controller");
     } else {
       const oldTotal = old.reduce((n, rs) => n + replicasOf(rs), 0);
-      await scale(current, Math.max(replicasOf(current), Math.min(want, want + surge - oldTotal)));
-      if (replicasOf(current) > want) await scale(current, want);
+      await scale(deployment, current, Math.max(replicasOf(current), Math.min(want, want + surge - oldTotal)));
+      if (replicasOf(current) > want) await scale(deployment, current, want);
     }
     // Old sets shrink as far as availability allows.
     const available = sets.reduce((n, rs) => n + statusNumber(rs, "availableReplicas"), 0);
@@ -99,7 +105,7 @@ export function deploymentController(): SimController {
       const unhealthy = replicasOf(rs) - statusNumber(rs, "availableReplicas");
       const cut = Math.min(replicasOf(rs), Math.max(0, unhealthy) + removable);
       removable -= Math.max(0, cut - Math.max(0, unhealthy));
-      await scale(rs, replicasOf(rs) - cut);
+      await scale(deployment, rs, replicasOf(rs) - cut);
     }
     await writeStatus(deployment, current, sets, want, unavailable);
   }

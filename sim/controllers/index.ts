@@ -2,11 +2,14 @@ import type { SimController, SimControllerOptions } from "../contract.ts";
 import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { garbageCollector } from "./gc.ts";
+import { jobController } from "./job.ts";
 import { kubelet } from "./kubelet.ts";
+import { namespaceController } from "./namespace.ts";
 import { nodeLifecycle } from "./nodelifecycle.ts";
 import { nodeHeartbeats } from "./nodes.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { scheduler } from "./scheduler.ts";
+import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
 /**
  * The sim's built-in controllers, in start order: the garbage collector first so it
@@ -21,6 +24,9 @@ export function builtinControllers(options: SimControllerOptions): SimController
     kubelet(),
     replicaSetController(),
     deploymentController(),
+    jobController(),
+    ttlAfterFinishedController(),
     endpointsController(),
+    namespaceController(),
   ];
 }

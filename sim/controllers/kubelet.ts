@@ -1,91 +1,82 @@
 /**
- * The kubelet simulator: a pod bound to a heartbeating node starts (Running, Ready,
- * container statuses, IPs), exits after `sim.edgeloop.dev/run-seconds` with
- * `sim.edgeloop.dev/exit-code` under its restartPolicy, and a deleted pod terminates
- * once its grace period is over.
+ * The kubelet simulator. A pod bound to a heartbeating node starts: IPs, container
+ * statuses, Ready, and the `Pulled`/`Created`/`Started` events. Each container follows
+ * its command where it is a common one (`sleep N`, `echo`, `sh -c "...; exit N"`: see
+ * container-command.ts) and writes what `kubectl logs` shows; the annotations
+ * `sim.edgeloop.dev/run-seconds` and `sim.edgeloop.dev/exit-code` override the command.
+ * Exited containers restart under the restartPolicy with the kubelet's crash-loop back-off
+ * (at once the first time, then 10 s doubling to 5 min, with a `BackOff` event).
+ *
+ * A deleted pod's running containers get SIGTERM (a `Killing` event) and stop after
+ * `sim.edgeloop.dev/shutdown-seconds` (default {@link DEFAULT_SHUTDOWN_SECONDS}), or are
+ * killed when the grace period ends first; then the pod goes.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import { interpret, withOverrides, type ContainerProgram } from "./container-command.ts";
+import { containerLogsOf, type ContainerLogs, type LogEntry } from "./container-logs.ts";
+import { recordEvent } from "./events.ts";
+import { podRef, podStatus, restartPolicyOf, restarts, runFromStatus, type ContainerRun, type PodRun } from "./kubelet-status.ts";
 import { heartbeating } from "./nodes.ts";
-import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
+import { arr, ignoreNotFound, keyOf, KeyQueue, obj, splitNsKey, type Obj } from "./runtime.ts";
+import { Wakeups } from "./wakeups.ts";
 
 export const RUN_SECONDS = "sim.edgeloop.dev/run-seconds";
 export const EXIT_CODE = "sim.edgeloop.dev/exit-code";
+/** Seconds a container takes to stop after SIGTERM (a slow shutdown); never beyond the grace period. */
+export const SHUTDOWN_SECONDS = "sim.edgeloop.dev/shutdown-seconds";
+/** How long a simulated container takes to stop on SIGTERM unless annotated otherwise. */
+export const DEFAULT_SHUTDOWN_SECONDS = 0.5;
+/** The kubelet always gives containers this long before SIGKILL (minimumGracePeriodInSeconds). */
+const MIN_GRACE_SECONDS = 2;
+/** Crash-loop back-off: first window, cap, and the idle time after which it resets (2 × cap). */
+const BACKOFF_INITIAL_MS = 10_000;
+const BACKOFF_MAX_MS = 300_000;
+/** Exit codes of a process ended by SIGTERM and by SIGKILL. */
+const SIGTERM_EXIT = 143;
+const SIGKILL_EXIT = 137;
+
 const POD = { apiVersion: "v1", kind: "Pod" };
 const NODE = { apiVersion: "v1", kind: "Node" };
 
-function condition(type: string, status: "True" | "False", at: string, reason?: string): Obj {
-  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) };
+/** A non-negative number annotation, if set. */
+function seconds(pod: KubeObject, annotation: string): number | undefined {
+  const raw = pod.metadata.annotations?.[annotation];
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-function containerNames(pod: KubeObject): string[] {
-  return arr(obj((pod as Obj).spec).containers).map((c) => String(c.name ?? ""));
+/** What a container of the pod does: its command, overridden by the pod's annotations. */
+function programOf(pod: KubeObject, container: Obj): ContainerProgram {
+  const env = Object.fromEntries(arr(container.env).filter((e) => typeof e.value === "string").map((e) => [String(e.name), String(e.value)]));
+  const strings = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.map(String) : undefined);
+  const raw = pod.metadata.annotations?.[EXIT_CODE];
+  const exitCode = raw === undefined ? undefined : Number(raw) || 0;
+  const hostname = String(obj((pod as Obj).spec).hostname ?? pod.metadata.name ?? "").slice(0, 63);
+  return withOverrides(interpret({ command: strings(container.command), args: strings(container.args), env, hostname }), { runSeconds: seconds(pod, RUN_SECONDS), exitCode });
 }
 
-function images(pod: KubeObject): Map<string, string> {
-  return new Map(arr(obj((pod as Obj).spec).containers).map((c) => [String(c.name ?? ""), String(c.image ?? "")]));
+/** What a program writes when it starts at `startedAt` (epoch ms), as log entries. */
+function linesOf(program: ContainerProgram, startedAt: number): LogEntry[] {
+  return program.output.map((line) => ({ time: startedAt + line.at * 1000, stream: line.stream, text: line.text }));
 }
 
-/** Status of a pod whose containers are running since `startedAt`. */
-function runningStatus(pod: KubeObject, startedAt: string, restarts: number, ip: string, hostIP: string, last?: Obj): Obj {
-  const stamp = now();
-  const image = images(pod);
-  return {
-    phase: "Running",
-    conditions: [condition("PodReadyToStartContainers", "True", stamp), condition("Initialized", "True", stamp), condition("Ready", "True", stamp), condition("ContainersReady", "True", stamp), condition("PodScheduled", "True", stamp)],
-    hostIP,
-    hostIPs: [{ ip: hostIP }],
-    podIP: ip,
-    podIPs: [{ ip }],
-    startTime: String(obj((pod as Obj).status).startTime ?? startedAt),
-    containerStatuses: containerNames(pod).map((name) => ({
-      name,
-      image: image.get(name) ?? "",
-      imageID: `sim://${image.get(name) ?? ""}`,
-      containerID: `sim://${crypto.randomUUID()}`,
-      ready: true,
-      started: true,
-      restartCount: restarts,
-      state: { running: { startedAt } },
-      ...(last ? { lastState: { terminated: last } } : {}),
-    })),
-    qosClass: obj((pod as Obj).status).qosClass ?? "BestEffort",
-  };
-}
-
-function exitedStatus(pod: KubeObject, code: number, restarts: number): Obj {
-  const stamp = now();
-  const status = obj((pod as Obj).status);
-  const startedAt = String(obj(obj(arr(status.containerStatuses)[0]?.state).running).startedAt ?? stamp);
-  const reason = code === 0 ? "Completed" : "Error";
-  const image = images(pod);
-  return {
-    ...status,
-    phase: code === 0 ? "Succeeded" : "Failed",
-    conditions: [condition("PodReadyToStartContainers", "False", stamp), condition("Initialized", "True", stamp), condition("Ready", "False", stamp, "PodCompleted"), condition("ContainersReady", "False", stamp, "PodCompleted"), condition("PodScheduled", "True", stamp)],
-    containerStatuses: containerNames(pod).map((name) => ({
-      name,
-      image: image.get(name) ?? "",
-      imageID: `sim://${image.get(name) ?? ""}`,
-      ready: false,
-      started: false,
-      restartCount: restarts,
-      state: { terminated: { exitCode: code, reason, startedAt, finishedAt: stamp } },
-    })),
-  };
-}
-
-function conditionTrue(status: Obj, type: string): boolean {
-  return arr(status.conditions).some((c) => c.type === type && c.status === "True");
+/** When the current instance exits by itself (epoch ms), if ever. */
+function exitAt(c: ContainerRun): number | undefined {
+  return c.program.exitAfter === undefined ? undefined : c.startedAt + c.program.exitAfter * 1000;
 }
 
 /** The kubelet of every simulated node. */
 export function kubelet(): SimController {
   const nodes = new Map<string, KubeObject>();
+  const runs = new Map<string, PodRun>();
   let cluster: Cluster | undefined;
+  let logs: ContainerLogs | undefined;
   let ipCounter = 0;
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => process(key));
+  const wakeups = new Wakeups((key) => queue.add(key));
 
   const nextIp = (): string => {
     ipCounter += 1;
@@ -97,74 +88,180 @@ export function kubelet(): SimController {
     const [namespace, name] = splitNsKey(key);
     const pod = await cluster.find(POD, namespace, name);
     if (!pod) return;
-    const spec = obj((pod as Obj).spec);
-    const nodeName = typeof spec.nodeName === "string" ? spec.nodeName : "";
+    const nodeName = String(obj((pod as Obj).spec).nodeName ?? "");
     const node = nodes.get(nodeName);
     if (!nodeName || !node || !heartbeating(node)) return;
-    if (pod.metadata.deletionTimestamp) return terminate(pod, key);
-    const status = obj((pod as Obj).status);
-    if (status.phase === "Succeeded" || status.phase === "Failed") return;
-    const first = arr(status.containerStatuses)[0];
-    const hostIP = `192.168.0.${Number(/(\d+)$/.exec(nodeName)?.[1] ?? 0) % 250 + 1}`;
-    if (!first) {
-      const running = runningStatus(pod, now(), 0, nextIp(), hostIP);
-      await ignoreNotFound(cluster.patch(POD, namespace, name, { status: running }, "merge", { subresource: "status" }));
-      return scheduleExit(pod, key, now());
+    let run = runs.get(pod.metadata.uid ?? "");
+    if (pod.metadata.deletionTimestamp) return terminate(pod, key, run);
+    run ??= adopt(pod);
+    if (!run) {
+      const phase = obj((pod as Obj).status).phase;
+      if (phase === "Succeeded" || phase === "Failed") return;
+      run = await startPod(pod, nodeName);
     }
-    const startedAt = String(obj(obj(first.state).running).startedAt ?? "");
-    if (startedAt && !conditionTrue(status, "Ready")) await reportReadyAgain(namespace, name, status);
-    if (startedAt) return maybeExit(pod, key, startedAt, Number(first.restartCount ?? 0), String(status.podIP ?? nextIp()), hostIP);
+    const now = Date.now();
+    await advance(pod, run, now);
+    await report(pod, run, now);
+    const next = Math.min(...run.containers.map((c) => c.backoffUntil ?? (c.ended ? Infinity : (exitAt(c) ?? Infinity))));
+    if (Number.isFinite(next)) wakeups.at(key, next);
   }
 
-  /** A kubelet that was cut off reports its running containers Ready again. */
-  async function reportReadyAgain(namespace: string | undefined, name: string, status: Obj): Promise<void> {
-    if (!cluster) return;
-    const stamp = now();
-    const conditions = arr(status.conditions).map((c) => (c.type === "Ready" || c.type === "ContainersReady" ? { type: c.type, status: "True", lastProbeTime: null, lastTransitionTime: stamp } : c));
-    const containerStatuses = arr(status.containerStatuses).map((c) => ({ ...c, ready: true }));
-    await ignoreNotFound(cluster.patch(POD, namespace, name, { status: { conditions, containerStatuses } }, "merge", { subresource: "status" }));
-  }
-
-  function runSeconds(pod: KubeObject): number | undefined {
-    const raw = pod.metadata.annotations?.[RUN_SECONDS];
-    const seconds = raw === undefined ? NaN : Number(raw);
-    return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
-  }
-
-  function scheduleExit(pod: KubeObject, key: string, startedAt: string): void {
-    const seconds = runSeconds(pod);
-    if (seconds === undefined) return;
-    queue.addAfter(key, Date.parse(startedAt) + seconds * 1000 - Date.now());
-  }
-
-  async function maybeExit(pod: KubeObject, key: string, startedAt: string, restarts: number, ip: string, hostIP: string): Promise<void> {
-    const seconds = runSeconds(pod);
-    if (seconds === undefined || !cluster) return;
-    const due = Date.parse(startedAt) + seconds * 1000;
-    if (Date.now() < due) return void queue.addAfter(key, due - Date.now());
-    const code = Number(pod.metadata.annotations?.[EXIT_CODE] ?? "0") || 0;
-    const policy = String(obj((pod as Obj).spec).restartPolicy ?? "Always");
-    const [namespace, name] = splitNsKey(key);
-    if (policy === "Never" || (policy === "OnFailure" && code === 0)) {
-      await ignoreNotFound(cluster.patch(POD, namespace, name, { status: exitedStatus(pod, code, restarts) }, "merge", { subresource: "status" }));
-      return;
+  /** A pod reported before the sim restarted goes on where its status left it; its logs are written again. */
+  function adopt(pod: KubeObject): PodRun | undefined {
+    const run = runFromStatus(pod, (spec) => programOf(pod, spec));
+    if (!run) return undefined;
+    runs.set(run.uid, run);
+    const [, third = 0, fourth = 0] = /^10\.244\.(\d+)\.(\d+)$/.exec(run.podIP)?.map(Number) ?? [];
+    ipCounter = Math.max(ipCounter, third * 250 + fourth - 1);
+    for (const c of run.containers) {
+      if (c.last) {
+        logs?.start(run.uid, c.name, linesOf(c.program, c.last.startedAt));
+        logs?.end(run.uid, c.name, c.last.finishedAt);
+      }
+      logs?.start(run.uid, c.name, linesOf(c.program, c.ended?.startedAt ?? c.startedAt));
+      if (c.ended) logs?.end(run.uid, c.name, c.ended.finishedAt);
     }
-    const restartedAt = now();
-    const last = { exitCode: code, reason: code === 0 ? "Completed" : "Error", startedAt, finishedAt: restartedAt };
-    await ignoreNotFound(cluster.patch(POD, namespace, name, { status: runningStatus(pod, restartedAt, restarts + 1, ip, hostIP, last) }, "merge", { subresource: "status" }));
-    scheduleExit(pod, key, restartedAt);
+    return run;
   }
 
-  async function terminate(pod: KubeObject, key: string): Promise<void> {
+  async function startPod(pod: KubeObject, nodeName: string): Promise<PodRun> {
+    const now = Date.now();
+    const hostIP = `192.168.0.${(Number(/(\d+)$/.exec(nodeName)?.[1] ?? 0) % 250) + 1}`;
+    const containers = arr(obj((pod as Obj).spec).containers).map((spec): ContainerRun => ({
+      name: String(spec.name ?? ""),
+      image: String(spec.image ?? ""),
+      program: programOf(pod, spec),
+      restartCount: 0,
+      containerID: "",
+      startedAt: now,
+      ended: undefined,
+      last: undefined,
+      backoffUntil: undefined,
+      backoffMs: 0,
+      backoffUpdated: 0,
+    }));
+    const run: PodRun = { uid: pod.metadata.uid ?? "", containers, podIP: nextIp(), hostIP, startTime: now, stopping: undefined };
+    runs.set(run.uid, run);
+    for (const c of containers) await startInstance(pod, run, c, now);
+    return run;
+  }
+
+  /** A container instance starts: image, create and start events, and what it will write. */
+  async function startInstance(pod: KubeObject, run: PodRun, c: ContainerRun, at: number): Promise<void> {
+    c.containerID = `sim://${crypto.randomUUID()}`;
+    c.startedAt = at;
+    c.ended = undefined;
+    logs?.start(run.uid, c.name, linesOf(c.program, at));
+    const spec = arr(obj((pod as Obj).spec).containers).find((s) => s.name === c.name) ?? {};
+    if (spec.imagePullPolicy === "Always") {
+      await event(pod, "Normal", "Pulling", `Pulling image "${c.image}"`);
+      await event(pod, "Normal", "Pulled", `Successfully pulled image "${c.image}" in 0s (0s including waiting). Image size: 0 bytes.`);
+    } else {
+      await event(pod, "Normal", "Pulled", `Container image "${c.image}" already present on machine`);
+    }
+    await event(pod, "Normal", "Created", `Created container: ${c.name}`);
+    await event(pod, "Normal", "Started", `Started container ${c.name}`);
+  }
+
+  /** Moves every container to `now`: exits when due, restarts under the restartPolicy and the back-off. */
+  async function advance(pod: KubeObject, run: PodRun, now: number): Promise<void> {
+    const policy = restartPolicyOf(pod);
+    for (const c of run.containers) {
+      // A container that exits at once may run and exit twice in one pass (the first restart has no back-off).
+      for (let step = 0; step < 3; step++) {
+        if (!c.ended) {
+          const due = exitAt(c);
+          if (due === undefined || due > now) break;
+          c.ended = { exitCode: c.program.exitCode, reason: c.program.exitCode === 0 ? "Completed" : "Error", startedAt: c.startedAt, finishedAt: due, containerID: c.containerID };
+          logs?.end(run.uid, c.name, due);
+        }
+        if (!restarts(policy, c.ended.exitCode) || !(await restartDue(pod, c, now))) break;
+        c.last = c.ended;
+        c.restartCount += 1;
+        await startInstance(pod, run, c, now);
+      }
+    }
+  }
+
+  /** client-go's Backoff as the kubelet uses it: restart when the window since the exit has passed, widening it. */
+  async function restartDue(pod: KubeObject, c: ContainerRun, now: number): Promise<boolean> {
+    const finished = c.ended?.finishedAt ?? now;
+    if (finished - c.backoffUpdated > 2 * BACKOFF_MAX_MS) c.backoffMs = 0;
+    if (c.backoffMs > 0 && now - finished < c.backoffMs) {
+      if (c.backoffUntil === undefined) {
+        c.backoffUntil = finished + c.backoffMs;
+        await event(pod, "Warning", "BackOff", `Back-off restarting failed container ${c.name} in pod ${podRef(pod)}`);
+      }
+      return false;
+    }
+    c.backoffMs = c.backoffMs === 0 ? BACKOFF_INITIAL_MS : Math.min(2 * c.backoffMs, BACKOFF_MAX_MS);
+    c.backoffUpdated = now;
+    c.backoffUntil = undefined;
+    return true;
+  }
+
+  /** Writes the pod's status when it changed. */
+  async function report(pod: KubeObject, run: PodRun, now: number): Promise<void> {
     if (!cluster) return;
-    const due = Date.parse(pod.metadata.deletionTimestamp ?? "");
-    if (Number.isFinite(due) && Date.now() < due) return void queue.addAfter(key, due - Date.now());
+    const status = podStatus(pod, run, now);
+    const current = obj((pod as Obj).status);
+    if (Object.keys(status).every((k) => jsonEqual(status[k], current[k]))) return;
+    await ignoreNotFound(cluster.patch(POD, pod.metadata.namespace, pod.metadata.name ?? "", { status }, "merge", { subresource: "status" }));
+  }
+
+  /** SIGTERM to running containers, SIGKILL at the grace period; once all stopped, the pod goes. */
+  async function terminate(pod: KubeObject, key: string, run: PodRun | undefined): Promise<void> {
+    if (!cluster) return;
+    const now = Date.now();
+    // The pod goes with the status it had. Kubelets since 1.27 first report the stopped containers and a terminal
+    // phase (Failed for exit 143); not simulated, as controllers watching their pods would read a deletion as a failure.
+    const pending = run ? await stopContainers(pod, run, now) : undefined;
+    if (pending !== undefined) return wakeups.at(key, pending);
     const [namespace, name] = splitNsKey(key);
     await ignoreNotFound(cluster.delete(POD, namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid ?? "" } }));
   }
 
+  /** Stops what is due to stop by `now`; returns when the next container stops, if any still runs. */
+  async function stopContainers(pod: KubeObject, run: PodRun, now: number): Promise<number | undefined> {
+    const grace = Math.max(MIN_GRACE_SECONDS, pod.metadata.deletionGracePeriodSeconds ?? 30);
+    if (!run.stopping) {
+      run.stopping = { since: now, deadline: now + grace * 1000, grace };
+      for (const c of run.containers.filter((c) => !c.ended)) await event(pod, "Normal", "Killing", `Stopping container ${c.name}`);
+    } else if (grace < run.stopping.grace) {
+      // A shorter grace period (a second delete) cuts the wait short, as on the kubelet.
+      run.stopping = { ...run.stopping, deadline: Math.min(run.stopping.deadline, now + grace * 1000), grace };
+    }
+    const shutdownAt = run.stopping.since + (seconds(pod, SHUTDOWN_SECONDS) ?? DEFAULT_SHUTDOWN_SECONDS) * 1000;
+    const signalled = Math.min(shutdownAt, run.stopping.deadline);
+    let pending: number | undefined;
+    for (const c of run.containers) {
+      c.backoffUntil = undefined;
+      if (c.ended) continue;
+      const natural = exitAt(c) ?? Infinity;
+      const stopAt = Math.min(natural, signalled);
+      if (stopAt > now) {
+        pending = Math.min(pending ?? Infinity, stopAt);
+        continue;
+      }
+      const exitCode = natural <= signalled ? c.program.exitCode : shutdownAt <= run.stopping.deadline ? SIGTERM_EXIT : SIGKILL_EXIT;
+      c.ended = { exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt: c.startedAt, finishedAt: stopAt, containerID: c.containerID };
+      logs?.end(run.uid, c.name, stopAt);
+    }
+    return pending;
+  }
+
+  async function event(pod: KubeObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
+    if (cluster) await recordEvent(cluster, pod, type, reason, message, "kubelet", String(obj((pod as Obj).spec).nodeName ?? ""));
+  }
+
   function onPod(event: ClusterEvent): void {
-    if (event.type === "DELETED") return;
+    if (event.type === "DELETED") {
+      const uid = event.object.metadata.uid ?? "";
+      runs.delete(uid);
+      logs?.forget(uid);
+      wakeups.cancel(keyOf(event.object));
+      return;
+    }
     if (!obj((event.object as Obj).spec).nodeName) return;
     queue.add(keyOf(event.object));
   }
@@ -184,12 +281,14 @@ export function kubelet(): SimController {
     name: "kubelet",
     start(c: Cluster): void {
       cluster = c;
+      logs = containerLogsOf(c);
       unwatch.push(c.watch(NODE, (event) => void onNode(event, c).catch(() => undefined)));
       unwatch.push(c.watch(POD, onPod));
       void c.list(NODE).then((list) => list.items.forEach((node) => nodes.set(node.metadata.name ?? "", node)));
     },
     async stop(): Promise<void> {
       for (const u of unwatch) u();
+      wakeups.stop();
       await queue.stop();
     },
   };

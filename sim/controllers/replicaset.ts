@@ -1,13 +1,19 @@
 /**
  * The ReplicaSet controller: keeps `spec.replicas` live pods from the template, owned by
  * the ReplicaSet (controller ownerReference), and reports replicas, ready and available.
+ * Each pod created or deleted is an Event on the ReplicaSet; a refused create is a
+ * `FailedCreate` Warning and the `ReplicaFailure` condition, retried with backoff.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
-import { controllerOf, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
+import { createPod, deletePod, errorMessage } from "./podcontrol.ts";
+import { FailureBackoff } from "./retry.ts";
+import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
 const POD = { apiVersion: "v1", kind: "Pod" };
+const SOURCE = "replicaset-controller";
 
 /** A pod for a ReplicaSet, from its template. */
 export function podFor(rs: KubeObject): KubeObject {
@@ -33,6 +39,7 @@ export function replicaSetController(): SimController {
   const owned = new Map<string, Map<string, KubeObject>>();
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
+  const failures = new FailureBackoff();
   const queue = new KeyQueue((key) => sync(key));
 
   async function sync(key: string): Promise<void> {
@@ -40,21 +47,46 @@ export function replicaSetController(): SimController {
     const [namespace, name] = splitNsKey(key);
     const rs = await cluster.find(RS, namespace, name);
     if (!rs || rs.metadata.deletionTimestamp) return;
-    const pods = [...(owned.get(rs.metadata.uid ?? "")?.values() ?? [])];
-    const live = pods.filter((p) => !p.metadata.deletionTimestamp && !terminal(p));
+    const error = await manageReplicas(rs);
+    if (error === undefined) failures.forget(key);
+    else queue.addAfter(key, failures.next(key));
+    await writeStatus(rs, error);
+  }
+
+  /** Creates or deletes pods towards `spec.replicas`; returns what the API refused, if anything. */
+  async function manageReplicas(rs: KubeObject): Promise<{ reason: "FailedCreate" | "FailedDelete"; message: string } | undefined> {
+    if (!cluster) return undefined;
+    const live = livePods(rs);
     const want = Number(obj((rs as Obj).spec).replicas ?? 1);
-    for (let i = live.length; i < want; i++) await cluster.create(podFor(rs));
-    if (live.length > want) {
-      // Remove the least useful first: not ready, then newest.
-      const victims = [...live].sort((a, b) => Number(podReady(a)) - Number(podReady(b)) || (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "")).slice(0, live.length - want);
-      for (const pod of victims) await ignoreNotFound(cluster.delete(POD, namespace, pod.metadata.name ?? ""));
+    for (let i = live.length; i < want; i++) {
+      const created = await createPod(cluster, rs, podFor(rs), SOURCE);
+      // Slow start: the first refusal ends this round.
+      if (!created.ok) return { reason: "FailedCreate", message: errorMessage(created.error) };
     }
-    const current = [...(owned.get(rs.metadata.uid ?? "")?.values() ?? [])].filter((p) => !p.metadata.deletionTimestamp && !terminal(p));
+    if (live.length <= want) return undefined;
+    // Remove the least useful first: not ready, then newest.
+    const victims = [...live].sort((a, b) => Number(podReady(a)) - Number(podReady(b)) || (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "")).slice(0, live.length - want);
+    for (const pod of victims) if (!(await deletePod(cluster, rs, pod, SOURCE))) return { reason: "FailedDelete", message: "unable to delete pods" };
+    return undefined;
+  }
+
+  function livePods(rs: KubeObject): KubeObject[] {
+    return [...(owned.get(rs.metadata.uid ?? "")?.values() ?? [])].filter((p) => !p.metadata.deletionTimestamp && !terminal(p));
+  }
+
+  /** Counts, and the ReplicaFailure condition while pod writes are refused. */
+  async function writeStatus(rs: KubeObject, error: { reason: string; message: string } | undefined): Promise<void> {
+    if (!cluster) return;
+    const current = livePods(rs);
     const ready = current.filter(podReady).length;
-    const status = { replicas: current.length, fullyLabeledReplicas: current.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata.generation ?? 1 };
     const before = obj((rs as Obj).status);
-    if (Object.entries(status).some(([k, v]) => before[k] !== v)) {
-      await ignoreNotFound(cluster.patch(RS, namespace, name, { status }, "merge", { subresource: "status" }));
+    const others = arr(before.conditions).filter((c) => c.type !== "ReplicaFailure");
+    const failure = arr(before.conditions).find((c) => c.type === "ReplicaFailure");
+    const conditions = error ? [...others, failure ?? { type: "ReplicaFailure", status: "True", lastTransitionTime: now(), reason: error.reason, message: error.message }] : others;
+    const status = { replicas: current.length, fullyLabeledReplicas: current.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata.generation ?? 1 };
+    const changed = Object.entries(status).some(([k, v]) => before[k] !== v) || !jsonEqual(conditions, arr(before.conditions));
+    if (changed) {
+      await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { status: { ...status, conditions: conditions.length > 0 ? conditions : null } }, "merge", { subresource: "status" }));
     }
   }
 

@@ -8,7 +8,7 @@ import { ApiError } from "../contract.ts";
 /** A queue of keys: a key waiting is queued once; keys are processed in order, one at a time. */
 export class KeyQueue {
   readonly #pending = new Set<string>();
-  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #timers = new Map<string, { readonly due: number; readonly timer: ReturnType<typeof setTimeout> }>();
   readonly #process: (key: string) => Promise<void>;
   readonly #onError: (key: string, error: unknown) => void;
   #running = false;
@@ -29,21 +29,23 @@ export class KeyQueue {
 
   /** Marks `key` dirty after `ms` (one timer per key: the earliest wins). */
   addAfter(key: string, ms: number): void {
-    if (this.#stopped || this.#timers.has(key)) return;
-    this.#timers.set(
-      key,
-      setTimeout(() => {
-        this.#timers.delete(key);
-        this.add(key);
-      }, Math.max(0, ms)),
-    );
+    if (this.#stopped) return;
+    const due = Date.now() + Math.max(0, ms);
+    const pending = this.#timers.get(key);
+    if (pending && pending.due <= due) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.#timers.delete(key);
+      this.add(key);
+    }, Math.max(0, ms));
+    this.#timers.set(key, { due, timer });
   }
 
   /** Stops processing and cancels timers; resolves when the key in progress is done. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#pending.clear();
-    for (const timer of this.#timers.values()) clearTimeout(timer);
+    for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     await this.#idle;
   }

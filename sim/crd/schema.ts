@@ -28,6 +28,8 @@ export interface Schema {
   readonly "x-kubernetes-preserve-unknown-fields"?: boolean;
   readonly "x-kubernetes-int-or-string"?: boolean;
   readonly "x-kubernetes-embedded-resource"?: boolean;
+  /** Built-in schemas only (a CRD's structural schema has no `$ref`): the name of the schema this one stands for. */
+  readonly $ref?: string;
 }
 
 function show(value: unknown): string {
@@ -146,22 +148,36 @@ function validateObject(schema: Schema, value: Record<string, Json>, path: strin
   return causes;
 }
 
-/** Drops fields the schema does not declare, unless it preserves unknown fields (as the API server prunes). */
-export function prune(schema: Schema, value: Json, root = false): Json {
-  if (Array.isArray(value)) return schema.items ? value.map((v) => prune(schema.items as Schema, v)) : value;
+/** What {@link prune} reports and how it follows `$ref`s (the built-in kinds' schemas use them). */
+export interface PruneOptions {
+  /** Receives the path of every field dropped (`spec.nodeNmae`, `spec.containers[0].imagee`, `spec.map[key].x`). */
+  readonly dropped?: string[];
+  /** Resolves a `$ref`; a `$ref` that does not resolve keeps its value whole. */
+  readonly resolve?: (ref: string) => Schema | undefined;
+}
+
+/**
+ * Drops fields the schema does not declare, unless it preserves unknown fields (as the API
+ * server prunes), reporting each dropped path to `options.dropped`.
+ */
+export function prune(schema: Schema, value: Json, root = false, options: PruneOptions = {}, path = ""): Json {
+  const target = schema.$ref === undefined ? schema : options.resolve?.(schema.$ref);
+  if (!target) return value;
+  if (Array.isArray(value)) return target.items ? value.map((v, i) => prune(target.items as Schema, v, false, options, `${path}[${i}]`)) : value;
   if (!isObject(value)) return value;
-  if (schema["x-kubernetes-embedded-resource"] || root) {
-    // apiVersion, kind and metadata of an (embedded) object are always kept.
-  }
-  const preserve = schema["x-kubernetes-preserve-unknown-fields"] === true;
+  const embedded = root || target["x-kubernetes-embedded-resource"] === true;
+  const preserve = target["x-kubernetes-preserve-unknown-fields"] === true;
+  const additional = typeof target.additionalProperties === "object" ? target.additionalProperties : undefined;
   const out: Record<string, Json> = {};
   for (const [name, child] of Object.entries(value)) {
-    const declared = schema.properties?.[name];
-    const additional = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
-    if ((root || schema["x-kubernetes-embedded-resource"]) && EMBEDDED.has(name)) out[name] = child;
-    else if (declared) out[name] = prune(declared, child);
-    else if (additional) out[name] = prune(additional, child);
-    else if (preserve || schema.additionalProperties === true) out[name] = child;
+    const declared = target.properties?.[name];
+    const childPath = path === "" ? name : `${path}.${name}`;
+    // apiVersion, kind and metadata of an (embedded) object are always kept.
+    if (embedded && EMBEDDED.has(name)) out[name] = child;
+    else if (declared) out[name] = prune(declared, child, false, options, childPath);
+    else if (additional) out[name] = prune(additional, child, false, options, `${path}[${name}]`);
+    else if (preserve || target.additionalProperties === true) out[name] = child;
+    else options.dropped?.push(childPath);
   }
   return out;
 }

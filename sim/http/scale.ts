@@ -41,7 +41,8 @@ export function toScale(object: KubeObject): Obj {
 
 /** The replica count a Scale body (after a patch, for PATCH) asks for; 422 when it is not a count. */
 export function requestedReplicas(scale: unknown): number {
-  const replicas = asObj(asObj(scale).spec).replicas;
+  // ScaleSpec.replicas is `omitempty`: a Go client's PUT of 0 replicas leaves the field out.
+  const replicas = asObj(asObj(scale).spec).replicas ?? 0;
   if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
     throw new ApiError(422, "Invalid", `Scale.autoscaling "${String(asObj(asObj(scale).metadata).name ?? "")}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be a non-negative integer`);
   }

@@ -8,16 +8,20 @@ import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError, type DeleteOptions, type PatchType } from "../contract.ts";
-import type { SimCluster } from "../api/sim-cluster.ts";
+import type { SimCluster, WriteOptions } from "../api/sim-cluster.ts";
 import { asObj } from "../api/objects.ts";
 import { badRequest, methodNotAllowed } from "../pipeline/errors.ts";
+import { parseFieldValidation } from "../pipeline/unknown-fields.ts";
 import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
 import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
 import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { patchScale, requestedReplicas, toScale } from "./scale.ts";
+import { serveLogs } from "./logs.ts";
 import { serveWatch } from "./watch.ts";
+import { decodeBody } from "./protobuf/decode.ts";
+import { negotiateResponse, sendNegotiated } from "./protobuf/respond.ts";
 
 /** A parsed resource URL. */
 interface Target {
@@ -48,7 +52,7 @@ export interface ApiServer {
 
 const MAX_BODY = 16 * 1024 * 1024;
 
-function readBody(request: IncomingMessage): Promise<string> {
+function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
@@ -57,15 +61,17 @@ function readBody(request: IncomingMessage): Promise<string> {
       if (size > MAX_BODY) reject(new ApiError(413, "RequestEntityTooLarge", "the request body is too large"));
       else chunks.push(chunk);
     });
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
     request.on("error", reject);
   });
 }
 
-function parseBody(text: string, contentType: string): unknown {
-  if (contentType.includes("protobuf") || contentType.includes("cbor")) {
-    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+function parseBody(body: Buffer, contentType: string): unknown {
+  if (contentType.includes("protobuf")) return decodeBody(body);
+  if (contentType.includes("cbor")) {
+    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
   }
+  const text = body.toString("utf8");
   if (text.trim() === "") return {};
   try {
     return contentType.includes("yaml") ? parseYaml(text) : JSON.parse(text);
@@ -75,6 +81,7 @@ function parseBody(text: string, contentType: string): unknown {
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (sendNegotiated(response, status, body)) return;
   const text = typeof body === "string" ? body : JSON.stringify(body);
   response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   response.end(text);
@@ -124,7 +131,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       if (path === "/healthz" || path === "/readyz" || path === "/livez") return sendJson(response, 200, "ok");
       if (path === "/api") return sendJson(response, 200, coreVersions(baseUrl.replace(/^https?:\/\//, "")));
       if (path === "/apis") return sendJson(response, 200, groupList(cluster.registry));
-      if (path === "/openapi/v3") return sendJson(response, 200, openApiIndex(cluster.registry, cluster.registry.all().length));
+      if (path === "/openapi/v3") return sendJson(response, 200, openApiIndex(cluster.registry));
       if (segments[0] === "openapi" && segments[1] === "v3") {
         const doc = segments[2] === "api" ? openApiGroupVersion(cluster.registry, "", segments[3] ?? "") : openApiGroupVersion(cluster.registry, segments[3] ?? "", segments[4] ?? "");
         if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
@@ -150,9 +157,19 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const apiVersion = apiVersionOf(target.resource.group, target.version);
     const typeRef = { apiVersion, kind: target.resource.kind };
     const contentType = request.headers["content-type"] ?? "application/json";
-    const status = target.subresource === "status" ? ({ subresource: "status" } as const) : {};
+    // namespaces/{name}/finalize takes a PUT of spec.finalizers (the namespace controller's last step).
+    const finalize = target.subresource === "finalize" && target.resource.group === "" && target.resource.kind === "Namespace";
+    if (finalize && method !== "PUT") throw methodNotAllowed();
+    const status = target.subresource === "status" ? ({ subresource: "status" } as const) : finalize ? ({ subresource: "finalize" } as const) : {};
+    /** fieldValidation and the Warning headers of a write. */
+    const validation = (operation: "Create" | "Update" | "Patch"): Pick<WriteOptions, "fieldValidation" | "warn"> => ({
+      fieldValidation: parseFieldValidation(q.get("fieldValidation"), operation),
+      warn: (message) => response.appendHeader("Warning", `299 - ${JSON.stringify(message)}`),
+    });
+    negotiateResponse(request, response, typeRef, q.get("watch") === "true" || q.get("watch") === "1");
+    if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
-    if (target.subresource && target.subresource !== "status" && target.subresource !== "binding") throw new ApiError(404, "NotFound", `the server could not find the requested resource (subresource ${target.subresource})`);
+    if (target.subresource && target.subresource !== "status" && target.subresource !== "binding" && !finalize) throw new ApiError(404, "NotFound", `the server could not find the requested resource (subresource ${target.subresource})`);
 
     switch (method) {
       case "GET": {
@@ -175,24 +192,24 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         const ns = target.namespace;
         if (ns && body.metadata?.namespace && body.metadata.namespace !== ns) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
         const object = { ...body, apiVersion: body.apiVersion ?? apiVersion, kind: body.kind ?? target.resource.kind, metadata: { ...asObj(body.metadata), ...(ns ? { namespace: ns } : {}) } } as KubeObject;
-        return sendJson(response, 201, await cluster.create(object, { dryRun }));
+        return sendJson(response, 201, await cluster.create(object, { dryRun, ...validation("Create") }));
       }
       case "PUT": {
         if (!target.name) throw methodNotAllowed();
         const body = asObj(parseBody(await readBody(request), contentType)) as KubeObject;
         const object = { ...body, metadata: { ...asObj(body.metadata), name: body.metadata?.name ?? target.name, ...(target.namespace ? { namespace: target.namespace } : {}) } } as KubeObject;
         if (object.metadata.name !== target.name) throw badRequest(`the name of the object (${object.metadata.name ?? ""}) does not match the name on the URL (${target.name})`);
-        return sendJson(response, 200, await cluster.update(object, { ...status, dryRun }));
+        return sendJson(response, 200, await cluster.update(object, { ...status, dryRun, ...validation("Update") }));
       }
       case "PATCH": {
         if (!target.name) throw methodNotAllowed();
         const type = patchTypeOf(contentType);
         const patch = parseBody(await readBody(request), type === "apply" ? "yaml" : "json");
-        return sendJson(response, 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun }));
+        return sendJson(response, 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun, ...validation("Patch") }));
       }
       case "DELETE": {
         const text = await readBody(request);
-        const body = asObj(parseBody(text, "json"));
+        const body = asObj(parseBody(text, contentType));
         const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
         const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (body.orphanDependents === true ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
         const options = {
@@ -220,7 +237,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const current = toScale(await cluster.get(typeRef, target.namespace, name));
     if (method === "GET") return sendJson(response, 200, current);
     if (method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
-    const body = parseBody(await readBody(request), "json");
+    const body = parseBody(await readBody(request), method === "PUT" ? contentType : "json");
     const wanted = method === "PUT" ? asObj(body) : patchScale(current, body, patchTypeOf(contentType));
     const precondition = asObj(wanted.metadata).resourceVersion;
     const patch = { spec: { replicas: requestedReplicas(wanted) }, ...(method === "PUT" && typeof precondition === "string" ? { metadata: { resourceVersion: precondition } } : {}) };

@@ -27,22 +27,80 @@ export function age(since: string | undefined, now: Date): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
+/** duration.HumanDuration: how kubectl prints a span (`45s`, `3m20s`, `2h5m`, `3d4h`). */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  const pair = (big: number, unit: string, small: number, smallUnit: string): string => (small === 0 ? `${big}${unit}` : `${big}${unit}${small}${smallUnit}`);
+  if (minutes < 10) return pair(minutes, "m", seconds % 60, "s");
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return pair(hours, "h", minutes % 60, "m");
+  if (hours < 48) return `${hours}h`;
+  if (hours < 192) return pair(Math.floor(hours / 24), "d", hours % 24, "h");
+  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
+  if (hours < 24 * 365 * 8) return pair(Math.floor(hours / 24 / 365), "y", Math.floor(hours / 24) % 365, "d");
+  return `${Math.floor(hours / 24 / 365)}y`;
+}
+
 const nameColumn: Column = { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", cell: (o) => o.metadata.name ?? "" };
 const ageColumn: Column = { name: "Age", type: "string", description: "CreationTimestamp", cell: (o, now) => age(o.metadata.creationTimestamp, now) };
 
 const list = (value: unknown): Obj[] => (Array.isArray(value) ? value.map(asObj) : []);
 
+/**
+ * The STATUS column as kubectl's pod printer computes it: the phase (or the pod's
+ * reason), overridden by the last container reporting a waiting reason or a termination
+ * (`Completed`, `Error`, `ExitCode:N`), back to Running while another container still
+ * runs; `Terminating` once deletion started.
+ */
 function podStatus(pod: Obj): string {
-  if (asObj(pod.metadata).deletionTimestamp) return "Terminating";
   const status = asObj(pod.status);
-  for (const c of list(status.containerStatuses)) {
+  let reason = typeof status.reason === "string" ? status.reason : String(status.phase ?? "Pending");
+  let running = false;
+  for (const c of list(status.containerStatuses).reverse()) {
     const state = asObj(c.state);
     const waiting = asObj(state.waiting);
-    const terminated = asObj(state.terminated);
-    if (typeof waiting.reason === "string") return waiting.reason;
-    if (typeof terminated.reason === "string" && status.phase === "Running") return terminated.reason;
+    const terminated = state.terminated === undefined ? undefined : asObj(state.terminated);
+    if (typeof waiting.reason === "string" && waiting.reason !== "") reason = waiting.reason;
+    else if (terminated && typeof terminated.reason === "string" && terminated.reason !== "") reason = terminated.reason;
+    else if (terminated) reason = typeof terminated.signal === "number" && terminated.signal !== 0 ? `Signal:${terminated.signal}` : `ExitCode:${String(terminated.exitCode ?? 0)}`;
+    else if (c.ready === true && state.running !== undefined) running = true;
   }
-  return typeof status.reason === "string" ? status.reason : String(status.phase ?? "Pending");
+  if (reason === "Completed" && running) reason = "Running";
+  return asObj(pod.metadata).deletionTimestamp ? "Terminating" : reason;
+}
+
+const conditionTrue = (o: Obj, type: string): boolean => list(asObj(o.status).conditions).some((c) => c.type === type && c.status === "True");
+
+/** printJob's STATUS: terminal conditions first, then deletion, suspension and the interim conditions. */
+function jobStatus(o: Obj): string {
+  if (conditionTrue(o, "Complete")) return "Complete";
+  if (conditionTrue(o, "Failed")) return "Failed";
+  if (asObj(o.metadata).deletionTimestamp) return "Terminating";
+  for (const type of ["Suspended", "FailureTarget", "SuccessCriteriaMet"]) if (conditionTrue(o, type)) return type;
+  return "Running";
+}
+
+/** printJob's COMPLETIONS: `succeeded/completions`, or for a work queue `succeeded/1 [of parallelism]`. */
+function jobCompletions(o: Obj): string {
+  const spec = asObj(o.spec);
+  const succeeded = Number(asObj(o.status).succeeded ?? 0);
+  if (typeof spec.completions === "number") return `${succeeded}/${spec.completions}`;
+  const parallelism = Number(spec.parallelism ?? 0);
+  return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+}
+
+/** printJob's DURATION: from start to completion, or to now while running. */
+function jobDuration(o: Obj, now: Date): string {
+  const status = asObj(o.status);
+  const start = Date.parse(String(status.startTime ?? ""));
+  if (!Number.isFinite(start)) return "";
+  const end = Date.parse(String(status.completionTime ?? ""));
+  return humanDuration((Number.isFinite(end) ? end : now.getTime()) - start);
 }
 
 const columnsByKind: Record<string, Column[]> = {
@@ -83,6 +141,16 @@ const columnsByKind: Record<string, Column[]> = {
     { name: "Current", type: "integer", cell: (o) => Number(asObj(o.status).replicas ?? 0) },
     { name: "Ready", type: "integer", cell: (o) => Number(asObj(o.status).readyReplicas ?? 0) },
     ageColumn,
+  ],
+  "batch/jobs": [
+    nameColumn,
+    { name: "Status", type: "string", description: "Status of the job.", cell: (o) => jobStatus(o) },
+    { name: "Completions", type: "string", description: "The number of pods which reached phase Succeeded.", cell: (o) => jobCompletions(o) },
+    { name: "Duration", type: "string", description: "Time required to complete the job.", cell: (o, now) => jobDuration(o, now) },
+    ageColumn,
+    { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: (o) => list(asObj(asObj(asObj(o.spec).template).spec).containers).map((c) => String(c.name ?? "")).join(",") },
+    { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: (o) => list(asObj(asObj(asObj(o.spec).template).spec).containers).map((c) => String(c.image ?? "")).join(",") },
+    { name: "Selector", type: "string", priority: 1, description: "A label query over pods that should match the pod count.", cell: (o) => Object.entries(asObj(asObj(asObj(o.spec).selector).matchLabels)).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${String(v)}`).join(",") || "<none>" },
   ],
   "/namespaces": [nameColumn, { name: "Status", type: "string", cell: (o) => asObj(o.status).phase ?? "Active" }, ageColumn],
   "/events": [

@@ -54,6 +54,8 @@ function mergeObject(target: Record<string, Json>, patch: Record<string, Json>, 
       const list = key.slice("$deleteFromPrimitiveList/".length);
       const current = result[list];
       if (Array.isArray(current) && Array.isArray(value)) result[list] = current.filter((v) => !value.includes(v));
+      // An emptied list goes, as an omitempty field does when the server decodes it.
+      if (Array.isArray(result[list]) && (result[list] as Json[]).length === 0) delete result[list];
       continue;
     }
     if (value === null) delete result[key];

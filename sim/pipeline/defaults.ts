@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import type { ResourceType } from "../registry/resource.ts";
+import { defaultJob } from "./job.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -66,9 +67,10 @@ export type IpAllocator = () => string;
 
 /**
  * Defaulting on create, per kind, as the built-in strategies do (status reset for kinds
- * with a status subresource, spec defaults). Returns a new object.
+ * with a status subresource, spec defaults). `uid` is the one the object will get (a
+ * Job's generated selector names it). Returns a new object.
  */
-export function defaultOnCreate(type: ResourceType, object: KubeObject, allocateIp: IpAllocator): KubeObject {
+export function defaultOnCreate(type: ResourceType, object: KubeObject, allocateIp: IpAllocator, uid = ""): KubeObject {
   const o = object as KubeObject & Obj;
   const key = `${type.group}/${type.plural}`;
   switch (key) {
@@ -108,6 +110,8 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
       const spec = obj(o.spec);
       return { ...o, spec: { replicas: 1, ...spec, template: defaultTemplate(spec.template) }, status: { replicas: 0 } };
     }
+    case "batch/jobs":
+      return defaultJob(o, defaultTemplate(obj(o.spec).template), uid);
     case "/secrets":
       return { type: "Opaque", ...o };
     case "/nodes":

@@ -17,6 +17,15 @@ export interface StoreEvent {
   readonly stored: Stored;
   /** The previous state, for MODIFIED and DELETED. */
   readonly previous: Stored | undefined;
+  /** Not a commit: an object restored from disk, announced again to the listeners (see `replay`). */
+  readonly replayed?: true;
+}
+
+/** One object of a table, as kept on disk and restored. */
+export interface StoredEntry {
+  /** Storage key of the resource (`group/plural`). */
+  readonly resource: string;
+  readonly stored: Stored;
 }
 
 export type StoreListener = (event: StoreEvent) => void;
@@ -85,6 +94,46 @@ export class Store {
     return stored;
   }
 
+  /** Every object of every resource (the state a snapshot writes). */
+  *entries(): Generator<StoredEntry> {
+    for (const [resource, table] of this.#tables) for (const stored of table.values()) yield { resource, stored };
+  }
+
+  /**
+   * Replaces every table with objects restored from disk, each keeping its own
+   * resourceVersion, and continues the resourceVersion from `resourceVersion` (or the
+   * newest object's, if higher). The history restarts there: a watch from an older
+   * version gets 410 Gone and relists, as from a compacted etcd. Call it before anyone
+   * watches; nothing is announced (see `replay`).
+   */
+  restore(objects: Iterable<{ readonly resource: string; readonly object: KubeObject }>, resourceVersion: number): void {
+    this.#tables.clear();
+    let newest = Math.max(this.#rv, resourceVersion);
+    for (const { resource, object } of objects) {
+      let table = this.#tables.get(resource);
+      if (!table) this.#tables.set(resource, (table = new Map()));
+      table.set(keyOf(object.metadata.namespace, object.metadata.name ?? ""), { object, json: JSON.stringify(object) });
+      newest = Math.max(newest, Number(object.metadata.resourceVersion ?? 0) || 0);
+    }
+    this.#rv = newest;
+    this.history.compact(newest);
+  }
+
+  /**
+   * Announces every stored object to the listeners as ADDED (marked `replayed`, kept out
+   * of the history), as an informer's first list does: controllers that learn the state
+   * from events see what was restored. Owners come before their dependents, so that no
+   * dependent looks orphaned. Returns how many objects were announced.
+   */
+  replay(): number {
+    const ordered = ownersFirst([...this.entries()].sort((a, b) => rvOf(a.stored) - rvOf(b.stored)));
+    for (const { resource, stored } of ordered) {
+      this.#queue.push({ rv: rvOf(stored), type: "ADDED", resource, namespace: stored.object.metadata.namespace, stored, previous: undefined, replayed: true });
+    }
+    this.#drain();
+    return ordered.length;
+  }
+
   /** Drops every object of a resource without events (used when a CRD's kind stops being served, after DELETED events were sent). */
   dropTable(resource: string): void {
     this.#tables.delete(resource);
@@ -120,4 +169,27 @@ export class Store {
 
 function keyOf(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
+}
+
+function rvOf(stored: Stored): number {
+  return Number(stored.object.metadata.resourceVersion ?? 0) || 0;
+}
+
+/** `entries` reordered so that each object comes after the owners (by uid) it names; otherwise in the given order. */
+function ownersFirst(entries: readonly StoredEntry[]): StoredEntry[] {
+  const byUid = new Map<string, StoredEntry>();
+  for (const entry of entries) if (entry.stored.object.metadata.uid) byUid.set(entry.stored.object.metadata.uid, entry);
+  const placed = new Set<StoredEntry>();
+  const out: StoredEntry[] = [];
+  const place = (entry: StoredEntry): void => {
+    if (placed.has(entry)) return;
+    placed.add(entry); // before the owners: a cycle of owners cannot recurse forever
+    for (const ref of entry.stored.object.metadata.ownerReferences ?? []) {
+      const owner = byUid.get(ref.uid);
+      if (owner) place(owner);
+    }
+    out.push(entry);
+  };
+  entries.forEach(place);
+  return out;
 }

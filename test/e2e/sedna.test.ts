@@ -160,17 +160,76 @@ test("foreground deletion of the job leaves nothing behind, and the name is usab
 test("workers that finish make the job Succeeded; a worker that fails for good makes it Failed; neither is healed", async () => {
   await stack.sim.cluster.create(flJob("fl-ok", { "sim.edgeloop.dev/run-seconds": "1" }, "Never"));
   await stack.sim.cluster.create(flJob("fl-bad", { "sim.edgeloop.dev/run-seconds": "1", "sim.edgeloop.dev/exit-code": "2" }, "Never"));
-  const ok = (await waitForObject(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded", 20_000)) as Obj;
+  // The counts follow the pods after the phase is final (the aggregation pod may finish last).
+  const ok = (await waitForObject(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded" && (j as Obj).status?.succeeded === 3, 20_000)) as Obj;
   assert.ok(ok.status.completionTime);
-  assert.equal(ok.status.succeeded, 3);
-  const bad = (await waitForObject(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed", 20_000)) as Obj;
+  assert.equal(ok.status.active, 0);
+  const bad = (await waitForObject(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed" && (j as Obj).status?.failed === 3, 20_000)) as Obj;
   assert.ok(bad.status.conditions.some((c: Obj) => c.type === "Failed" && c.status === "True"));
+  assert.equal(bad.status.active, 0, "every pod failed: none is active");
+  assert.ok((await events("fl-bad", "WorkerFailed")).every((e) => e.type === "Warning"));
   // A completed worker's pod is not rebuilt when it is deleted.
   const [done] = (await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
   assert.ok(done);
   await stack.sim.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
   await relayIdle();
   assert.equal((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
+});
+
+test("a worker pinned to a node that does not exist keeps the job Pending, and the condition says which", async () => {
+  const job = flJob("fl-pinned") as Obj;
+  job.spec.trainingWorkers[1].template.spec.nodeName = "edge9";
+  await stack.sim.cluster.create(job as KubeObject);
+  const selector = "federatedlearningjob.sedna.io/name=fl-pinned";
+  await waitFor("2 running workers and one pending", async () => {
+    const pods = await livePods(selector);
+    return pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined;
+  });
+  await relayIdle();
+  const seen = (await stack.sim.cluster.get(FL, "default", "fl-pinned")) as Obj;
+  assert.equal(seen.status.phase, "Pending");
+  const training = (seen.status.conditions as Obj[]).find((c) => c.type === "Training");
+  assert.equal(training?.status, "False");
+  assert.match(String(training?.message), /^waiting for train-1 \(pod fl-pinned-train-[0-9a-z]{5} Pending on node edge9\)$/);
+  assert.equal(seen.status.active, 3);
+  await stack.sim.cluster.delete(FL, "default", "fl-pinned");
+  await waitForGone(stack, FL, "default", "fl-pinned");
+});
+
+test("70-character names: the children's names are DNS labels, the workers reach the Services by their actual names", { timeout: 120_000 }, async () => {
+  const long = `${"long-federated-learning-job-name-".repeat(3)}x`.slice(0, 70);
+  await stack.sim.cluster.create(flJob(long));
+  const job = (await waitForObject(stack, FL, "default", long, (j) => (j as Obj).status?.phase === "Running", 30_000)) as Obj;
+  const pods = await livePods(`federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}`);
+  assert.equal(pods.length, 3);
+  const [service] = (await stack.sim.cluster.list(SERVICE, { namespace: "default", labelSelector: `federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}` })).items as Obj[];
+  assert.ok(service);
+  assert.match(service.metadata.name, /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
+  for (const pod of pods) {
+    assert.ok(pod.metadata.name.length <= 63, pod.metadata.name);
+    assert.ok(Object.values(pod.metadata.labels as Record<string, string>).every((v) => v.length <= 63));
+    const env = Object.fromEntries((pod.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
+    if (pod.metadata.labels["federatedlearningjob.sedna.io/worker-type"] === "train") assert.equal(env["AGG_IP"], `${String(service.metadata.name)}.default`);
+  }
+
+  const ji = structuredClone(fixture("jointinferenceservice_v1alpha1.yaml")) as Obj;
+  const jiName = `${"long-joint-inference-service-name-".repeat(3)}y`.slice(0, 70);
+  ji.metadata.name = jiName;
+  const created = (await stack.sim.cluster.create(ji as KubeObject)) as Obj;
+  const uid = `jointinferenceservice.sedna.io/uid=${String(created.metadata.uid)}`;
+  await waitForObject(stack, JI, "default", jiName, (j) => (j as Obj).status?.active === 2, 30_000);
+  const deployments = (await stack.sim.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: uid })).items as Obj[];
+  const [cloudService] = (await stack.sim.cluster.list(SERVICE, { namespace: "default", labelSelector: uid })).items as Obj[];
+  assert.equal(deployments.length, 2);
+  assert.ok(cloudService);
+  assert.ok([...deployments, cloudService].every((o) => o.metadata.name.length <= 63));
+  const edge = deployments.find((d) => d.metadata.labels["jointinferenceservice.sedna.io/worker-type"] === "edge");
+  const edgeEnv = Object.fromEntries((edge?.spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
+  assert.equal(edgeEnv["BIG_MODEL_IP"], `${String(cloudService.metadata.name)}.default`);
+  await stack.sim.cluster.delete(FL, "default", long);
+  await stack.sim.cluster.delete(JI, "default", jiName);
+  await waitForGone(stack, FL, "default", long);
+  await waitForGone(stack, JI, "default", jiName);
 });
 
 const JI_NAME = "helmet-detection-inference-example";
@@ -182,7 +241,12 @@ test("JointInferenceService fixture: cloud and edge Deployments and the cloud Se
   await waitForObject(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
   const service = (await waitForObject(stack, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
   assert.equal(service.spec.ports[0].port, 5000);
-  await waitForObject(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2);
+  const healthy = (await waitForObject(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2)) as Obj;
+  // The True condition is the state `kubectl get ji` prints; no other condition contradicts it.
+  await waitForObject(stack, JI, "default", JI_NAME, (j) => ((j as Obj).status?.conditions ?? []).some((c: Obj) => c.type === "Running" && c.status === "True"));
+  const conditions = ((await stack.sim.cluster.get(JI, "default", JI_NAME)) as Obj).status.conditions as Obj[];
+  assert.deepEqual(conditions.filter((c) => c.status === "True").map((c) => c.type), ["Running"], JSON.stringify(healthy.status));
+  assert.ok(conditions.every((c) => !/waiting/.test(String(c.message))), JSON.stringify(conditions));
 
   const old = await stack.sim.cluster.get(DEPLOYMENT, "default", cloud);
   await stack.sim.cluster.delete(DEPLOYMENT, "default", cloud);

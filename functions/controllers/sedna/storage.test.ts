@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyStorage, planStorage } from "./storage.ts";
+import { applyStorage, planStorage, storageEnv } from "./storage.ts";
 
 test("planStorage: s3/http(s) are downloaded under /downloads, host paths mounted under /home/data", () => {
   assert.deepEqual(planStorage({ url: "s3://bucket/a/b.pb", credentialName: "c" }), {
@@ -33,4 +33,9 @@ test("applyStorage: one hostPath per directory, one initializer with every crede
   assert.deepEqual(spec.initContainers?.[0]?.["args"], ["s3://b/m", "/downloads/b/m"]);
   assert.deepEqual(spec.initContainers?.[0]?.["envFrom"], [{ secretRef: { name: "s3" } }]);
   assert.equal(applyStorage({ containers: [{ name: "a" }] }, [planStorage({ url: "x" })]).volumes, undefined);
+});
+
+test("storageEnv: DATA_PATH_PREFIX only when a host path is mounted (upstream's injector)", () => {
+  assert.deepEqual(storageEnv([planStorage({ url: "/data/1.txt" }), planStorage({ url: "s3://b/m" })]), [{ name: "DATA_PATH_PREFIX", value: "/home/data" }]);
+  assert.deepEqual(storageEnv([planStorage({ url: "s3://b/m" }), planStorage({ url: "relative" })]), []);
 });

@@ -1,3 +1,4 @@
+import type { EnvVar } from "../../kit/container-env.ts";
 import type { PodSpec } from "../../kit/pod.ts";
 
 /** Where downloaded (s3/http) files land inside the pod. */
@@ -37,6 +38,15 @@ export function planStorage(source: StorageSource): StoragePlan {
     return { kind: "host", hostDir, path: `${HOST_DATA_DIR}${url}` };
   }
   return { kind: "as-is", path: url };
+}
+
+/**
+ * The env upstream's storage initializer injector adds beside the mounts: with any host
+ * path mounted, `DATA_PATH_PREFIX=/home/data` (Sedna's library prefixes the relative
+ * paths of a dataset's index file with it).
+ */
+export function storageEnv(plans: readonly StoragePlan[]): EnvVar[] {
+  return plans.some((p) => p.kind === "host") ? [{ name: "DATA_PATH_PREFIX", value: HOST_DATA_DIR }] : [];
 }
 
 /**

@@ -75,6 +75,15 @@ test("the shipped controllers' ClusterRole: Sedna children written, Sedna parent
   assert.deepEqual(of("", "pods/binding"), [], "no controller declares binding yet");
 });
 
+test("finalizers: granted only where a controller declares them, never inferred from status or children", async () => {
+  const shipped = relayRules(createRegistry(await loadControllers()).manifest);
+  assert.deepEqual(shipped.flatMap((r) => r.resources).filter((r) => r.endsWith("/finalizers")), [], "no shipped controller declares finalizers");
+  assert.deepEqual(relayRules(manifest).flatMap((r) => r.resources).filter((r) => r.endsWith("/finalizers")), []);
+  const declaring: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, permissions: [{ group: "example.dev", resource: "jobs/finalizers", access: ["write"] }] }] };
+  const rule = relayRules(declaring).find((r) => r.resources.includes("jobs/finalizers"));
+  assert.deepEqual(rule?.verbs, ["create", "delete", "patch", "update"], "declared: the blockOwnerDeletion check (update on the owner's finalizers) can pass");
+});
+
 test("the install: webhook configurations point at the relay Service with the CA bundle; the Deployment is leader-elected", async () => {
   const tls = await selfSignedCertificate(serviceHosts("edge"));
   const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls, manifest, crds: [] });

@@ -58,7 +58,7 @@ function deployment(options: InstallOptions): KubeObject {
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
     readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-    securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+    securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" } },
     volumeMounts: [{ name: "tls", mountPath: "/tls", readOnly: true }],
   };
   return {
@@ -72,6 +72,8 @@ function deployment(options: InstallOptions): KubeObject {
         metadata: { labels: { ...LABELS } },
         spec: {
           serviceAccountName: NAME,
+          // Pod Security Standard "restricted" (scripts/lib/install/pss.ts checks it): the image's user 65532, no root group, the runtime's seccomp profile.
+          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } },
           containers: [container],
           volumes: [{ name: "tls", secret: { secretName: `${NAME}-tls` } }],
           affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { "app.kubernetes.io/name": NAME } } } }] } },

@@ -3,9 +3,10 @@ import type { PodSpec } from "../../../kit/pod.ts";
 import { injectEnv, type EnvVar } from "../../../kit/container-env.ts";
 import { shortHash } from "../../../kit/hash.ts";
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
+import { boundedName } from "../../../kit/names.ts";
 import { workerLabels } from "../labels.ts";
 import { controllerRef } from "../../../kit/owner.ts";
-import { applyStorage, planStorage, type StorageSource } from "../storage.ts";
+import { applyStorage, planStorage, storageEnv, type StorageSource } from "../storage.ts";
 import type { FederatedLearningSpec } from "./schema.ts";
 
 /** The aggregation worker's port, and its Service's. */
@@ -39,16 +40,21 @@ export function specHashOf(spec: FederatedLearningSpec, inputs: JobInputs): stri
 /**
  * The name of a slot's pod: `<job>-aggregation-<hash>` / `<job>-train-<hash>`. The hash
  * covers the job's uid, the spec hash, the slot and, for a replacement, the uid of the
- * pod it replaces, so a replacement never collides with a pod still terminating.
+ * pod it replaces, so a replacement never collides with a pod still terminating. A DNS
+ * label (it becomes the pod's hostname) for any job name: a long one is shortened with a
+ * hash of its own (`boundedName`).
  */
 export function podName(parent: KubeObject, specHash: string, slot: Slot, replaces?: string): string {
   const type = slot === "aggregation" ? "aggregation" : "train";
-  return `${parent.metadata.name ?? ""}-${type}-${shortHash([parent.metadata.uid ?? "", specHash, slot, replaces ?? ""], 5)}`;
+  return boundedName(parent.metadata.name ?? "", `${type}-${shortHash([parent.metadata.uid ?? "", specHash, slot, replaces ?? ""], 5)}`);
 }
 
-/** `<job>-aggregation`: the Service training workers reach the aggregator through. */
+/**
+ * `<job>-aggregation`: the Service training workers reach the aggregator through (their
+ * `AGG_IP` is made from this same name). A DNS-1035 label, shortened for long job names.
+ */
 export function serviceName(job: string): string {
-  return `${job}-aggregation`;
+  return boundedName(job, "aggregation", undefined, "dns1035");
 }
 
 function transmitterEnv(spec: FederatedLearningSpec): EnvVar[] {
@@ -67,6 +73,7 @@ export function desiredPod(parent: KubeObject, spec: FederatedLearningSpec, inpu
   const name = podName(parent, specHash, slot, replaces);
   const model = planStorage(inputs.model);
   const pretrained = inputs.pretrainedModel ? planStorage(inputs.pretrainedModel) : undefined;
+  // What upstream gives every worker, aggregation and training alike.
   const common: EnvVar[] = [
     ...transmitterEnv(spec),
     { name: "MODEL_URL", value: model.path },
@@ -74,6 +81,7 @@ export function desiredPod(parent: KubeObject, spec: FederatedLearningSpec, inpu
     { name: "JOB_NAME", value: job },
     { name: "NAMESPACE", value: namespace },
     { name: "WORKER_NAME", value: name },
+    { name: "PARTICIPANTS_COUNT", value: String(spec.trainingWorkers.length) },
   ];
   const secrets = spec.transmitter?.s3?.credentialName ? [spec.transmitter.s3.credentialName] : [];
   const plans = [model, ...(pretrained ? [pretrained] : [])];
@@ -83,7 +91,7 @@ export function desiredPod(parent: KubeObject, spec: FederatedLearningSpec, inpu
   if (slot === "aggregation") {
     workerType = "aggregation";
     template = spec.aggregationWorker.template;
-    const env = [...common, { name: "AGG_BIND_PORT", value: String(AGG_PORT) }, { name: "PARTICIPANTS_COUNT", value: String(spec.trainingWorkers.length) }];
+    const env = [...common, { name: "AGG_BIND_PORT", value: String(AGG_PORT) }, ...storageEnv(plans)];
     podSpec = applyStorage(injectEnv({ ...template.spec, restartPolicy: template.spec.restartPolicy ?? "OnFailure" }, env, secrets), plans);
   } else {
     workerType = "train";
@@ -101,6 +109,7 @@ export function desiredPod(parent: KubeObject, spec: FederatedLearningSpec, inpu
       { name: "DATASET_NAME", value: worker.dataset.name },
       { name: "TRAIN_DATASET_URL", value: data.path },
       { name: "LC_SERVER", value: DEFAULT_LC_SERVER },
+      ...storageEnv([...plans, data]),
     ];
     // Training workers run on the host network (upstream); cluster DNS must still resolve AGG_IP.
     const base: PodSpec = {

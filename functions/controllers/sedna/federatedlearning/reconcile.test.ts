@@ -4,6 +4,7 @@ import { test } from "node:test";
 import type { Decision } from "../../../kit/controller.ts";
 import type { KubeObject, ReconcileRequest, Trigger } from "../../../../protocol/index.ts";
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
+import { isDnsLabel, isLabelValue } from "../../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
 import { reconcileFederatedLearning } from "./reconcile.ts";
 
@@ -74,10 +75,16 @@ function status(cluster: FakeCluster, name = NAME): Record<string, unknown> {
   return (cluster.get("FederatedLearningJob", name)?.["status"] ?? {}) as Record<string, unknown>;
 }
 
-/** Creates the pods, then lets the job see them (phase Running). */
+/** Makes every pod (of one slot, or all) report `phase`, as the kubelet would. */
+function setPhases(cluster: FakeCluster, phase: string, slot?: string): void {
+  for (const pod of pods(cluster, slot)) setPhase(cluster, pod, phase);
+}
+
+/** Creates the pods, lets them run, then lets the job see them (phase Running). */
 function running(): { cluster: FakeCluster; job: KubeObject } {
   const made = setup();
   reconcile(made.cluster, T0);
+  setPhases(made.cluster, "Running");
   reconcile(made.cluster, T0);
   assert.equal(status(made.cluster)["phase"], "Running");
   return made;
@@ -107,6 +114,7 @@ test("creates the aggregation pod and Service and one training pod per worker, o
   assert.equal(aggEnv["NAMESPACE"], "default");
   assert.equal(aggEnv["WORKER_NAME"], agg?.metadata.name);
   assert.equal(aggEnv["exit_round"], "3", "the user's env vars are kept");
+  assert.equal(aggEnv["DATA_PATH_PREFIX"], "/home/data", "the model is a host path");
   assert.equal((agg?.["spec"] as { restartPolicy: string }).restartPolicy, "OnFailure");
   for (const [slot, dataset, url] of [
     ["train-0", "edge1-surface-defect-detection-dataset", "/home/data/data/1.txt"],
@@ -125,14 +133,24 @@ test("creates the aggregation pod and Service and one training pod per worker, o
     assert.equal(e["TRAIN_DATASET_URL"], url);
     assert.equal(e["LC_SERVER"], "http://localhost:9100");
     assert.equal(e["batch_size"], "32");
+    // Upstream sets these on every training worker too.
+    assert.equal(e["PARTICIPANTS_COUNT"], "2");
+    assert.equal(e["TRANSMITTER"], "ws");
+    assert.equal(e["MODEL_URL"], "/home/data/model");
+    assert.equal(e["JOB_NAME"], NAME);
+    assert.equal(e["NAMESPACE"], "default");
+    assert.equal(e["WORKER_NAME"], pod?.metadata.name);
+    assert.equal(e["DATA_PATH_PREFIX"], "/home/data");
   }
   assert.equal(status(cluster)["phase"], "Pending");
   assert.equal(status(cluster)["startTime"], T0);
+  assert.equal(status(cluster)["active"], 0, "nothing observed yet: the pods are only being created");
 });
 
-test("replaying the same snapshot once the pods exist creates nothing; the job turns Running once", () => {
+test("replaying the same snapshot once the pods run creates nothing; the job turns Running once", () => {
   const { cluster } = setup();
   reconcile(cluster, T0);
+  setPhases(cluster, "Running");
   const second = reconcile(cluster, T1);
   assert.deepEqual(actionsOf(second.decision, "create"), []);
   assert.equal(status(cluster)["phase"], "Running");
@@ -229,7 +247,7 @@ test("defect: deleting a Succeeded pod re-ran training — a completed worker is
   assert.equal(status(cluster)["phase"], "Running");
 });
 
-test("Complete when the training workers succeed; a Complete job is left alone", () => {
+test("Complete when the training workers succeed; a Complete job is not healed, its counts follow its pods", () => {
   const { cluster } = running();
   for (const pod of [...pods(cluster, "train-0"), ...pods(cluster, "train-1")]) setPhase(cluster, pod, "Succeeded");
   const done = reconcile(cluster, T2);
@@ -238,12 +256,19 @@ test("Complete when the training workers succeed; a Complete job is left alone",
   assert.equal(s["phase"], "Succeeded");
   assert.equal(s["completionTime"], T2);
   assert.equal(s["succeeded"], 2);
-  const conditions = s["conditions"] as { type: string; status: string }[];
+  assert.equal(s["active"], 1, "the aggregation pod still runs");
+  const conditions = s["conditions"] as { type: string; status: string; message: string }[];
   assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`), ["Training=False", "Complete=True"]);
+  assert.deepEqual(new Set(conditions.map((c) => c.message)).size, 1, "the stale Training condition does not still say the workers are running");
   assert.ok(cluster.events.some((e) => e.reason === "TrainingCompleted"));
   const [agg] = pods(cluster, "aggregation");
   const gone = cluster.remove("Pod", agg?.metadata.name ?? "");
-  assert.deepEqual(reconcile(cluster, T3, [deletedTrigger(gone)]).decision, { actions: [] });
+  const after = reconcile(cluster, T3, [deletedTrigger(gone)]);
+  assert.deepEqual(after.decision.actions.map((a) => a.type), ["status"], "no pod, no event: only the counts");
+  assert.equal(status(cluster)["active"], 0);
+  assert.equal(status(cluster)["succeeded"], 2);
+  assert.equal(status(cluster)["phase"], "Succeeded");
+  assert.deepEqual(reconcile(cluster, LATER).decision, { actions: [] });
 });
 
 test("Failed when a worker fails for good; a Failed job is not healed", () => {
@@ -257,8 +282,69 @@ test("Failed when a worker fails for good; a Failed job is not healed", () => {
   assert.equal(s["failed"], 1);
   assert.equal(s["completionTime"], T1);
   assert.ok(cluster.events.some((e) => e.eventType === "Warning" && e.reason === "WorkerFailed"));
+  const conditions = s["conditions"] as { type: string; status: string; message: string }[];
+  assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`), ["Training=False", "Failed=True"]);
+  assert.match(conditions[1]?.message ?? "", new RegExp(`^worker train-1 failed: pod ${worker.metadata.name ?? ""}`));
+  assert.equal(conditions[0]?.message, conditions[1]?.message, "Training=False does not still say the workers are running");
   const gone = cluster.remove("Pod", worker.metadata.name ?? "");
   assert.deepEqual(reconcile(cluster, T2, [deletedTrigger(gone)]).decision, { actions: [] });
+});
+
+test("counts add up to the pods: a Failed job whose other pods fail too reports active 0, and nothing is healed", () => {
+  const { cluster } = running();
+  setPhases(cluster, "Failed", "train-1");
+  reconcile(cluster, T1);
+  assert.deepEqual([status(cluster)["phase"], status(cluster)["active"], status(cluster)["failed"]], ["Failed", 2, 1]);
+  setPhases(cluster, "Failed", "train-0");
+  setPhases(cluster, "Failed", "aggregation");
+  const after = reconcile(cluster, T2);
+  assert.deepEqual(actionsOf(after.decision, "create"), []);
+  assert.deepEqual(actionsOf(after.decision, "event"), [], "the job already said it failed");
+  assert.deepEqual([status(cluster)["phase"], status(cluster)["active"], status(cluster)["failed"]], ["Failed", 0, 3]);
+  // A failed pod deleted afterwards still counts: the status remembers it.
+  const [victim] = pods(cluster, "train-0");
+  const gone = cluster.remove("Pod", victim?.metadata.name ?? "");
+  assert.deepEqual(reconcile(cluster, T3, [deletedTrigger(gone)]).decision, { actions: [] });
+  assert.equal(status(cluster)["failed"], 3);
+});
+
+test("Running only when every worker runs: a pod pinned to a node that never runs it keeps the job Pending, saying which", () => {
+  const { cluster } = setup();
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { nodeName: string } } }[] };
+  const worker = spec.trainingWorkers[1];
+  assert.ok(worker);
+  worker.template.spec.nodeName = "edge9";
+  cluster.update({ ...job, spec });
+  reconcile(cluster, T0);
+  setPhases(cluster, "Running", "aggregation");
+  setPhases(cluster, "Running", "train-0");
+  setPhases(cluster, "Pending", "train-1");
+  reconcile(cluster, T1);
+  const [stuck] = pods(cluster, "train-1");
+  const s = status(cluster);
+  assert.equal(s["phase"], "Pending");
+  assert.equal(s["active"], 3, "pending pods are active");
+  const conditions = s["conditions"] as { type: string; status: string; reason: string; message: string }[];
+  assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ["Training=False/WorkersNotRunning"]);
+  assert.equal(conditions[0]?.message, `waiting for train-1 (pod ${stuck?.metadata.name ?? ""} Pending on node edge9)`);
+  assert.deepEqual(reconcile(cluster, T2).decision, { actions: [] }, "still waiting: nothing to write");
+  setPhases(cluster, "Running", "train-1");
+  reconcile(cluster, T3);
+  assert.equal(status(cluster)["phase"], "Running");
+  const running = (status(cluster)["conditions"] as { type: string; status: string; message: string }[])[0];
+  assert.deepEqual([running?.type, running?.status, running?.message], ["Training", "True", "3 of 3 workers running (aggregation, train-0, train-1)"]);
+  // A running worker's replacement is not running yet: the job says so again.
+  const [victim] = pods(cluster, "train-0");
+  const gone = cluster.remove("Pod", victim?.metadata.name ?? "");
+  reconcile(cluster, LATER, [deletedTrigger(gone)]);
+  const [replacement] = pods(cluster, "train-0");
+  assert.equal(status(cluster)["phase"], "Pending");
+  const message = (): string => (status(cluster)["conditions"] as { message: string }[])[0]?.message ?? "";
+  assert.equal(message(), `waiting for train-0 (creating pod ${replacement?.metadata.name ?? ""})`);
+  reconcile(cluster, LATER);
+  assert.equal(message(), `waiting for train-0 (pod ${replacement?.metadata.name ?? ""} Pending on node edge1)`);
 });
 
 test("defect: Training conditions appended without bound — one condition per type, updated in place", () => {
@@ -268,6 +354,7 @@ test("defect: Training conditions appended without bound — one condition per t
   const training = (round: number): Record<string, unknown> => ({ type: "Training", status: "True", reason: `round ${round}`, lastHeartbeatTime: T0 });
   cluster.update({ ...job, status: { phase: "Running", conditions: [1, 2, 3, 4, 5].map(training) } });
   reconcile(cluster, T1);
+  setPhases(cluster, "Running");
   reconcile(cluster, T2);
   const conditions = status(cluster)["conditions"] as { type: string; reason: string }[];
   assert.deepEqual(conditions.map((c) => c.type), ["Training"]);
@@ -355,5 +442,56 @@ test("a missing Dataset keeps the job Pending with the reason, and nothing is cr
   assert.equal(status(cluster)["phase"], "Pending");
   const conditions = status(cluster)["conditions"] as { reason: string; message: string }[];
   assert.equal(conditions[0]?.reason, "InputsNotReady");
-  assert.match(conditions[0]?.message ?? "", /Dataset edge2-surface-defect-detection-dataset not found/);
+  const message = 'spec.trainingWorkers[1].dataset.name: Dataset "edge2-surface-defect-detection-dataset" not found';
+  assert.equal(conditions[0]?.message, message);
+  assert.deepEqual(
+    cluster.events.map((e) => [e.eventType, e.reason, e.message]),
+    [["Warning", "InputsNotReady", `Pending: ${message}`]],
+  );
+  assert.deepEqual(reconcile(cluster, T1).decision, { actions: [] }, "said once");
 });
+
+/** A valid job name (a DNS subdomain) of exactly `length` characters, with dots when long. */
+function longName(length: number): string {
+  const chars = "abcdefghi-".repeat(Math.ceil(length / 10)).slice(0, length).split("");
+  // Dots in place of some '-' (each between letters): a subdomain may have them, a DNS label may not.
+  if (length > 100) for (let i = 49; i < length - 1; i += 50) chars[i] = ".";
+  if (chars[length - 1] === "-") chars[length - 1] = "z";
+  return chars.join("");
+}
+
+for (const length of [63, 70, 253]) {
+  test(`a ${length}-character job name: pod and Service names are DNS labels, label values fit, AGG_IP and selectors agree`, () => {
+    const name = longName(length);
+    const { cluster } = setup(name);
+    const { result } = reconcile(cluster, T0, [], name);
+    assert.deepEqual(result.errors, []);
+    const service = cluster.list("Service")[0];
+    assert.ok(service);
+    const serviceName = service.metadata.name ?? "";
+    assert.ok(isDnsLabel(serviceName, "dns1035"), `Service ${serviceName}`);
+    assert.match(serviceName, /-aggregation$/);
+    const selector = (service["spec"] as { selector: Record<string, string> }).selector;
+    for (const pod of pods(cluster)) {
+      assert.ok(isDnsLabel(pod.metadata.name ?? ""), `pod ${pod.metadata.name ?? ""} is a DNS label (a hostname)`);
+      for (const value of Object.values(pod.metadata.labels ?? {})) assert.ok(isLabelValue(value), `label value ${value}`);
+      assert.equal(env(pod)["JOB_NAME"], name, "the env carries the whole name");
+      if (pod.metadata.labels?.[WORKER_SLOT_LABEL] !== "aggregation") assert.equal(env(pod)["AGG_IP"], `${serviceName}.default`);
+    }
+    const [agg] = pods(cluster, "aggregation");
+    assert.ok(Object.entries(selector).every(([k, v]) => agg?.metadata.labels?.[k] === v), "the Service selects the aggregation pod");
+    assert.equal(pods(cluster).filter((p) => Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v)).length, 1);
+    for (const value of Object.values(service.metadata.labels ?? {})) assert.ok(isLabelValue(value), `label value ${value}`);
+    // The same names on replay, and self-healing still finds the slot.
+    setPhases(cluster, "Running");
+    reconcile(cluster, T1, [], name);
+    assert.equal(status(cluster, name)["phase"], "Running");
+    assert.deepEqual(reconcile(cluster, T2, [], name).decision, { actions: [] });
+    const [victim] = pods(cluster, "train-0");
+    const gone = cluster.remove("Pod", victim?.metadata.name ?? "");
+    const healed = reconcile(cluster, T3, [deletedTrigger(gone)], name);
+    assert.equal(actionsOf(healed.decision, "create").length, 1);
+    assert.ok(isDnsLabel(pods(cluster, "train-0")[0]?.metadata.name ?? ""));
+    assert.equal(pods(cluster).length, 3);
+  });
+}

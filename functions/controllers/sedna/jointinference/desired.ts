@@ -3,9 +3,10 @@ import type { PodSpec, PodTemplate } from "../../../kit/pod.ts";
 import { injectEnv, type EnvVar } from "../../../kit/container-env.ts";
 import { shortHash } from "../../../kit/hash.ts";
 import { SPEC_HASH_LABEL } from "../../../kit/labels.ts";
+import { boundedName } from "../../../kit/names.ts";
 import { workerLabels } from "../labels.ts";
 import { controllerRef } from "../../../kit/owner.ts";
-import { applyStorage, planStorage, type StorageSource } from "../storage.ts";
+import { applyStorage, planStorage, storageEnv, type StorageSource } from "../storage.ts";
 import type { Hpa, JointInferenceSpec } from "./schema.ts";
 
 /** The port the cloud worker serves the big model on, and its Service's port. */
@@ -32,19 +33,25 @@ export interface DesiredChildren {
   readonly hpas: Partial<Record<WorkerType, KubeObject>>;
 }
 
+// Every name below is a DNS label of at most 63 characters for any JI name: a long (or
+// dotted) name is shortened with a hash of its own by `boundedName`, the suffix kept.
+
 /** `<ji>-deployment-<type>`. */
 export function deploymentName(ji: string, type: WorkerType): string {
-  return `${ji}-deployment-${type}`;
+  return boundedName(ji, `deployment-${type}`);
 }
 
-/** `<ji>-cloud`: the Service in front of the cloud worker. */
+/**
+ * `<ji>-cloud`: the Service in front of the cloud worker (a DNS-1035 label). The edge
+ * worker's `BIG_MODEL_IP` is made from this same name.
+ */
 export function serviceName(ji: string): string {
-  return `${ji}-cloud`;
+  return boundedName(ji, "cloud", undefined, "dns1035");
 }
 
-/** `hpa-<deployment>`. */
-export function hpaName(deployment: string): string {
-  return `hpa-${deployment}`;
+/** `hpa-<ji>-deployment-<type>`, i.e. `hpa-<deployment>` as upstream's. */
+export function hpaName(ji: string, type: WorkerType): string {
+  return boundedName(`hpa-${ji}`, `deployment-${type}`);
 }
 
 function meta(parent: KubeObject, name: string, labels: Record<string, string>, hash: string): KubeObject["metadata"] {
@@ -71,6 +78,7 @@ export function desiredChildren(parent: KubeObject, spec: JointInferenceSpec, in
         // Upstream draws a random suffix; a hash of the uid keeps replays identical.
         { name: "WORKER_NAME", value: `${type}worker-${shortHash([uid, type], 5)}` },
         { name: "MODEL_URL", value: plan.path },
+        ...storageEnv([plan]),
       ],
     };
   };
@@ -134,9 +142,8 @@ function service(parent: KubeObject): KubeObject {
 function hpa(parent: KubeObject, type: WorkerType, autoscaling: Hpa): KubeObject {
   const ji = parent.metadata.name ?? "";
   const labels = workerLabels(KIND, ji, parent.metadata.uid ?? "", type);
-  const target = deploymentName(ji, type);
   const spec: Record<string, unknown> = {
-    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: target },
+    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(ji, type) },
     minReplicas: autoscaling.minReplicas ?? 1,
     maxReplicas: autoscaling.maxReplicas,
   };
@@ -145,7 +152,7 @@ function hpa(parent: KubeObject, type: WorkerType, autoscaling: Hpa): KubeObject
   return {
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",
-    metadata: meta(parent, hpaName(target), labels, shortHash(spec)),
+    metadata: meta(parent, hpaName(ji, type), labels, shortHash(spec)),
     spec,
   };
 }

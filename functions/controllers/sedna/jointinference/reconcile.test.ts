@@ -4,6 +4,7 @@ import { test } from "node:test";
 import type { Decision } from "../../../kit/controller.ts";
 import type { KubeObject, Trigger } from "../../../../protocol/index.ts";
 import { SPEC_HASH_LABEL } from "../../../kit/labels.ts";
+import { isDnsLabel, isLabelValue } from "../../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
 import { reconcileJointInference } from "./reconcile.ts";
 
@@ -125,6 +126,10 @@ test("workers get the env vars and model wiring of the spec: host path mount, S3
   assert.deepEqual(JSON.parse(edgeEnv["HEM_PARAMETERS"] ?? ""), [{ key: "threshold_img", value: "0.5" }, { key: "threshold_box", value: "0.5" }]);
   assert.equal(edgeEnv["LC_SERVER"], "http://localhost:9100");
   assert.equal(edgeEnv["MODEL_URL"], "/home/data/data/little-model/yolov3.pb");
+  assert.equal(edgeEnv["DATA_PATH_PREFIX"], "/home/data", "upstream's injector adds it beside a host path mount");
+  assert.equal(cloudEnv["DATA_PATH_PREFIX"], undefined, "the cloud model is downloaded, nothing is mounted from the host");
+  for (const e of [cloudEnv, edgeEnv]) assert.deepEqual([e["NAMESPACE"], e["SERVICE_NAME"]], ["default", NAME]);
+  assert.match(edgeEnv["WORKER_NAME"] ?? "", /^edgeworker-[0-9a-z]{5}$/);
   const volumes = podSpec(edge)["volumes"] as { name: string; hostPath?: { path: string } }[];
   assert.ok(volumes.some((v) => v.hostPath?.path === "/data/little-model"), "the model's host directory is mounted");
   assert.ok(volumes.some((v) => v.name === "localvideo"), "the user's volumes are kept");
@@ -235,8 +240,33 @@ test("defect: health read from the last condition, Failed terminal — a new Dep
   assert.equal(trueCondition(cluster), "Running");
   assert.equal(statusOf(cluster)["active"], 2);
   assert.equal(statusOf(cluster)["failed"], 0);
-  const conditions = statusOf(cluster)["conditions"] as { type: string; status: string }[];
+  const conditions = statusOf(cluster)["conditions"] as { type: string; status: string; message: string }[];
   assert.deepEqual(conditions.map((c) => `${c.type}=${c.status}`).sort(), ["Failed=False", "Pending=False", "Running=True"], "one condition per type");
+  for (const c of conditions) assert.equal(c.message, "the edge and cloud workers are available", `${c.type} tells the current state`);
+});
+
+test("a healthy JI: Running is the one True condition, and no stale condition still says it is waiting", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  assert.equal(trueCondition(cluster), "Pending");
+  setDeploymentStatus(cluster, CLOUD, { availableReplicas: 1 });
+  reconcile(cluster, T1);
+  const pending = (statusOf(cluster)["conditions"] as { type: string; message: string }[]).find((c) => c.type === "Pending");
+  assert.equal(pending?.message, "waiting for edge worker", "the cloud worker is no longer waited for");
+  setDeploymentStatus(cluster, EDGE, { availableReplicas: 1 });
+  reconcile(cluster, T2);
+  const conditions = statusOf(cluster)["conditions"] as { type: string; status: string; reason: string; message: string }[];
+  // What `kubectl get ji` prints in its Status column: the types of the True conditions.
+  assert.deepEqual(conditions.filter((c) => c.status === "True").map((c) => c.type), ["Running"]);
+  assert.deepEqual(
+    conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+    [
+      ["Pending", "False", "WorkersAvailable", "the edge and cloud workers are available"],
+      ["Running", "True", "WorkersAvailable", "the edge and cloud workers are available"],
+    ],
+  );
+  assert.equal(statusOf(cluster)["active"], 2);
+  assert.deepEqual(reconcile(cluster, LATER).decision, { actions: [] });
 });
 
 test("defect: deleteDeployment trusted the name — a same-named Deployment we do not control is never touched", () => {
@@ -320,7 +350,10 @@ test("a missing Model keeps the JI Pending with the reason, and its arrival crea
   assert.deepEqual(actionsOf(decision, "create"), []);
   const conditions = statusOf(cluster)["conditions"] as { type: string; reason: string; message: string }[];
   assert.equal(conditions[0]?.reason, "ModelNotReady");
-  assert.match(conditions[0]?.message ?? "", /helmet-detection-inference-little-model not found/);
+  const message = 'spec.edgeWorker.model.name: Model "helmet-detection-inference-little-model" not found';
+  assert.equal(conditions[0]?.message, message);
+  assert.deepEqual(cluster.events.map((e) => [e.eventType, e.reason, e.message]), [["Warning", "ModelNotReady", `Pending: ${message}`]]);
+  assert.deepEqual(reconcile(cluster, T1).decision, { actions: [] }, "said once");
   cluster.add(model("helmet-detection-inference-little-model", "/models/little.pb"));
   reconcile(cluster, LATER);
   assert.equal(cluster.list("Deployment").length, 2);
@@ -344,3 +377,113 @@ test("a deleted parent plans nothing (the garbage collector cascades)", () => {
   cluster.remove("JointInferenceService", NAME);
   assert.deepEqual(reconcile(cluster, T1).decision, { actions: [] });
 });
+
+test("a Deployment we control under a name no longer wanted (named before names were bounded) is removed; others' are not", () => {
+  const name = "a-joint-inference-service-with-a-fifty-char-name1";
+  const cluster = new FakeCluster();
+  cluster.add(model("helmet-detection-inference-little-model", "/models/little.pb"));
+  cluster.add(model("helmet-detection-inference-big-model", "/models/big.pb"));
+  const manifest = structuredClone(fixture);
+  manifest.metadata.name = name;
+  const ji = cluster.add(manifest);
+  const owner = { apiVersion: "sedna.io/v1alpha1", kind: "JointInferenceService", name, controller: true, blockOwnerDeletion: true };
+  const legacy = `${name}-deployment-cloud`;
+  assert.ok(legacy.length > 63);
+  cluster.add({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: legacy, namespace: "default", ownerReferences: [{ ...owner, uid: ji.metadata.uid ?? "" }] }, spec: {} });
+  cluster.add({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: `${name}-other`, namespace: "default", ownerReferences: [{ ...owner, uid: "an-older-ji" }] }, spec: {} });
+  const decision = reconcileJointInference(
+    cluster.request({
+      controller: "jointinference",
+      parentKind: "JointInferenceService",
+      name,
+      children: [{ apiVersion: "apps/v1", kind: "Deployment" }, { apiVersion: "v1", kind: "Service" }, { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" }],
+      related: [{ apiVersion: "sedna.io/v1alpha1", kind: "Model" }],
+      now: T0,
+    }),
+  );
+  assert.deepEqual(cluster.apply(decision, T0).errors, []);
+  assert.deepEqual(actionsOf(decision, "delete").map((d) => d.target.name), [legacy]);
+  const names = cluster.list("Deployment").map((d) => d.metadata.name ?? "").sort();
+  assert.equal(names.length, 3);
+  assert.ok(names.includes(`${name}-other`), "not ours: untouched");
+  assert.ok(names.filter((n) => n !== `${name}-other`).every((n) => n.length <= 63));
+});
+
+/** A valid JI name (a DNS subdomain) of exactly `length` characters, with dots when long. */
+function longName(length: number): string {
+  const chars = "abcdefghi-".repeat(Math.ceil(length / 10)).slice(0, length).split("");
+  if (length > 100) for (let i = 49; i < length - 1; i += 50) chars[i] = ".";
+  if (chars[length - 1] === "-") chars[length - 1] = "z";
+  return chars.join("");
+}
+
+for (const length of [63, 70, 253]) {
+  test(`a ${length}-character JI name: Deployment, Service and HPA names are DNS labels, label values fit, BIG_MODEL_IP and selectors agree`, () => {
+    const name = longName(length);
+    const cluster = new FakeCluster();
+    cluster.add(model("helmet-detection-inference-little-model", "/data/little-model/yolov3.pb"));
+    cluster.add(model("helmet-detection-inference-big-model", "/data/big-model/yolov3.pb"));
+    const manifest = structuredClone(fixture) as KubeObject & { spec: { cloudWorker: Record<string, unknown>; edgeWorker: Record<string, unknown> } };
+    manifest.metadata.name = name;
+    manifest.spec.cloudWorker["hpa"] = { maxReplicas: 3 };
+    manifest.spec.edgeWorker["hpa"] = { maxReplicas: 2 };
+    cluster.add(manifest);
+    const run = (now: string, triggers: Trigger[] = []): { decision: Decision; result: Applied } => {
+      const decision = reconcileJointInference(
+        cluster.request({
+          controller: "jointinference",
+          parentKind: "JointInferenceService",
+          name,
+          children: [{ apiVersion: "apps/v1", kind: "Deployment" }, { apiVersion: "v1", kind: "Service" }, { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" }],
+          related: [{ apiVersion: "sedna.io/v1alpha1", kind: "Model" }],
+          triggers,
+          now,
+        }),
+      );
+      return { decision, result: cluster.apply(decision, now) };
+    };
+    assert.deepEqual(run(T0).result.errors, []);
+    const deployments = cluster.list("Deployment");
+    const [service] = cluster.list("Service");
+    const hpas = cluster.list("HorizontalPodAutoscaler");
+    assert.equal(deployments.length, 2);
+    assert.equal(hpas.length, 2);
+    assert.ok(service);
+    assert.ok(isDnsLabel(service.metadata.name ?? "", "dns1035"), `Service ${service.metadata.name ?? ""}`);
+    assert.match(service.metadata.name ?? "", /-cloud$/);
+    for (const object of [...deployments, ...hpas, service]) {
+      assert.ok(isDnsLabel(object.metadata.name ?? ""), `${object.kind} ${object.metadata.name ?? ""}`);
+      for (const value of Object.values(object.metadata.labels ?? {})) assert.ok(isLabelValue(value), `label value ${value}`);
+    }
+    const byType = (type: string): KubeObject | undefined => deployments.find((d) => d.metadata.labels?.["jointinferenceservice.sedna.io/worker-type"] === type);
+    const cloud = byType("cloud");
+    const edge = byType("edge");
+    assert.match(cloud?.metadata.name ?? "", /-deployment-cloud$/);
+    assert.match(edge?.metadata.name ?? "", /-deployment-edge$/);
+    assert.equal(env(edge)["BIG_MODEL_IP"], `${service.metadata.name ?? ""}.default`, "the edge worker reaches the Service by its actual name");
+    assert.equal(env(cloud)["SERVICE_NAME"], name, "the env carries the whole name");
+    for (const deployment of [cloud, edge]) {
+      const spec = deployment?.["spec"] as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } } };
+      assert.ok(Object.entries(spec.selector.matchLabels).every(([k, v]) => spec.template.metadata.labels[k] === v), "the Deployment selects its own pods");
+    }
+    const cloudPods = (cloud?.["spec"] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const edgePods = (edge?.["spec"] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const selector = (service["spec"] as { selector: Record<string, string> }).selector;
+    assert.ok(Object.entries(selector).every(([k, v]) => cloudPods[k] === v), "the Service selects the cloud pods");
+    assert.ok(!Object.entries(selector).every(([k, v]) => edgePods[k] === v), "and not the edge pods");
+    for (const hpa of hpas) {
+      const target = (hpa["spec"] as { scaleTargetRef: { name: string } }).scaleTargetRef.name;
+      assert.ok(deployments.some((d) => d.metadata.name === target), `HPA ${hpa.metadata.name ?? ""} scales an existing Deployment`);
+    }
+    assert.deepEqual(run(T1).decision.actions, [], "the same names on replay");
+    // Healing and HPA removal find the children by these names.
+    const gone = cluster.remove("Deployment", cloud?.metadata.name ?? "");
+    assert.equal(actionsOf(run(T2, [deletedTrigger(gone)]).decision, "create").length, 1);
+    const current = cluster.get("JointInferenceService", name);
+    assert.ok(current);
+    delete (current["spec"] as { edgeWorker: Record<string, unknown> }).edgeWorker["hpa"];
+    cluster.update(current);
+    run(LATER);
+    assert.equal(cluster.list("HorizontalPodAutoscaler").length, 1);
+  });
+}

@@ -6,9 +6,9 @@ import { syncNamedChild, type ChildOutcome } from "../../../kit/children.ts";
 import { Condition, setExclusive, uniqueByType, type ConditionUpdate } from "../../../kit/conditions.ts";
 import { createMergePatch } from "../../../kit/merge-patch.ts";
 import { deletedChildren, isTerminating, ownedChildren } from "../../../kit/owner.ts";
-import { isMissing, modelSpec, type MissingReference } from "../referenced.ts";
+import { describeMissing, isMissing, modelSpec, type MissingReference } from "../referenced.ts";
 import type { StorageSource } from "../storage.ts";
-import { desiredChildren, deploymentName, hpaName, type DesiredChildren, type WorkerType } from "./desired.ts";
+import { desiredChildren, deploymentName, type DesiredChildren, type WorkerType } from "./desired.ts";
 import { availableReplicas, failedReplicas, workerHealth } from "./health.ts";
 import { JI_CONDITION_TYPES, JointInferenceSpec } from "./schema.ts";
 
@@ -35,8 +35,8 @@ export function reconcileJointInference(request: ReconcileRequest): Decision {
     return { actions: withStatus(request, parent, { type: "Failed", status: "True", reason: "InvalidSpec", message: `${error.path}: ${error.message}` }, 0, 0) };
   }
   const spec = parsed.data;
-  const edgeModel = modelSpec(request, parent.metadata.namespace, spec.edgeWorker.model.name);
-  const cloudModel = modelSpec(request, parent.metadata.namespace, spec.cloudWorker.model.name);
+  const edgeModel = modelSpec(request, parent.metadata.namespace, spec.edgeWorker.model.name, "spec.edgeWorker.model.name");
+  const cloudModel = modelSpec(request, parent.metadata.namespace, spec.cloudWorker.model.name, "spec.cloudWorker.model.name");
   const missing = [edgeModel, cloudModel].filter(isMissing);
   if (missing.length > 0) {
     return { actions: withStatus(request, parent, missingCondition(missing), 0, 0) };
@@ -81,18 +81,22 @@ function syncChildren(request: ReconcileRequest, parent: KubeObject, desired: De
       outcomes.push(syncNamedChild({ parent, desired: hpa, observed: all(HPA_KEY), deleted: gone(HPA_KEY), patchOf: specPatch }));
     }
   }
-  outcomes.push(removeUnwantedHpas(request, parent, desired));
+  outcomes.push(removeStrays(request, parent, desired));
   return outcomes;
 }
 
-/** HPAs of workers whose `hpa` was removed from the spec are deleted (only ours). */
-function removeUnwantedHpas(request: ReconcileRequest, parent: KubeObject, desired: DesiredChildren): ChildOutcome {
-  const wanted = new Set(Object.values(desired.hpas).map((h) => h.metadata.name));
-  const names = new Set(WORKERS.map((type) => hpaName(deploymentName(parent.metadata.name ?? "", type))));
-  const stale = ownedChildren(request, HPA_KEY, parent).filter(
-    (h) => names.has(h.metadata.name ?? "") && !wanted.has(h.metadata.name) && !isTerminating(h),
-  );
-  const actions: Decided[] = stale.flatMap((h) => [deleteOf(h), eventOn(parent, "Normal", "Deleted", `deleted HorizontalPodAutoscaler ${h.metadata.name ?? ""}`)]);
+/**
+ * Children we control under a name the spec no longer wants are deleted: the HPA of a
+ * worker whose `hpa` was removed, and a Deployment, Service or HPA named before names were
+ * bounded (a JI of 47 to 63 characters had `<ji>-deployment-<type>` longer than 63), which
+ * would otherwise run beside its successor. Objects we do not control are never touched.
+ */
+function removeStrays(request: ReconcileRequest, parent: KubeObject, desired: DesiredChildren): ChildOutcome {
+  const wanted = new Set([...Object.values(desired.deployments), desired.service, ...Object.values(desired.hpas)].map((o) => `${o.kind}/${o.metadata.name ?? ""}`));
+  const stale = [DEPLOYMENT_KEY, SERVICE_KEY, HPA_KEY]
+    .flatMap((key) => ownedChildren(request, key, parent))
+    .filter((o) => !wanted.has(`${o.kind}/${o.metadata.name ?? ""}`) && !isTerminating(o));
+  const actions: Decided[] = stale.flatMap((o) => [deleteOf(o), eventOn(parent, "Normal", "Deleted", `deleted ${o.kind} ${o.metadata.name ?? ""}`)]);
   return { actions, wait: false, claimed: false };
 }
 
@@ -118,14 +122,22 @@ function specPatch(observed: KubeObject, desired: KubeObject): Record<string, un
   return { metadata: { labels: desired.metadata.labels }, spec: createMergePatch(specOf(observed), specOf(desired)) as Record<string, unknown> };
 }
 
+const MODEL_NOT_READY = "ModelNotReady";
+
 function missingCondition(missing: readonly MissingReference[]): ConditionUpdate {
-  const what = missing.map((m) => `${m.kind} ${m.name} ${m.reason === "NotFound" ? "not found" : "invalid"}`).join(", ");
-  return { type: "Pending", status: "True", reason: "ModelNotReady", message: what };
+  return { type: "Pending", status: "True", reason: MODEL_NOT_READY, message: describeMissing(missing) };
+}
+
+/** Failures, and references the user must fix, are Warnings; the rest is Normal. */
+function eventTypeOf(condition: ConditionUpdate): "Normal" | "Warning" {
+  return condition.type === "Failed" || condition.reason === MODEL_NOT_READY ? "Warning" : "Normal";
 }
 
 /**
- * The status action (only when something changed) and, when the True condition changes,
- * an Event saying so. `observedGeneration` is the generation this plan converges to.
+ * The status action (only when something changed) and, when the True condition changes
+ * (or a Warning's message does: another Model is missing), an Event saying so. Conditions
+ * of the other types turn False with the current reason and message (`setExclusive`).
+ * `observedGeneration` is the generation this plan converges to.
  */
 function withStatus(request: ReconcileRequest, parent: KubeObject, condition: ConditionUpdate, active: number, failed: number): Decided[] {
   const current = statusOf(parent);
@@ -141,8 +153,8 @@ function withStatus(request: ReconcileRequest, parent: KubeObject, condition: Co
   if (parent.metadata.generation !== undefined) next["observedGeneration"] = parent.metadata.generation;
   const status = statusIfChanged(parent, current, next);
   const wasTrue = before.find((c) => c.status === "True");
-  const changed = !wasTrue || wasTrue.type !== condition.type || wasTrue.reason !== condition.reason;
+  const eventType = eventTypeOf(condition);
+  const changed = !wasTrue || wasTrue.type !== condition.type || wasTrue.reason !== condition.reason || (eventType === "Warning" && wasTrue.message !== condition.message);
   if (!changed) return status;
-  const eventType = condition.type === "Failed" ? "Warning" : "Normal";
   return [...status, eventOn(parent, eventType, condition.reason, `${condition.type}: ${condition.message}`)];
 }

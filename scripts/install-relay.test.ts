@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parseAllDocuments } from "yaml";
+
+const script = join(import.meta.dirname, "install-relay.ts");
+
+function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env };
+  delete env.EDGELOOP_SECRET;
+  const result = spawnSync(process.execPath, [script, ...args], { encoding: "utf8", env, timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function secretsOf(file: string): Record<string, unknown> {
+  const objects = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS() as { kind: string; metadata: { name: string }; data?: unknown });
+  return Object.fromEntries(objects.filter((o) => o.kind === "Secret").map((o) => [o.metadata.name, o.data]));
+}
+
+test("install-relay refuses to run without --image, saying why", () => {
+  const { status, stderr } = run("--worker-url", "https://edgeloop.example.workers.dev", "--dry-run");
+  assert.equal(status, 2);
+  assert.match(stderr.split("\n")[0] ?? "", /^install-relay: --image: is required: no relay image is published for you; build relay\/Dockerfile/);
+});
+
+test("--dry-run says on stderr that it generated the keys and where they are; --reuse-secrets keeps them", { timeout: 120_000 }, (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "install-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const first = join(dir, "first.yaml");
+  const common = ["--worker-url", "https://edgeloop.example.workers.dev", "--image", "registry.example/relay:1", "--dry-run"];
+  const generated = run(...common, "--out", first);
+  assert.equal(generated.status, 0, generated.stderr);
+  assert.equal(generated.stdout, "", "the YAML went to the file");
+  assert.equal(statSync(first).mode & 0o777, 0o600, "the file holds keys: private");
+  assert.match(generated.stderr, /HMAC key: generated .* Secret edgeloop\/edgeloop-relay-hmac/);
+  assert.match(generated.stderr, /TLS key and certificate of the admission front: generated .* Secret edgeloop\/edgeloop-relay-tls/);
+  const keys = secretsOf(first);
+  const hmac = Buffer.from(String((keys["edgeloop-relay-hmac"] as Record<string, string>).EDGELOOP_SECRET), "base64").toString();
+  assert.ok(!generated.stderr.includes(hmac), "the key itself is never printed");
+
+  const second = run(...common, "--reuse-secrets", first);
+  assert.equal(second.status, 0, second.stderr);
+  assert.match(second.stderr, /HMAC key: reused from .*first.yaml/);
+  assert.match(second.stderr, /TLS key and certificate of the admission front: reused from/);
+  const again = Object.fromEntries(parseAllDocuments(second.stdout).map((d) => d.toJS() as { kind: string; metadata: { name: string }; data?: unknown }).filter((o) => o.kind === "Secret").map((o) => [o.metadata.name, o.data]));
+  assert.deepEqual(again, keys, "the same keys, run after run");
+
+  const elsewhere = run(...common, "--namespace", "prod", "--reuse-secrets", first);
+  assert.equal(elsewhere.status, 1);
+  assert.match(elsewhere.stderr, /holds neither Secret prod\/edgeloop-relay-hmac nor prod\/edgeloop-relay-tls/);
+});

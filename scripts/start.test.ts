@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { test } from "node:test";
+
+const script = join(import.meta.dirname, "start.ts");
+
+function folder(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), "start-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A listener on a loopback port, as another program holding it. */
+async function holdPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { port: (server.address() as AddressInfo).port, server };
+}
+
+/** Runs the start script to its end (it fails before starting anything). */
+function startFails(...args: string[]): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, [script, ...args], { encoding: "utf8", timeout: 60_000 });
+  return { status: result.status, stderr: result.stderr };
+}
+
+test("a taken port is one line naming the flag to change, exit 1, no stack trace", async (t) => {
+  const held = await holdPort();
+  t.after(() => held.server.close());
+  const state = folder(t);
+  for (const flag of ["--port", "--worker-port", "--ops-port"]) {
+    const ports = { "--port": "0", "--worker-port": "0", "--ops-port": "0", [flag]: String(held.port) };
+    const { status, stderr } = startFails(...Object.entries(ports).flat(), "--state", state);
+    assert.equal(status, 1, stderr);
+    assert.equal(stderr, `start: port ${held.port} is in use: pass ${flag} 0 or another port\n`);
+  }
+});
+
+/** `npm start` as a child process with piped output (JSON lines); resolves once ready. */
+async function startStack(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown>; lines: string[] }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      lines.push(line);
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.msg === "edgeloop ready") resolve(entry);
+    });
+    child.once("exit", (code) => reject(new Error(`start exited with ${String(code)}: ${stderr}`)));
+  });
+  return { child, ready, lines };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, "exit");
+  child.kill("SIGINT");
+  const [code] = (await exited) as [number | null];
+  return code;
+}
+
+test("npm start twice: the second is refused on the taken port; the first keeps the cluster across a restart", { timeout: 120_000 }, async (t) => {
+  const held = await holdPort();
+  const port = held.port;
+  await new Promise((resolve) => held.server.close(resolve)); // a port known to be free, for the first stack
+  const state = folder(t);
+  const first = await startStack(["--port", String(port), "--worker-port", "0", "--ops-port", "0", "--state", state]);
+  t.after(() => void (first.child.exitCode === null && first.child.kill("SIGKILL")));
+  assert.equal(first.ready.apiServer, `http://127.0.0.1:${port}`);
+
+  const second = startFails("--port", String(port), "--worker-port", "0", "--ops-port", "0", "--state", folder(t));
+  assert.equal(second.status, 1);
+  assert.equal(second.stderr, `start: port ${port} is in use: pass --port 0 or another port\n`);
+  const sameState = startFails("--port", "0", "--worker-port", "0", "--ops-port", "0", "--state", state);
+  assert.equal(sameState.status, 1);
+  assert.match(sameState.stderr, /^start: .* is in use by another npm start \(pid \d+\): stop it, or pass --state DIR to run a second one\n$/);
+
+  const created = await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } }) });
+  const uid = ((await created.json()) as { metadata: { uid: string } }).metadata.uid;
+  assert.equal(await stop(first.child), 0, "Ctrl-C stops cleanly");
+  assert.ok(existsSync(join(state, "cluster", "snapshot.jsonl")) && existsSync(join(state, "durable-objects")));
+  assert.equal(readFileSync(join(state, "cluster", "log.jsonl"), "utf8"), "", "a clean stop leaves everything in the snapshot");
+
+  const again = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--state", state]);
+  t.after(() => void (again.child.exitCode === null && again.child.kill("SIGKILL")));
+  assert.ok(again.lines.some((l) => /resuming the cluster saved in/.test(l)), again.lines.join("\n"));
+  const back = (await (await fetch(`${String(again.ready.apiServer)}/api/v1/namespaces/default/configmaps/kept`)).json()) as { metadata: { uid: string } };
+  assert.equal(back.metadata.uid, uid, "the same object, not a copy");
+  assert.equal(await stop(again.child), 0);
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { KubeObject } from "../../protocol/index.ts";
+import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
+import { fitErrorMessage, unfit } from "./scheduler.ts";
+import type { Obj } from "./runtime.ts";
+
+const node = (name: string, extra: Obj = {}, labels: Record<string, string> = {}): KubeObject =>
+  ({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, labels: { "kubernetes.io/hostname": name, ...labels } },
+    spec: extra.spec ?? {},
+    status: { allocatable: { cpu: "2", memory: "4Gi", pods: "10" }, conditions: [{ type: "Ready", status: extra.ready ?? "True" }] },
+  }) as KubeObject;
+const pod = (spec: Obj = {}): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers: [{ name: "c", image: "i" }], ...spec } }) as KubeObject;
+const idle = { cpu: 0, memory: 0, pods: 0 };
+
+test("kube-scheduler's FailedScheduling message: a sorted histogram, then the preemption verdict", () => {
+  assert.equal(
+    fitErrorMessage([["node(s) didn't match Pod's node affinity/selector"], ["node(s) didn't match Pod's node affinity/selector"], ["node(s) didn't match Pod's node affinity/selector"]]),
+    "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+  );
+  assert.equal(
+    fitErrorMessage([["node(s) had untolerated taint {machine-check-exception: memory}"], ["Insufficient cpu"], ["Insufficient cpu"]]),
+    "0/3 nodes are available: 1 node(s) had untolerated taint {machine-check-exception: memory}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+  );
+  assert.equal(fitErrorMessage([]), "no nodes available to schedule pods");
+});
+
+test("unfit follows the filter plugins' order and words", () => {
+  assert.deepEqual(unfit(pod(), node("n"), idle), []);
+  assert.deepEqual(unfit(pod(), node("n", { spec: { unschedulable: true } }), idle), ["node(s) were unschedulable"]);
+  assert.deepEqual(unfit(pod(), node("n", { spec: { taints: [{ key: "gpu", value: "yes", effect: "NoSchedule" }] } }), idle), ["node(s) had untolerated taint {gpu: yes}"]);
+  assert.deepEqual(unfit(pod({ tolerations: [{ key: "gpu", operator: "Exists" }] }), node("n", { spec: { taints: [{ key: "gpu", value: "yes", effect: "NoSchedule" }] } }), idle), []);
+  assert.deepEqual(unfit(pod(), node("n", { ready: "Unknown" }), idle), ["node(s) had untolerated taint {node.kubernetes.io/unreachable: }"], "a node gone silent counts as tainted before the lifecycle controller taints it");
+  assert.deepEqual(unfit(pod({ nodeSelector: { zone: "mars" } }), node("n"), idle), ["node(s) didn't match Pod's node affinity/selector"]);
+  const big = pod({ containers: [{ name: "c", image: "i", resources: { requests: { cpu: "3", memory: "8Gi" } } }] });
+  assert.deepEqual(unfit(big, node("n"), { cpu: 0, memory: 0, pods: 10 }), ["Too many pods", "Insufficient cpu", "Insufficient memory"], "NodeResourcesFit names every shortage");
+});
+
+test("required node affinity: terms ORed, requirements ANDed, matchFields on metadata.name", () => {
+  const affinity = (terms: Obj[]): KubeObject => pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
+  const zoned = node("n1", {}, { zone: "a", gen: "5" });
+  assert.equal(matchesNodeAffinity(affinity([{ matchExpressions: [{ key: "zone", operator: "In", values: ["a", "b"] }] }]), zoned), true);
+  assert.equal(matchesNodeAffinity(affinity([{ matchExpressions: [{ key: "zone", operator: "NotIn", values: ["a"] }] }]), zoned), false);
+  assert.equal(matchesNodeAffinity(affinity([{ matchExpressions: [{ key: "zone", operator: "DoesNotExist" }] }, { matchExpressions: [{ key: "gen", operator: "Gt", values: ["4"] }] }]), zoned), true);
+  assert.equal(matchesNodeAffinity(affinity([{ matchExpressions: [{ key: "zone", operator: "Exists" }, { key: "gen", operator: "Lt", values: ["5"] }] }]), zoned), false);
+  assert.equal(matchesNodeAffinity(affinity([{}]), zoned), false, "an empty term matches nothing");
+  assert.equal(matchesNodeAffinity(affinity([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }]), zoned), true);
+  assert.deepEqual(pinnedNodeNames(affinity([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1", "n2"] }] }])), new Set(["n1", "n2"]));
+  assert.equal(pinnedNodeNames(affinity([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }, { matchExpressions: [{ key: "zone", operator: "Exists" }] }])), undefined, "a term without a pin allows any node");
+  assert.equal(pinnedNodeNames(pod()), undefined);
+});
