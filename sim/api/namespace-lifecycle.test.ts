@@ -1,23 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
-import { ApiError } from "../contract.ts";
 import { SimCluster } from "./sim-cluster.ts";
+import { apiError } from "../../test/support/api-error.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
 const NS = { apiVersion: "v1", kind: "Namespace" };
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, String(error));
-    return error;
-  }
-  assert.fail("expected an ApiError");
-}
 
 const configMap = (name: string, namespace: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } }) as KubeObject;
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
-import { ApiError } from "../contract.ts";
 import { SimCluster } from "./sim-cluster.ts";
+import { apiError } from "../../test/support/api-error.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -23,15 +23,6 @@ function deployment(name: string, replicas = 1): KubeObject {
   } as KubeObject;
 }
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, String(error));
-    return error;
-  }
-  assert.fail("expected an ApiError");
-}
 
 test("create stamps uid, creationTimestamp and one global increasing resourceVersion; generateName makes a name", async () => {
   const cluster = new SimCluster();

@@ -4,6 +4,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { ApiError } from "../contract.ts";
 import { dropUnknownFields, goFormat, parseFieldValidation } from "./unknown-fields.ts";
+import { apiError } from "../../test/support/api-error.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -13,15 +14,6 @@ function pod(spec: Obj = {}, metadata: Obj = {}): KubeObject {
   return { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default", ...metadata }, spec: { containers: [{ name: "c", image: "busybox" }], ...spec } } as KubeObject;
 }
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, String(error));
-    return error;
-  }
-  assert.fail("expected an ApiError");
-}
 
 const WIDGETS = {
   apiVersion: "apiextensions.k8s.io/v1",
