@@ -9,6 +9,8 @@ import type { OutboxBatch, Plan } from "../protocol/index.ts";
 export interface LedgerContract {
   /** True for the first claim of `key` until `ttlSeconds` pass; false for repeats. */
   claim(key: string, ttlSeconds: number): Promise<boolean>;
+  /** Drops the claim of `key` (its action was not applied); true when one was held. */
+  release(key: string): Promise<boolean>;
   /** Claims held (expired ones not swept yet included). */
   size(): Promise<number>;
 }

@@ -31,6 +31,17 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
     return true;
   }
 
+  /**
+   * Drops the claim of `key`, so the next claim of it is granted: the relay reports the
+   * claimed action was not applied (a 409 or a transient error), and a claim must guard
+   * only a replacement that happened. Its timer is cancelled too.
+   */
+  async release(key: string): Promise<boolean> {
+    const held = this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ?", key).rowsWritten > 0;
+    if (held) await this.#timers.cancel(key);
+    return held;
+  }
+
   /** Claims still held (expired ones that the alarm has not swept yet included). */
   async size(): Promise<number> {
     return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM claims").one().n;

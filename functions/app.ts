@@ -1,13 +1,13 @@
 import { Hono, type Context } from "hono";
 import type { Controller } from "./kit/controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
-import { readBody } from "./http/body.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { refuseReplay, requireSignature } from "./http/signature.ts";
+import { readSignedBody, refuseReplay } from "./http/signature.ts";
 import { PROTOCOL_VERSION } from "../protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
 import { apiRoute } from "./routes/api.ts";
+import { releaseRoute } from "./routes/claims.ts";
 import { outboxRoute } from "./routes/outbox.ts";
 import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
 
@@ -15,7 +15,8 @@ type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unkno
 
 /**
  * Binds the replay check to this request, run once and only before Worker state would
- * change: the first ledger claim, or an events controller's handling. Checking every
+ * change: the first ledger claim, an events controller's handling, or an outbox read
+ * (its cursor acknowledges, that is deletes, entries). Checking every
  * request cost a Durable Object call each and halved reconciles/s; a replayed request
  * that changes nothing is answered again, harmlessly (the answer goes to its sender and
  * the Worker holds no cluster credentials).
@@ -30,15 +31,20 @@ function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
         await once();
         return deps.ledger.claim(namespace, key, ttlSeconds);
       },
+      release: async (namespace, key) => {
+        await once();
+        return deps.ledger.release(namespace, key);
+      },
     },
     beforeStateChange: once,
   };
 }
 
 /**
- * The Worker's HTTP surface. Every route but `/healthz` is signed: the body is read (at
- * most 8 MiB), the signature checked over those exact bytes, and only then parsed and
- * handled. Errors are JSON `ErrorBody`s naming the field.
+ * The Worker's HTTP surface. Every route but `/healthz` is signed: the signature headers
+ * are checked, then the body is read (at most 8 MiB), the signature verified over the
+ * method, path and query and those exact bytes, and only then parsed and handled.
+ * Errors are JSON `ErrorBody`s naming the field.
  */
 export function createApp(controllers: readonly Controller[], resolveDeps: DepsResolver): Hono {
   const registry = createRegistry(controllers);
@@ -47,8 +53,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
   const signed = (handler: Handler) => async (c: Context): Promise<Response> => {
     try {
       const deps = guardReplays(resolveDeps(c.env), c.req.raw);
-      const body = await readBody(c.req.raw);
-      await requireSignature(c.req.raw, body, deps.secret, deps.nowSeconds());
+      const body = await readSignedBody(c.req.raw, deps.secret, deps.nowSeconds());
       return c.json((await handler(c, body, deps)) as object);
     } catch (error) {
       return errorResponse(c, error);
@@ -61,6 +66,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
   app.post("/v1/events/:controller", signed((c, body, deps) => eventsRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/admission/:webhook", signed((c, body) => admissionRoute(registry, c.req.param("webhook") ?? "", body)));
   app.post("/v1/api/:api", signed((c, body) => apiRoute(registry, c.req.param("api") ?? "", body)));
+  app.post("/v1/claims/release", signed((_c, body, deps) => releaseRoute(body, deps)));
   app.get("/v1/outbox", signed((c, _body, deps) => outboxRoute(c.req.query(), deps)));
   app.notFound((c) => errorResponse(c, new HttpError(404, "not_found", `no route ${c.req.method} ${c.req.path}`, "path")));
   app.onError((error, c) => errorResponse(c, error));

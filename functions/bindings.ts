@@ -44,7 +44,10 @@ export function depsFromEnv(raw: unknown): WorkerDeps {
   const durableObject = durableObjects(env);
   return {
     secret: vars.success ? vars.data.EDGELOOP_SECRET : "",
-    ledger: { claim: (namespace, key, ttlSeconds) => durableObject("LEDGER", ledgerObjectName(namespace)).claim(key, ttlSeconds) },
+    ledger: {
+      claim: (namespace, key, ttlSeconds) => durableObject("LEDGER", ledgerObjectName(namespace)).claim(key, ttlSeconds),
+      release: (namespace, key) => durableObject("LEDGER", ledgerObjectName(namespace)).release(key),
+    },
     outbox: { read: (cursor, waitSeconds) => durableObject("OUTBOX", OUTBOX_OBJECT_NAME).read(cursor, waitSeconds) },
     replay: { first: (signature, expiresAt) => durableObject("REPLAY", replayShardName(signature)).first(signature, expiresAt) },
     durableObject,

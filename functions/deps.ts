@@ -5,6 +5,8 @@ import type { OutboxBatch } from "../protocol/index.ts";
 export interface LedgerClient {
   /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
   claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
+  /** Drops the claim of `key` in `namespace` (its action was not applied); true when one was held. */
+  release(namespace: string | undefined, key: string): Promise<boolean>;
 }
 
 /** The ReplayGuard as the routes see it. */
@@ -35,8 +37,9 @@ export interface WorkerDeps {
   readonly durableObject: DurableObjects;
   /**
    * Refuses (401) a request whose signature was seen before: awaited before the request
-   * changes Worker state (a ledger claim, an events controller's objects). The app binds
-   * it per request; a replayed pure request is only answered again.
+   * changes Worker state (a ledger claim, an events controller's objects, an outbox
+   * acknowledgement). The app binds it per request; a replayed pure request is only
+   * answered again.
    */
   beforeStateChange(): Promise<void>;
   /** Seconds since the epoch (the signature's clock). */

@@ -1,10 +1,11 @@
 /**
- * The edgeloop wire protocol, version v1, and the Kubernetes object types: every message
- * between the relay and the Worker, as zod schemas with their inferred types, and the pure
- * functions both sides read them with. The floor of the project: every folder may import
+ * The edgeloop wire protocol, version v2 (v1's messages; signatures cover the method,
+ * path and query as well as the body: ADR 0001), and the Kubernetes object types: every
+ * message between the relay and the Worker, as zod schemas with their inferred types, and
+ * the pure functions both sides read them with. The floor of the project: every folder may import
  * it, and it imports nothing of edgeloop (lint enforces both).
  */
-export const PROTOCOL_VERSION = "v1";
+export const PROTOCOL_VERSION = "v2";
 export * from "./objects.ts";
 export * from "./reconcile.ts";
 export * from "./plan.ts";

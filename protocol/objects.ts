@@ -11,20 +11,68 @@ export const OwnerReference = z.object({
 });
 export type OwnerReference = z.infer<typeof OwnerReference>;
 
-/** The metadata fields edgeloop reads; everything else is kept as it came. */
+/** No control character (C0, DEL, C1) and no lone UTF-16 surrogate: no API server stores these in a name. */
+function printable(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0xdc00 && code <= 0xdfff)) return false;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const low = text.charCodeAt(i + 1);
+      if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
+      i += 1;
+    }
+  }
+  return true;
+}
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/**
+ * An object name as every API server accepts it, whatever the kind: at most 253
+ * characters, printable, and a path segment (no `/` or `%`, not `.` or `..`). Most kinds
+ * are stricter (DNS-1123), but RBAC names such as `system:node` are not, and this
+ * schema reads every kind.
+ */
+export const ObjectName = z
+  .string()
+  .max(253)
+  .refine(printable, "name holds a control character or a lone surrogate")
+  .refine((name) => !/[/%]/.test(name) && name !== "." && name !== "..", "name must be a path segment (no / or %, not . or ..)");
+
+/** A namespace name: a DNS-1123 label (at most 63 characters of a-z, 0-9 and `-`, alphanumeric at both ends). */
+export const NamespaceName = z.string().max(63).regex(DNS_LABEL, "namespace must be a DNS-1123 label");
+
+/** A label or annotation key: `[prefix/]name`, prefix a DNS-1123 subdomain (≤ 253), name ≤ 63 of [A-Za-z0-9-_.]. */
+export const QualifiedName = z.string().refine((key) => {
+  const slash = key.lastIndexOf("/");
+  const prefix = slash < 0 ? undefined : key.slice(0, slash);
+  const name = key.slice(slash + 1);
+  const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
+}, "key must be [DNS-1123 subdomain/]name, name at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
+
+/** A label value: empty, or at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends. */
+export const LabelValue = z.string().max(63).refine((value) => value === "" || LABEL_NAME.test(value), "label value must be at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
+
+/**
+ * The metadata fields edgeloop reads; everything else is kept as it came. Names,
+ * namespaces and label keys and values are held to what an API server would accept, so
+ * nothing unstorable reaches a reconciler or a plan.
+ */
 export const ObjectMeta = z
   .object({
-    name: z.string().optional(),
-    generateName: z.string().optional(),
-    namespace: z.string().optional(),
+    name: ObjectName.optional(),
+    generateName: ObjectName.optional(),
+    namespace: NamespaceName.optional(),
     uid: z.string().optional(),
     resourceVersion: z.string().optional(),
     generation: z.number().int().optional(),
     creationTimestamp: z.string().optional(),
     deletionTimestamp: z.string().optional(),
     deletionGracePeriodSeconds: z.number().int().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
+    labels: z.record(QualifiedName, LabelValue).optional(),
+    annotations: z.record(QualifiedName, z.string()).optional(),
     ownerReferences: z.array(OwnerReference).optional(),
     finalizers: z.array(z.string()).optional(),
   })
@@ -45,8 +93,8 @@ export type KubeObject = z.infer<typeof KubeObject>;
 export const ObjectRef = z.object({
   apiVersion: z.string().min(1),
   kind: z.string().min(1),
-  namespace: z.string().min(1).optional(),
-  name: z.string().min(1),
+  namespace: NamespaceName.min(1).optional(),
+  name: ObjectName.min(1),
   uid: z.string().min(1).optional(),
 });
 export type ObjectRef = z.infer<typeof ObjectRef>;

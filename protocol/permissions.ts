@@ -8,8 +8,8 @@ import { z } from "zod";
 
 /**
  * - `read`: get, list, watch.
- * - `write`: create, update, patch, delete of the object itself.
- * - `status`: get, update, patch of its `status` subresource only.
+ * - `write`: create, patch, delete of the object itself (`update` only on `<kind>/finalizers`, for blockOwnerDeletion).
+ * - `status`: get, patch of its `status` subresource only.
  * - `create`: create only, for subresources such as `pods/binding` or `pods/eviction`.
  */
 export const Access = z.enum(["read", "write", "status", "create"]);

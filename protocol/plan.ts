@@ -1,15 +1,33 @@
 import { z } from "zod";
-import { KubeObject, ObjectRef } from "./objects.ts";
+import { KubeObject, NamespaceName, ObjectRef } from "./objects.ts";
+import { Timestamp } from "./reconcile.ts";
+
+/**
+ * Opaque to the relay: names the RecreationLedger claim an action spent. When the action
+ * was not applied (a transient failure interrupted the plan at it or before it), the
+ * relay hands the token back (`POST /v1/claims/release`), so the claim guards only an
+ * action that happened (ADR 0001, amendment "claim release").
+ */
+export const ClaimToken = z.object({
+  namespace: NamespaceName.optional(),
+  key: z.string().min(1).max(1024),
+});
+export type ClaimToken = z.infer<typeof ClaimToken>;
+
+/** The optional claim token every action may carry. */
+const claimed = { release: ClaimToken.optional() };
 
 /** Create an object (metadata.name or generateName set). */
 export const CreateAction = z.object({
   type: z.literal("create"),
+  ...claimed,
   object: KubeObject,
 });
 
 /** JSON merge patch of an object, optionally only at one resourceVersion. */
 export const PatchAction = z.object({
   type: z.literal("patch"),
+  ...claimed,
   target: ObjectRef,
   patch: z.record(z.string(), z.unknown()),
   resourceVersion: z.string().min(1).optional(),
@@ -18,6 +36,7 @@ export const PatchAction = z.object({
 /** Delete an object, only if it is still the incarnation (uid) / version named. */
 export const DeleteAction = z.object({
   type: z.literal("delete"),
+  ...claimed,
   target: ObjectRef,
   preconditions: z
     .object({ uid: z.string().min(1).optional(), resourceVersion: z.string().min(1).optional() })
@@ -28,6 +47,7 @@ export const DeleteAction = z.object({
 /** Bind a pod to a node (`pods/binding`). */
 export const BindAction = z.object({
   type: z.literal("bind"),
+  ...claimed,
   pod: z.object({ namespace: z.string().min(1), name: z.string().min(1), uid: z.string().min(1).optional() }),
   node: z.string().min(1),
 });
@@ -35,6 +55,7 @@ export const BindAction = z.object({
 /** Merge-patch the status subresource of any object. */
 export const StatusAction = z.object({
   type: z.literal("status"),
+  ...claimed,
   target: ObjectRef,
   status: z.record(z.string(), z.unknown()),
   resourceVersion: z.string().min(1).optional(),
@@ -43,6 +64,7 @@ export const StatusAction = z.object({
 /** Record a Kubernetes Event on an object. */
 export const EventAction = z.object({
   type: z.literal("event"),
+  ...claimed,
   target: ObjectRef,
   eventType: z.enum(["Normal", "Warning"]),
   reason: z.string().min(1).max(128),
@@ -72,3 +94,15 @@ export const Plan = z.object({
   requeueAfterSeconds: z.number().positive().max(86_400).optional(),
 });
 export type Plan = z.infer<typeof Plan>;
+
+/**
+ * `POST /v1/claims/release`: the tokens of claimed actions that were not applied. `now`
+ * (the relay's clock) keeps two releases of one token apart, so the second is not
+ * refused as a replay of the first.
+ */
+export const ClaimRelease = z.object({ claims: z.array(ClaimToken).min(1).max(256), now: Timestamp });
+export type ClaimRelease = z.infer<typeof ClaimRelease>;
+
+/** The answer to a release: how many of the claims were still held. */
+export const ClaimReleased = z.object({ released: z.number().int().nonnegative() });
+export type ClaimReleased = z.infer<typeof ClaimReleased>;

@@ -23,11 +23,12 @@ const quiet = (): void => undefined;
 interface Recorded {
   forwarded: { name: string; request: { method: string; path: string; query: Record<string, string>; related: Record<string, KubeObject[]> } }[];
   applied: string[];
+  scopes: string[];
   counted: string[];
 }
 
 function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorded: Recorded } {
-  const recorded: Recorded = { forwarded: [], applied: [], counted: [] };
+  const recorded: Recorded = { forwarded: [], applied: [], scopes: [], counted: [] };
   const pods = new FakeCache(true, { objects: [pod("a", "p1"), pod("b", "p2"), pod("b", "p3")] });
   const nodes = new FakeCache(false, { objects: [node("n1", "edge"), node("n2", "cloud")] });
   return {
@@ -38,7 +39,8 @@ function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorde
       recorded.forwarded.push({ name, request: request as Recorded["forwarded"][number]["request"] });
       return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
     },
-    applyAction: (action) => {
+    applyAction: (action, api, namespace) => {
+      recorded.scopes.push(`${api} ${namespace ?? "-"}`);
       const name = action.type === "create" ? (action.object.metadata.name ?? "") : "";
       if (name === failOn) return Promise.reject(new Error(`pods "${name}" is invalid`));
       recorded.applied.push(name);
@@ -105,6 +107,16 @@ test("actions are applied in order before the reply; the first failure answers o
   const bare = host({ status: 201, body: "made", actions: [create("bad")] }, "bad");
   const bareReply = await serveApi(bare, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
   assert.equal(bareReply.status, 502);
+});
+
+test("each action is applied within the namespace the request names, for its API", async () => {
+  const answer: ApiResponse = { status: 201, body: "made", actions: [create("x")] };
+  const byQuery = host(answer);
+  await serveApi(byQuery, spec, { method: "POST", url: "/v1alpha1/replicas?namespace=a", body: JSON.stringify({ namespace: "kube-system" }) }, quiet);
+  assert.deepEqual(byQuery.recorded.scopes, ["replicas a"], "the query wins over the body");
+  const none = host(answer);
+  await serveApi(none, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
+  assert.deepEqual(none.recorded.scopes, ["replicas -"]);
 });
 
 test("a Worker that cannot answer gives 503; an unknown method 501, without forwarding", async () => {

@@ -15,7 +15,12 @@ export interface ApiHost {
   /** The unfiltered caches `related` objects come from. */
   readonly relatedCaches: RelatedCaches;
   forward(name: string, request: unknown, timeoutMs: number): Promise<ApiResponse>;
-  applyAction(action: ApiResponse["actions"][number]): Promise<void>;
+  /**
+   * Applies one action of API `api`'s answer, only in `namespace` (the one the request
+   * names; none: no namespaced object) and on kinds the controller declares; rejects a
+   * refused action like a failed one.
+   */
+  applyAction(action: ApiResponse["actions"][number], api: string, namespace: string | undefined): Promise<void>;
   countApiRequest(api: string, status: number): void;
 }
 
@@ -68,10 +73,10 @@ function appendMessage(body: unknown, error: string): unknown {
 }
 
 /** Applies the answer's actions in order; the first failure decides the reply. */
-async function applyAnswer(host: ApiHost, answer: ApiResponse): Promise<ApiReply> {
+async function applyAnswer(host: ApiHost, answer: ApiResponse, api: string, namespace: string | undefined): Promise<ApiReply> {
   for (const action of answer.actions) {
     try {
-      await host.applyAction(action);
+      await host.applyAction(action, api, namespace);
     } catch (error) {
       const message = (error as Error).message;
       if (answer.onApplyError) return { status: answer.onApplyError.status, body: appendMessage(answer.onApplyError.body, message) };
@@ -89,14 +94,15 @@ export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingA
   for (const [name, value] of url.searchParams) query[name] ??= value;
   const body = jsonBody(incoming.body);
   // `namedBy` paths of an API start from the query and the parsed body.
-  const related = relatedObjects(spec.related, { namespace: namespaceOf(query, body), root: { query, body } }, host.relatedCaches);
+  const namespace = namespaceOf(query, body);
+  const related = relatedObjects(spec.related, { namespace, root: { query, body } }, host.relatedCaches);
   const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related, now: new Date().toISOString() };
-  const reply = await forwardAndApply(host, spec, request, log);
+  const reply = await forwardAndApply(host, spec, request, namespace, log);
   host.countApiRequest(spec.name, reply.status);
   return reply;
 }
 
-async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, log: Logger): Promise<ApiReply> {
+async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, namespace: string | undefined, log: Logger): Promise<ApiReply> {
   let answer: ApiResponse;
   try {
     answer = await host.forward(spec.name, request, spec.timeoutSeconds * 1000);
@@ -104,7 +110,7 @@ async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, lo
     log("warn", "API forwarding failed", { api: spec.name, error: String(error) });
     return { status: 503, body: { error: { code: "worker_unavailable", message: `edgeloop API ${spec.name} unavailable: ${String(error)}`, path: "" } } };
   }
-  const reply = await applyAnswer(host, answer);
+  const reply = await applyAnswer(host, answer, spec.name, namespace);
   if (reply.status !== answer.status) log("warn", "API actions failed", { api: spec.name, status: reply.status, body: reply.body });
   return reply;
 }

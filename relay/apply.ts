@@ -2,7 +2,8 @@
  * Applies a plan's actions in order through the Kubernetes API. A conflict or a
  * transient failure stops the plan (the key is retried with backoff); a permanent
  * failure is recorded as a Warning Event `ReconcileError` on the parent and the plan
- * goes on with the next action.
+ * goes on with the next action. An Event that fails transiently is sent again in the
+ * background instead (see {@link EVENT_RESEND_DELAYS_MS}).
  */
 import type { Action, KubeObject, ObjectRef, Plan } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
@@ -10,7 +11,18 @@ import { KubeError, type KubeClient } from "./kube/client.ts";
 import { narrate, recreatedNames } from "./narrate.ts";
 
 /** How applying a plan ended. */
-export type ApplyResult = { readonly ok: true; readonly failed: number } | { readonly ok: false; readonly retry: true; readonly error: string; readonly retryAfterMs?: number };
+export type ApplyResult =
+  | { readonly ok: true; readonly failed: number }
+  /** `unapplied`: the action that failed and those after it (their claim tokens go back to the Worker). */
+  | { readonly ok: false; readonly retry: true; readonly error: string; readonly retryAfterMs?: number; readonly unapplied: readonly Action[] };
+
+/**
+ * When an Event action that failed transiently is sent again. Not by retrying the plan:
+ * the Event reports what the actions before it did, so the retry's level-based reconcile
+ * finds nothing left to do and plans no Event (12 of 20 `Recreated` Events were lost so
+ * to injected 500/429s).
+ */
+export const EVENT_RESEND_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
 /** Whether an API error may go away on retry. */
 export function transient(error: unknown): boolean {
@@ -49,11 +61,15 @@ export class PlanApplier {
   async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
     let failed = 0;
     const recreated = recreatedNames(plan);
-    for (const action of plan.actions) {
+    for (const [index, action] of plan.actions.entries()) {
       try {
         await this.applyOne(action, parent, recreated);
       } catch (error) {
-        if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}` };
+        if (action.type === "event" && transient(error)) {
+          this.#resendLater(action, parent, recreated, 0);
+          continue;
+        }
+        if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}`, unapplied: plan.actions.slice(index) };
         const kubeError = error as KubeError;
         failed += 1;
         onError(action, kubeError);
@@ -68,6 +84,22 @@ export class PlanApplier {
     const created = await this.#send(action);
     const name = created?.metadata?.name ?? (action.type === "create" ? action.object.metadata.name : undefined);
     this.#log?.("info", narrate(action, parent, { ...(name ? { name } : {}), recreated: name !== undefined && recreated.has(name) }));
+  }
+
+  #resendLater(action: Action, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, attempt: number): void {
+    const delay = EVENT_RESEND_DELAYS_MS[attempt];
+    if (delay === undefined) {
+      this.#log?.("warn", `event lost after ${attempt} attempts: ${describe(action)}`);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.applyOne(action, parent, recreated).catch((error: unknown) => {
+        if (transient(error)) this.#resendLater(action, parent, recreated, attempt + 1);
+        else this.#log?.("warn", `event refused: ${describe(action)}: ${(error as Error).message}`);
+      });
+    }, delay);
+    // A pending Event never keeps the relay from exiting.
+    timer.unref();
   }
 
   /** Sends one action; returns the created object for a create (its name may have been generated). */

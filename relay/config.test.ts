@@ -42,3 +42,15 @@ test("--help wins; the Worker URL may come from the environment; the secret is r
   assert.equal(RelayEnv.safeParse({}).success, false);
   assert.equal(RelayEnv.safeParse({ EDGELOOP_SECRET: "short" }).success, false);
 });
+
+test("the front listens on loopback unless a host is given", () => {
+  const parsed = parseCli(spec, ["--front-port", "8443", "--tls-cert", "c.pem", "--tls-key", "k.pem"]);
+  assert.ok(parsed.kind === "flags");
+  const options = relayOptions(parsed.flags, { ...env, EDGELOOP_WORKER_URL: "https://w.example" });
+  assert.ok(!("error" in options));
+  assert.equal(options.front?.host, "127.0.0.1");
+  const given = parseCli(spec, ["--front-port", "8443", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--front-host", "10.0.0.7"]);
+  assert.ok(given.kind === "flags");
+  const withHost = relayOptions(given.flags, { ...env, EDGELOOP_WORKER_URL: "https://w.example" });
+  assert.ok(!("error" in withHost) && withHost.front?.host === "10.0.0.7");
+});

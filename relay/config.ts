@@ -22,7 +22,8 @@ export const RelayFlags = z
     "ops-port": port.default(9090),
     "ops-host": z.string().min(1).default("127.0.0.1"),
     "front-port": port.optional(),
-    "front-host": z.string().min(1).default("0.0.0.0"),
+    // Loopback unless told: the front is unauthenticated, so it listens only where asked (the install passes the pod IP).
+    "front-host": z.string().min(1).default("127.0.0.1"),
     "tls-cert": z.string().min(1).optional(),
     "tls-key": z.string().min(1).optional(),
     "log-level": z.enum(LEVELS).default("info"),

@@ -18,6 +18,7 @@ import { KubeClient } from "./kube/client.ts";
 import { fetchManifest } from "./manifest-fetch.ts";
 import { Metrics } from "./metrics.ts";
 import { OutboxDrainer } from "./outbox-drainer.ts";
+import { ScopeGuard } from "./scope-guard.ts";
 import { WorkQueue } from "./queue/workqueue.ts";
 import type { RelatedCaches } from "./related.ts";
 import { WorkerClient } from "./worker-client.ts";
@@ -32,6 +33,8 @@ export interface RelayEngineOptions {
   readonly resyncSeconds: number;
   readonly manifestRefreshSeconds: number;
   readonly outboxWaitSeconds: number;
+  /** Seconds between probes of the Worker's `/healthz` for readiness (default 5). */
+  readonly workerProbeSeconds?: number;
   readonly log: Logger;
 }
 
@@ -43,6 +46,7 @@ export class RelayEngine {
   readonly relatedCaches: RelatedCaches = (kind) => this.#informers.unfiltered(kind);
   readonly #options: RelayEngineOptions;
   readonly #applier: PlanApplier;
+  readonly #guard: ScopeGuard;
   readonly #queue: WorkQueue<Trigger>;
   readonly #informers: Informers;
   readonly #router: EventRouter;
@@ -59,19 +63,23 @@ export class RelayEngine {
     this.#options = options;
     const client = new KubeClient(kubeconfig);
     this.#applier = new PlanApplier(client, undefined, log);
+    this.#guard = new ScopeGuard({ client, metrics: this.metrics, log, recordEvent: (event) => this.#applier.applyOne(event) });
     this.worker = new WorkerClient(options.workerUrl, options.secret);
     this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate });
     this.#informers = new Informers(kubeconfig, client, {
       onEvent: (cache, type, object, initial) => this.#router.route(cache, type, object, initial),
-      onResync: (id) => this.resyncAll(`relist ${id}`),
+      onResync: (id, reason) => {
+        this.metrics.inc(`edgeloop_relists_total{informer="${labelValue(id)}",reason="${reason}"}`);
+        this.resyncAll(`relist ${id} (${reason})`);
+      },
       onError: (id, error) => log("warn", "watch error", { informer: id, error: String(error) }),
     });
     const snapshots = new SnapshotDelivery(this.#queue, this.#informers, this.worker);
     const events = new EventsDelivery(this.#queue, this.#informers, this.worker);
     this.#router = new EventRouter(snapshots, events, this.metrics);
     const workerReached = (ok: boolean): void => void (this.#workerOk = ok);
-    this.#processing = { manifest: () => this.#manifest, snapshots, events, applier: this.#applier, metrics: this.metrics, log, workerReached };
-    this.#outbox = new OutboxDrainer({ worker: this.worker, applier: this.#applier, metrics: this.metrics, log, waitSeconds: options.outboxWaitSeconds });
+    this.#processing = { manifest: () => this.#manifest, snapshots, events, applier: this.#applier, guard: this.#guard, metrics: this.metrics, log, workerReached };
+    this.#outbox = new OutboxDrainer({ worker: this.worker, applier: this.#applier, guard: this.#guard, manifest: () => this.#manifest, metrics: this.metrics, log, waitSeconds: options.outboxWaitSeconds });
     registerGauges(this.metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#informers.cachedObjects });
   }
 
@@ -96,11 +104,27 @@ export class RelayEngine {
   }
 
   /**
+   * Applies one action of API `api`'s answer, only within `namespace` (the one the
+   * request names; none: nothing namespaced) and the kinds its controller declares: the
+   * front is unauthenticated, so its caller must not steer a write anywhere else.
+   */
+  async applyApiAction(action: Action, api: string, namespace: string | undefined): Promise<void> {
+    const controller = this.#manifest.controllers.find((c) => c.apis.some((a) => a.name === api));
+    if (!controller) throw new Error(`refused: API ${api} is not in the manifest`);
+    const reason = await this.#guard.check(action, controller, { namespace: namespace ?? "" });
+    if (reason !== null) throw new Error(`refused: ${reason}`);
+    await this.#applier.applyOne(action);
+  }
+
+  /**
    * Fetches the manifest (retrying until the Worker answers) and starts the informers:
    * enough to serve admission and collect dirty keys. {@link lead} starts the work.
    */
   async start(): Promise<void> {
     await this.#loadManifest(true);
+    // Reconciles tell readiness whether the Worker answers, but an idle relay makes none:
+    // a probe keeps /readyz honest about a Worker that went away (or came back) meanwhile.
+    this.#timers.push(setInterval(() => void this.#probeWorker(), (this.#options.workerProbeSeconds ?? 5) * 1000));
     this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
   }
 
@@ -139,6 +163,22 @@ export class RelayEngine {
     }
   }
 
+  /**
+   * Relists every informer (each relist then resyncs its parents) and resyncs now, for
+   * SIGHUP: a cache that is wrong in a way no watch error shows is rebuilt.
+   */
+  relistAll(reason: string): void {
+    this.#options.log("info", "relist", { reason, informers: this.#informers.size });
+    this.#informers.relist();
+    this.resyncAll(reason);
+  }
+
+  async #probeWorker(): Promise<void> {
+    const ok = await this.worker.healthy();
+    if (ok !== this.#workerOk) this.#options.log(ok ? "info" : "warn", ok ? "worker reachable again" : "worker unreachable", {});
+    if (!this.#stopped) this.#workerOk = ok;
+  }
+
   async #loadManifest(first: boolean): Promise<void> {
     const manifest = await fetchManifest(this.worker, { retry: first, stopped: () => this.#stopped, workerReached: this.#processing.workerReached, log: this.#options.log });
     if (!first && JSON.stringify(manifest) === JSON.stringify(this.#manifest)) return;
@@ -147,4 +187,9 @@ export class RelayEngine {
     await this.#informers.ensure(manifest);
     this.#options.log("info", "manifest loaded", { controllers: manifest.controllers.map((c) => c.name), informers: this.#informers.size });
   }
+}
+
+/** A Prometheus label value: backslash, quote and newline escaped. */
+function labelValue(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }

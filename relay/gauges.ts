@@ -3,7 +3,7 @@ import type { Metrics } from "./metrics.ts";
 
 /** What the gauges read. */
 export interface GaugeSources {
-  readonly queue: { readonly depth: number; readonly inFlight: number };
+  readonly queue: { readonly depth: number; readonly retrying: number; readonly inFlight: number };
   leading(): boolean;
   cachedObjects(): number;
 }
@@ -11,6 +11,7 @@ export interface GaugeSources {
 /** Registers the relay's gauges on `metrics`. */
 export function registerGauges(metrics: Metrics, sources: GaugeSources): void {
   metrics.gauge("edgeloop_queue_depth", () => sources.queue.depth);
+  metrics.gauge("edgeloop_queue_waiting_retry", () => sources.queue.retrying);
   metrics.gauge("edgeloop_queue_in_flight", () => sources.queue.inFlight);
   metrics.gauge("edgeloop_leader", () => (sources.leading() ? 1 : 0));
   metrics.gauge("process_resident_memory_bytes", () => process.memoryUsage.rss());

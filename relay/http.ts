@@ -94,7 +94,7 @@ function apiHost(engine: RelayEngine): ApiHost {
     },
     relatedCaches: engine.relatedCaches,
     forward: (name, request, timeoutMs) => engine.worker.api(name, request, timeoutMs),
-    applyAction: (action) => engine.applyAction(action),
+    applyAction: (action, api, namespace) => engine.applyApiAction(action, api, namespace),
     countApiRequest: (api, status) => engine.metrics.inc(`edgeloop_api_requests_total{api="${api}",code="${status}"}`),
   };
 }

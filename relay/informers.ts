@@ -6,12 +6,12 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Manifest, TypeRef, Watch } from "../protocol/index.ts";
 import type { KubeClient } from "./kube/client.ts";
-import { Cache, cacheId, type CacheEvents } from "./watch/cache.ts";
+import { Cache, cacheId, type CacheEvents, type RelistReason } from "./watch/cache.ts";
 
 /** What the informers report, with the cache that saw it. */
 export interface InformerEvents {
   onEvent(cache: Cache, ...event: Parameters<CacheEvents["onEvent"]>): void;
-  onResync(id: string): void;
+  onResync(id: string, reason: RelistReason): void;
   onError(id: string, error: unknown): void;
 }
 
@@ -76,6 +76,11 @@ export class Informers {
     await Promise.all(starting);
   }
 
+  /** Makes every cache list again (see {@link Cache.relist}). */
+  relist(): void {
+    for (const cache of this.#caches.values()) cache.relist();
+  }
+
   /** Stops every cache. */
   async stop(): Promise<void> {
     await Promise.all([...this.#caches.values()].map((c) => c.stop()));
@@ -100,7 +105,7 @@ export class Informers {
     this.#caches.set(id, cache);
     return cache.start(this.#kubeconfig, this.#client, {
       onEvent: (type, object, initial) => this.#events.onEvent(cache, type, object, initial),
-      onResync: () => this.#events.onResync(id),
+      onResync: (reason) => this.#events.onResync(id, reason),
       onError: (error) => this.#events.onError(id, error),
     });
   }

@@ -11,7 +11,7 @@ Watches the cluster for what the Worker's manifest asks, sends signed snapshots 
 event batches to the Worker, applies the plans it returns, drains its outbox, and fronts
 admission webhooks. Logs go to stdout: readable lines on a terminal, JSON lines when
 piped (--log-format), one info line per action applied. SIGTERM/Ctrl-C stops it
-cleanly; SIGHUP resyncs every parent at once.
+cleanly; SIGHUP relists every informer and resyncs every parent at once.
 
   --worker-url URL              the Worker (or EDGELOOP_WORKER_URL)
   --kubeconfig FILE             cluster credentials (default: the in-cluster service account)
@@ -21,7 +21,7 @@ cleanly; SIGHUP resyncs every parent at once.
   --manifest-refresh-seconds S  how often the manifest is re-read (default 60)
   --outbox-wait-seconds S       outbox long-poll (default 20)
   --ops-port P, --ops-host H    /healthz, /readyz, /metrics (default 127.0.0.1:9090)
-  --front-port P, --front-host H  TLS admission front (default host 0.0.0.0; needs the two below)
+  --front-port P, --front-host H  TLS admission front (default host 127.0.0.1; needs the two below)
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
   --log-level L                 debug | info | warn | error (default info)
   --log-format F                json | text (default: text on a terminal, else json)
@@ -50,5 +50,5 @@ const relay = await startRelay({
   onLostLeadership: () => void relay.stop().finally(() => process.exit(1)),
 });
 stopOnSignal(() => relay.stop(), (signal) => log("info", "stopping", { signal }));
-// SIGHUP: look at every parent again now (what the periodic resync does).
-process.on("SIGHUP", () => relay.engine.resyncAll("SIGHUP"));
+// SIGHUP: rebuild the caches from fresh lists and look at every parent again now.
+process.on("SIGHUP", () => relay.engine.relistAll("SIGHUP"));

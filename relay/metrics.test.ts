@@ -9,7 +9,7 @@ import { Metrics } from "./metrics.ts";
 /** A Metrics with every family recorded once, as a busy relay has them. */
 function busyMetrics(): Metrics {
   const metrics = new Metrics();
-  registerGauges(metrics, { queue: { depth: 3, inFlight: 1 }, leading: () => true, cachedObjects: () => 42 });
+  registerGauges(metrics, { queue: { depth: 3, retrying: 2, inFlight: 1 }, leading: () => true, cachedObjects: () => 42 });
   metrics.inc(`edgeloop_reconciles_total{controller="c",result="ok"}`);
   metrics.inc(`edgeloop_apply_errors_total{controller="c",action="create"}`);
   metrics.inc(`edgeloop_watch_events_total{kind="Pod",type="ADDED"}`, 2);
@@ -42,6 +42,7 @@ test("/metrics: every family has its own HELP saying what it counts, and a TYPE,
     assert.ok(seen.has(family) && help.has(family), `sample before its family's HELP/TYPE: ${line}`);
   }
   assert.match(text, /^edgeloop_queue_depth 3$/m);
+  assert.match(text, /^edgeloop_queue_waiting_retry 2$/m);
   assert.match(text, /^edgeloop_watch_events_total\{kind="Pod",type="ADDED"\} 2$/m);
   assert.match(text, /^edgeloop_reconcile_duration_seconds_count\{controller="c"\} 1$/m);
 });

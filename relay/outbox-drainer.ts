@@ -5,13 +5,18 @@
  */
 import type { Logger } from "../cli/log.ts";
 import type { PlanApplier } from "./apply.ts";
+import type { Manifest, Plan } from "../protocol/index.ts";
 import type { Metrics } from "./metrics.ts";
+import type { ScopeGuard } from "./scope-guard.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 /** What the drainer uses. */
 export interface OutboxDrainerDeps {
   readonly worker: WorkerClient;
   readonly applier: PlanApplier;
+  /** Bounds each entry's plan by its controller's declared kinds (an entry has no parent). */
+  readonly guard: ScopeGuard;
+  readonly manifest: () => Manifest;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** The long-poll, in seconds. */
@@ -41,6 +46,16 @@ export class OutboxDrainer {
     return this.#loop ?? Promise.resolve();
   }
 
+  /** An entry of a controller the manifest does not list may do nothing. */
+  async #guarded(name: string, plan: Plan): Promise<Plan> {
+    const controller = this.#deps.manifest().controllers.find((c) => c.name === name);
+    if (!controller) {
+      this.#deps.log("warn", "outbox entry of an unknown controller refused", { controller: name, actions: plan.actions.length });
+      return { ...plan, actions: [] };
+    }
+    return this.#deps.guard.filter(plan, controller, {}, undefined);
+  }
+
   async #drain(): Promise<void> {
     const { worker, applier, metrics, log, waitSeconds } = this.#deps;
     let cursor = "0";
@@ -49,7 +64,7 @@ export class OutboxDrainer {
       try {
         const batch = await worker.outbox(cursor, waitSeconds, this.#abort.signal);
         for (const entry of batch.entries) {
-          const result = await applier.apply(entry.plan, undefined);
+          const result = await applier.apply(await this.#guarded(entry.controller, entry.plan), undefined);
           if (!result.ok) throw new Error(result.error);
           metrics.inc(`edgeloop_outbox_entries_total{controller="${entry.controller}"}`);
         }

@@ -1,10 +1,12 @@
 /**
- * Signed calls to the Worker: the exact bytes sent are the bytes signed; answers are
- * parsed with the protocol's zod schemas; a 429's Retry-After is reported.
+ * Signed calls to the Worker (protocol v2): the method, the path and query and the exact
+ * bytes sent are what is signed; answers are parsed with the protocol's zod schemas; a
+ * 429's Retry-After is reported.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AdmissionReviewResponse, ApiResponse, createSigner, Manifest, OutboxBatch, Plan, type Signer } from "../protocol/index.ts";
+import { AdmissionReviewResponse, ApiResponse, ClaimReleased, createSigner, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../protocol/index.ts";
 
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {
@@ -22,6 +24,8 @@ export class WorkerClient {
   readonly #base: string;
   readonly #sign: Signer;
   readonly #timeoutMs: number;
+  /** The last outbox read sent and the second it was signed at (see `outbox`). */
+  #lastOutbox: { target: string; at: number } | undefined;
 
   constructor(baseUrl: string, secret: string, timeoutMs = 30_000) {
     this.#base = baseUrl.replace(/\/$/, "");
@@ -49,8 +53,27 @@ export class WorkerClient {
     return this.#call("POST", `/v1/api/${encodeURIComponent(name)}`, request, ApiResponse, timeoutMs);
   }
 
-  outbox(cursor: string, waitSeconds: number, signal?: AbortSignal): Promise<OutboxBatch> {
-    return this.#call("GET", `/v1/outbox?cursor=${encodeURIComponent(cursor)}&wait=${waitSeconds}`, undefined, OutboxBatch, (waitSeconds + 10) * 1000, signal);
+  /** Hands back the claim tokens of actions that were not applied, so the ledger drops those claims. */
+  releaseClaims(claims: readonly ClaimToken[]): Promise<ClaimReleased> {
+    return this.#call("POST", "/v1/claims/release", { claims, now: new Date().toISOString() }, ClaimReleased);
+  }
+
+  /**
+   * Reads the outbox after `cursor` (acknowledging all up to it). The Worker refuses an
+   * outbox read whose signature it has seen (a replay), and a signature repeats when the
+   * same read is signed within the same second (a retry after a quick failure), so a
+   * repeat waits for the next second instead.
+   */
+  async outbox(cursor: string, waitSeconds: number, signal?: AbortSignal): Promise<OutboxBatch> {
+    const target = `/v1/outbox?cursor=${encodeURIComponent(cursor)}&wait=${waitSeconds}`;
+    let at = Math.floor(Date.now() / 1000);
+    const last = this.#lastOutbox;
+    if (last?.target === target && last.at >= at) {
+      at = last.at + 1;
+      await sleep(Math.max(0, at * 1000 - Date.now()), undefined, signal ? { signal } : {});
+    }
+    this.#lastOutbox = { target, at };
+    return this.#call("GET", target, undefined, OutboxBatch, (waitSeconds + 10) * 1000, signal, at);
   }
 
   /** Whether the Worker answers its health check. */
@@ -63,9 +86,17 @@ export class WorkerClient {
     }
   }
 
-  async #call<T>(method: "GET" | "POST", path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = this.#timeoutMs, signal?: AbortSignal): Promise<T> {
+  async #call<T>(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    timeoutMs = this.#timeoutMs,
+    signal?: AbortSignal,
+    atSeconds = Date.now() / 1000,
+  ): Promise<T> {
     const bytes = body === undefined ? "" : JSON.stringify(body);
-    const headers = await this.#sign(bytes, Date.now() / 1000);
+    const headers = await this.#sign({ method, target: path, body: bytes }, atSeconds);
     let response: Dispatcher.ResponseData;
     try {
       // undici's request, not fetch: the WHATWG streams and signals of fetch were a fifth

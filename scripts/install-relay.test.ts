@@ -41,7 +41,7 @@ test("--dry-run says on stderr that it generated the keys and where they are; --
   const hmac = Buffer.from(String((keys["edgeloop-relay-hmac"] as Record<string, string>).EDGELOOP_SECRET), "base64").toString();
   assert.ok(!generated.stderr.includes(hmac), "the key itself is never printed");
 
-  const second = run(...common, "--reuse-secrets", first);
+  const second = run(...common, "--reuse-secrets", first, "--include-secrets");
   assert.equal(second.status, 0, second.stderr);
   assert.match(second.stderr, /HMAC key: reused from .*first.yaml/);
   assert.match(second.stderr, /TLS key and certificate of the admission front: reused from/);
@@ -51,4 +51,29 @@ test("--dry-run says on stderr that it generated the keys and where they are; --
   const elsewhere = run(...common, "--namespace", "prod", "--reuse-secrets", first);
   assert.equal(elsewhere.status, 1);
   assert.match(elsewhere.stderr, /holds neither Secret prod\/edgeloop-relay-hmac nor prod\/edgeloop-relay-tls/);
+});
+
+test("--dry-run prints no key on stdout unless --include-secrets; stderr says how to get them", { timeout: 120_000 }, (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "install-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, "keys.yaml");
+  const common = ["--worker-url", "https://edgeloop.example.workers.dev", "--image", "registry.example/relay:1", "--dry-run"];
+  assert.equal(run(...common, "--out", file).status, 0);
+  const hmac = Buffer.from(String((secretsOf(file)["edgeloop-relay-hmac"] as Record<string, string>).EDGELOOP_SECRET), "base64").toString();
+
+  const plain = run(...common, "--reuse-secrets", file);
+  assert.equal(plain.status, 0, plain.stderr);
+  for (const text of [plain.stdout, plain.stderr]) {
+    assert.ok(!text.includes("PRIVATE KEY"), "no private key");
+    assert.ok(!text.includes(hmac) && !text.includes(Buffer.from(hmac).toString("base64")), "no HMAC key");
+  }
+  const secrets = parseAllDocuments(plain.stdout).map((d) => d.toJS() as { kind: string; data?: unknown; stringData?: unknown }).filter((o) => o.kind === "Secret");
+  assert.equal(secrets.length, 2);
+  assert.ok(secrets.every((o) => o.data === undefined && o.stringData === undefined), "the Secrets carry no data");
+  assert.match(plain.stderr, /--out FILE .*--include-secrets/);
+  assert.match(plain.stderr, /create secret generic edgeloop-relay-hmac/);
+
+  const asked = run(...common, "--reuse-secrets", file, "--include-secrets");
+  assert.equal(asked.status, 0, asked.stderr);
+  assert.ok(asked.stdout.includes(Buffer.from(hmac).toString("base64")), "asked for: the keys are printed");
 });

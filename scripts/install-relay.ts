@@ -16,14 +16,15 @@ import { applyObject, readObject } from "./lib/apply.ts";
 import { cli, fail } from "../cli/args.ts";
 import { loadControllers } from "./lib/controllers.ts";
 import { installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
-import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, TLS_SECRET, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
+import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretsLeftOutNote, TLS_SECRET, withoutSecretData, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
 const HELP = `usage: npm run install-relay -- --worker-url URL --image IMAGE [options]
 
 Installs the relay in the cluster of the current kubeconfig context: the CRDs (from the
 zod schemas), Namespace, ServiceAccount, a least-privilege ClusterRole derived from the
 controllers' manifest, the leader-election Role, a Secret with the HMAC key and one with
-a TLS pair for the admission front, the relay Deployment (leader-elected replicas, Pod
+the admission front's TLS pair (a 1-year certificate signed by a 10-year CA, whose key is
+not kept), the relay Deployment (leader-elected replicas, Pod
 Security Standard "restricted") and Service, and the admission webhook configurations
 with their caBundle. Re-running it updates everything and keeps the installed HMAC key
 and TLS pair.
@@ -38,6 +39,11 @@ and TLS pair.
                          cluster, so the keys are new unless --reuse-secrets is given)
   --out FILE             with --dry-run: write the YAML to FILE (mode 600: it holds the
                          keys) instead of stdout
+  --include-secrets      with --dry-run and no --out: print the keys in the Secrets on
+                         stdout too (without it their data is left out: stdout is often
+                         a log)
+  --rotate-tls           make a new CA and serving certificate (1 year) instead of
+                         keeping the installed ones; the webhooks' caBundle follows
   --reuse-secrets FILE   take the HMAC key and the TLS pair from FILE: an earlier
                          --dry-run output, or 'kubectl get secret -n NS -o yaml
                          ${HMAC_SECRET} ${TLS_SECRET}'
@@ -55,12 +61,14 @@ const Flags = z
     kubeconfig: z.string().min(1).optional(),
     "dry-run": z.boolean().default(false),
     out: z.string().min(1).optional(),
+    "include-secrets": z.boolean().default(false),
+    "rotate-tls": z.boolean().default(false),
     "reuse-secrets": z.string().min(1).optional(),
   })
   .refine((f) => f.out === undefined || f["dry-run"], { path: ["out"], message: "is for --dry-run (without it the install is applied, not written)" });
 const Env = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters").optional() });
 
-const spec = { name: "install-relay", help: HELP, options: { ...Object.fromEntries(Object.keys(Flags.shape).map((name) => [name, { type: "string" as const }])), "dry-run": { type: "boolean" as const } }, schema: Flags };
+const spec = { name: "install-relay", help: HELP, options: { ...Object.fromEntries(Object.keys(Flags.shape).map((name) => [name, { type: "string" as const }])), "dry-run": { type: "boolean" as const }, "include-secrets": { type: "boolean" as const }, "rotate-tls": { type: "boolean" as const } }, schema: Flags };
 const flags = cli(spec);
 const env = Env.safeParse(process.env);
 if (!env.success) fail(spec, env.error.issues[0]?.message ?? "bad environment");
@@ -102,8 +110,8 @@ async function installed(name: string, key: string): Promise<string | undefined>
 }
 
 async function fromCluster(): Promise<FoundKeys> {
-  const [secret, certPem, keyPem] = [await installed(HMAC_SECRET, "EDGELOOP_SECRET"), await installed(TLS_SECRET, "tls.crt"), await installed(TLS_SECRET, "tls.key")];
-  return { ...(secret ? { secret } : {}), ...(certPem && keyPem ? { tls: { certPem, keyPem } } : {}) };
+  const [secret, certPem, keyPem, caPem] = [await installed(HMAC_SECRET, "EDGELOOP_SECRET"), await installed(TLS_SECRET, "tls.crt"), await installed(TLS_SECRET, "tls.key"), await installed(TLS_SECRET, "ca.crt")];
+  return { ...(secret ? { secret } : {}), ...(certPem && keyPem ? { tls: { certPem, keyPem, ...(caPem ? { caPem } : {}) } } : {}) };
 }
 
 let keys: InstallKeys;
@@ -113,16 +121,21 @@ try {
     ...(fromFile ? { file: fromFile } : {}),
     ...(client ? { cluster: await fromCluster() } : {}),
     hosts: serviceHosts(flags.namespace),
+    rotateTls: flags["rotate-tls"],
   });
 } catch (error) {
   if (error instanceof KeysError) exitWith(`--reuse-secrets ${flags["reuse-secrets"] ?? ""}: ${error.message}`);
   throw error;
 }
 const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds });
-const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
+// A dry run prints the keys only to a private file, or to stdout when asked.
+const withheld = flags["dry-run"] && !flags.out && !flags["include-secrets"];
+const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], withheld, ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
 
 if (flags["dry-run"] || !client) {
-  const yaml = objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+  const shown = withheld ? withoutSecretData(objects) : objects;
+  const yaml = shown.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+  if (withheld) notes.push(secretsLeftOutNote(flags.namespace));
   if (flags.out) {
     // Made anew, so that it is private even where an older copy was not.
     rmSync(flags.out, { force: true });

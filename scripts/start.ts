@@ -77,6 +77,8 @@ const ports: PortFlag[] = [...(onSim ? [{ flag: "--port", port: flags.port }] : 
 const taken = await takenPort(ports);
 if (taken) exitWith(taken);
 
+// Everything this process writes (the kubeconfig, the cluster's journal, workerd's Durable Object files) is the owner's only.
+process.umask(0o077);
 const state = resolve(ROOT, flags.state);
 const folders = stateFolders(state);
 mkdirSync(state, { recursive: true });

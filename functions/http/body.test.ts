@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { z } from "zod";
-import { MAX_BODY_BYTES, parseJson, readBody } from "./body.ts";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, parseJson, readBody, tooDeep } from "./body.ts";
 import { HttpError } from "./errors.ts";
 
 function streamOf(total: number, chunk = 1024 * 1024): ReadableStream<Uint8Array> {
@@ -28,4 +28,17 @@ test("parseJson names the field zod refused", () => {
   const bytes = new TextEncoder().encode('{"spec":{"replicas":"two"}}');
   assert.throws(() => parseJson(bytes, schema), (error: unknown) => error instanceof HttpError && error.status === 400 && error.path === "spec.replicas");
   assert.throws(() => parseJson(new TextEncoder().encode("{"), schema), (error: unknown) => error instanceof HttpError && error.code === "malformed_json");
+});
+
+test("parseJson refuses nesting past MAX_JSON_DEPTH with a 400 naming where, and takes it up to the bound", () => {
+  const wrap = (depth: number): string => `{"a":${"[".repeat(depth - 1)}1${"]".repeat(depth - 1)}}`;
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+  const anything = z.unknown();
+  assert.deepEqual(parseJson(bytes(wrap(MAX_JSON_DEPTH)), anything), JSON.parse(wrap(MAX_JSON_DEPTH)));
+  assert.throws(
+    () => parseJson(bytes(wrap(3000)), anything),
+    (error: unknown) => error instanceof HttpError && error.status === 400 && error.code === "too_deep" && error.path === `a${".0".repeat(MAX_JSON_DEPTH - 1)}`,
+  );
+  assert.equal(tooDeep({ a: [[{ b: 1 }]] }), undefined);
+  assert.equal(tooDeep("plain"), undefined);
 });

@@ -38,7 +38,42 @@ function tooLarge(): HttpError {
   return new HttpError(413, "too_large", `request body over ${MAX_BODY_BYTES} bytes`);
 }
 
-/** Parses bytes as JSON, then with `schema`; 400 naming the field on failure. */
+/**
+ * Deepest nesting of arrays and objects any body may have. Real snapshots stay far below
+ * (a pod template inside a snapshot is about 15 deep); the bound is what lets every walk
+ * of user data in the Worker (merge patches, structural validation, reconcilers) recurse
+ * safely, instead of a deep array overflowing the stack into a 500.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** A container met by the depth walk, linked to its parent so the path is built only once refused. */
+interface Nested {
+  readonly value: object;
+  readonly depth: number;
+  readonly key: string;
+  readonly parent: Nested | undefined;
+}
+
+function pathOf(node: Nested): string {
+  const keys: string[] = [];
+  for (let at: Nested | undefined = node; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join(".");
+}
+
+/** The dot path of an array or object nested deeper than `MAX_JSON_DEPTH`, if any (iterative: the walk itself cannot overflow). */
+export function tooDeep(data: unknown): string | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const stack: Nested[] = [{ value: data, depth: 1, key: "", parent: undefined }];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.depth > MAX_JSON_DEPTH) return pathOf(node);
+    for (const [key, child] of Object.entries(node.value)) {
+      if (typeof child === "object" && child !== null) stack.push({ value: child as object, depth: node.depth + 1, key, parent: node });
+    }
+  }
+  return undefined;
+}
+
+/** Parses bytes as JSON (at most `MAX_JSON_DEPTH` deep), then with `schema`; 400 naming the field on failure. */
 export function parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   let data: unknown;
   try {
@@ -46,6 +81,8 @@ export function parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   } catch (error) {
     throw new HttpError(400, "malformed_json", `body is not JSON: ${(error as Error).message}`);
   }
+  const deep = tooDeep(data);
+  if (deep !== undefined) throw new HttpError(400, "too_deep", `nested more than ${MAX_JSON_DEPTH} arrays/objects deep`, deep);
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw HttpError.fromZod(parsed.error);
   return parsed.data;

@@ -1,37 +1,58 @@
 import type { ReplayClient } from "../deps.ts";
-import { MAX_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from "../../protocol/index.ts";
+import {
+  checkSignatureHeaders,
+  MAX_SKEW_SECONDS,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifySignature,
+  type SignatureProblem,
+} from "../../protocol/index.ts";
+import { readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
 
 const REASONS = {
   missing: "missing X-Edgeloop-Timestamp or X-Edgeloop-Signature header",
-  malformed: "malformed X-Edgeloop-Timestamp or X-Edgeloop-Signature header",
+  malformed: "malformed X-Edgeloop-Timestamp or X-Edgeloop-Signature header (the signature is sha256= and 64 lower-case hex)",
   skew: "X-Edgeloop-Timestamp is more than 300 s away from the Worker's clock",
-  mismatch: "signature does not match the body",
+  mismatch: "signature does not match the request (protocol v2 signs timestamp, method, path and query, and body)",
 } as const;
 
-/**
- * Verifies the request's HMAC over `<timestamp>.<body>`; throws 401 when it is not good.
- * The body must be the exact bytes received (signatures cover raw bytes, not parsed JSON).
- */
-export async function requireSignature(request: Request, body: Uint8Array, secret: string, nowSeconds: number): Promise<void> {
-  if (!secret) throw new HttpError(500, "misconfigured", "EDGELOOP_SECRET is not set on the Worker");
-  const problem = await verifyRequest(
-    secret,
-    { timestamp: request.headers.get(TIMESTAMP_HEADER), signature: request.headers.get(SIGNATURE_HEADER) },
-    body,
-    nowSeconds,
-  );
-  if (problem) throw new HttpError(401, `signature_${problem}`, REASONS[problem], problem === "skew" ? TIMESTAMP_HEADER : SIGNATURE_HEADER);
+function refused(problem: SignatureProblem): HttpError {
+  return new HttpError(401, `signature_${problem}`, REASONS[problem], problem === "skew" ? TIMESTAMP_HEADER : SIGNATURE_HEADER);
+}
+
+/** The path and query of `request` as on its request line: what the signature covers besides the body. */
+export function requestTarget(request: Request): string {
+  const url = new URL(request.url);
+  return `${url.pathname}${url.search}`;
 }
 
 /**
- * Refuses a signed POST whose exact signature was received before, while its timestamp is
- * still inside the skew window (after that the skew check refuses it). Legitimate POSTs
- * never repeat a signature: every body carries the relay's clock or a unique id. GETs
- * (manifest, outbox) are reads and may repeat within a second.
+ * Reads the body of a signed request and verifies its signature, in the order that keeps
+ * an unsigned sender from making the Worker buffer: the headers' syntax and clock first
+ * (401 without reading), then the declared length against the limit (413 without
+ * reading), then the body, bounded, and the MAC over the exact bytes received. Returns
+ * those bytes (signatures cover raw bytes, not parsed JSON).
+ */
+export async function readSignedBody(request: Request, secret: string, nowSeconds: number): Promise<Uint8Array> {
+  if (!secret) throw new HttpError(500, "misconfigured", "EDGELOOP_SECRET is not set on the Worker");
+  const checked = checkSignatureHeaders({ timestamp: request.headers.get(TIMESTAMP_HEADER), signature: request.headers.get(SIGNATURE_HEADER) }, nowSeconds);
+  if (typeof checked === "string") throw refused(checked);
+  const body = await readBody(request);
+  const problem = await verifySignature(secret, checked, { method: request.method, target: requestTarget(request), body });
+  if (problem) throw refused(problem);
+  return body;
+}
+
+/**
+ * Refuses a signed request whose signature was received before, while its timestamp is
+ * still inside the skew window (after that the skew check refuses it). Called only for
+ * requests that change Worker state, after the signature was verified, so the header is
+ * in its one canonical spelling and covers method, path, query and body. Legitimate
+ * requests never repeat a signature: every POST body carries the relay's clock or a
+ * unique id, and the relay never sends one outbox read twice within a second.
  */
 export async function refuseReplay(request: Request, replay: ReplayClient): Promise<void> {
-  if (request.method !== "POST") return;
   const signature = request.headers.get(SIGNATURE_HEADER) ?? "";
   const expiresAt = (Number(request.headers.get(TIMESTAMP_HEADER)) + MAX_SKEW_SECONDS + 1) * 1000;
   if (!(await replay.first(signature, expiresAt))) {

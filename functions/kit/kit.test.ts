@@ -12,6 +12,18 @@ test("stableStringify ignores key order; shortHash is stable, short and name-saf
   assert.match(shortHash("x", 5), /^[0-9a-z]{5}$/);
 });
 
+test("stableStringify matches JSON for mixed values and serialises nesting far deeper than the call stack allows", () => {
+  const mixed = { z: [1, "two", null, undefined, true, { y: [], x: {} }], a: { n: -1.5, s: "q\"" } };
+  assert.equal(stableStringify(mixed), '{"a":{"n":-1.5,"s":"q\\""},"z":[1,"two",null,null,true,{"x":{},"y":[]}]}');
+  assert.equal(stableStringify([]), "[]");
+  assert.equal(stableStringify("s"), '"s"');
+  let deep: unknown = "leaf";
+  for (let i = 0; i < 20_000; i += 1) deep = i % 2 ? [deep] : { k: deep };
+  const text = stableStringify(deep);
+  assert.equal(text.length, 10_000 * ("[".length + '{"k":'.length + "]}".length) + '"leaf"'.length);
+  assert.match(shortHash(deep), /^[0-9a-z]{10}$/);
+});
+
 test("injectEnv: ours win over the user's same-named variables, the rest is kept", () => {
   const spec = injectEnv({ containers: [{ name: "a", env: [{ name: "LC_SERVER", value: "mine" }, { name: "keep", value: "1" }] }] }, [{ name: "LC_SERVER", value: "ours" }], ["creds"]);
   assert.deepEqual(spec.containers[0]?.env, [{ name: "keep", value: "1" }, { name: "LC_SERVER", value: "ours" }]);

@@ -3,11 +3,14 @@
  * events controller's batch), the plan applied, and the outcome decided: done, retry
  * (the plan was interrupted, or the Worker failed) with the Worker's Retry-After.
  */
-import type { Manifest, Trigger } from "../../protocol/index.ts";
+import { splitKey, type Action, type ControllerManifest, type Manifest, type Trigger } from "../../protocol/index.ts";
 import type { PlanApplier } from "../apply.ts";
 import type { Logger } from "../../cli/log.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Outcome } from "../queue/workqueue.ts";
+import { parentIsNamespaced } from "../mapping.ts";
+import type { ScopeGuard } from "../scope-guard.ts";
+import type { Scope } from "../scope.ts";
 import { WorkerError } from "../worker-client.ts";
 import type { EventsDelivery } from "./events.ts";
 import { EVENTS_KEY, splitQueueKey } from "./keys.ts";
@@ -19,6 +22,8 @@ export interface ProcessDeps {
   readonly snapshots: SnapshotDelivery;
   readonly events: EventsDelivery;
   readonly applier: PlanApplier;
+  /** Drops (and reports) the actions outside the controller's declared scope. */
+  readonly guard: ScopeGuard;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** Told whether the Worker answered (readiness). */
@@ -32,13 +37,16 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
   if (!controller) return { kind: "done" };
   const started = performance.now();
   try {
-    const { plan, parent } = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, triggers);
+    const delivered = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, triggers);
     deps.workerReached(true);
+    const { parent } = delivered;
+    const plan = await deps.guard.filter(delivered.plan, controller, scopeOf(controller, key), parent);
     const result = await deps.applier.apply(plan, parent, (action, error) => {
       deps.metrics.inc(`edgeloop_apply_errors_total{controller="${name}",action="${action.type}"}`);
       deps.log("warn", "action failed for good", { controller: name, key, action: action.type, error: error.message });
     });
     if (!result.ok) {
+      await releaseClaims(deps, name, key, result.unapplied);
       deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="retry"}`);
       deps.log("debug", "plan interrupted, will retry", { controller: name, key, error: result.error });
       return { kind: "retry" };
@@ -49,6 +57,27 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
   } catch (error) {
     deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="error"}`);
     return failed(deps, name, key, error);
+  }
+}
+
+/** A namespaced parent's plan stays in the key's namespace; other plans are bounded by kinds alone. */
+function scopeOf(controller: ControllerManifest, key: string): Scope {
+  if (key === EVENTS_KEY || !parentIsNamespaced(controller)) return {};
+  return { namespace: splitKey(key).namespace };
+}
+
+/**
+ * Hands the claim tokens of the actions not applied back to the Worker before the retry,
+ * so the retry's reconcile is granted them again (a 409 storm then delays no
+ * replacement past the next retry). If this fails, the claims expire as before.
+ */
+async function releaseClaims(deps: ProcessDeps, controller: string, key: string, unapplied: readonly Action[]): Promise<void> {
+  const claims = unapplied.flatMap((action) => (action.release ? [action.release] : []));
+  if (claims.length === 0) return;
+  try {
+    await deps.snapshots.releaseClaims(claims);
+  } catch (error) {
+    deps.log("warn", "claim release failed; the claims expire instead", { controller, key, error: String(error) });
   }
 }
 

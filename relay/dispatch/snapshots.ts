@@ -2,7 +2,7 @@
  * Snapshot delivery: a watch event marks the parent keys it maps to dirty; a dirty key
  * is sent as a snapshot built from the caches, and the Worker answers with a plan.
  */
-import { objectKey, refOf, splitKey, type ControllerManifest, type ObjectRef, type Plan, type Trigger, type Watch } from "../../protocol/index.ts";
+import { objectKey, refOf, splitKey, type ClaimToken, type ControllerManifest, type ObjectRef, type Plan, type Trigger, type Watch } from "../../protocol/index.ts";
 import type { Informers } from "../informers.ts";
 import { parentIsNamespaced, parentKeys, selfWatch, type ParentsIn } from "../mapping.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
@@ -57,6 +57,11 @@ export class SnapshotDelivery {
     const self = selfWatch(controller);
     const cache = self && this.#informers.forWatch(self);
     for (const parent of cache?.list() ?? []) this.#queue.add(queueKey(controller.name, objectKey(parent.metadata)));
+  }
+
+  /** Hands back the claim tokens of actions of a plan that were not applied. */
+  async releaseClaims(claims: readonly ClaimToken[]): Promise<void> {
+    await this.#worker.releaseClaims(claims);
   }
 
   /** Sends the snapshot of `key`. */

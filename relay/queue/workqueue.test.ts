@@ -163,3 +163,20 @@ test("a thrown error counts as a retry; stop waits for in-flight keys and cancel
   await settle();
   assert.equal(attempts, 2, "adds after stop are ignored");
 });
+
+test("depth counts every key waiting: ready, backing off, requeued for later, dirty while in flight; retrying counts the backing off", async () => {
+  const { queue, calls } = running({ concurrency: 2, baseDelayMs: 1_000 });
+  for (const key of ["failing", "requeued", "busy", "ready"]) queue.add(key);
+  await settle();
+  assert.deepEqual(calls.map((c) => c.key), ["failing", "requeued"]);
+  calls[0]?.release({ kind: "retry" });
+  calls[1]?.release({ kind: "done", requeueAfterMs: 60_000 });
+  await settle();
+  // "busy" and "ready" took the freed slots; "busy" is made dirty again while in flight.
+  assert.deepEqual(calls.map((c) => c.key), ["failing", "requeued", "busy", "ready"]);
+  queue.add("busy");
+  queue.add("waiting");
+  assert.equal(queue.depth, 4, "failing (backoff), requeued (later), busy (dirty in flight), waiting (ready)");
+  assert.equal(queue.retrying, 1);
+  assert.equal(queue.inFlight, 2);
+});

@@ -60,9 +60,23 @@ export class WorkQueue<T> {
     this.#refilledAt = this.#clock.now();
   }
 
-  /** Keys waiting (ready or dirty while in flight), not counting delayed ones. */
+  /**
+   * Keys waiting, whatever for: ready, backing off after a failure, requeued for later,
+   * or dirty again while in flight. Counting only the ready ones read 0 through a Worker
+   * outage while every key sat in backoff.
+   */
   get depth(): number {
-    return this.#ready.length;
+    const waiting = new Set(this.#readySet);
+    for (const key of this.#dirty.keys()) waiting.add(key);
+    for (const key of this.#delayed.keys()) waiting.add(key);
+    return waiting.size;
+  }
+
+  /** Keys backing off after a failed run (also counted in {@link depth}). */
+  get retrying(): number {
+    let count = 0;
+    for (const key of this.#delayed.keys()) if (this.#failures.has(key)) count += 1;
+    return count;
   }
 
   /** Keys being processed now. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -66,4 +66,14 @@ test("a folder another live process owns is refused before anything is cleared",
   writeFileSync(join(f.cluster, "lock"), `${process.ppid}\n`);
   assert.throws(() => prepareState(f, { fresh: true, sim: true }), StateBusyError);
   assert.ok(existsSync(join(f.cluster, "snapshot.jsonl")) && existsSync(join(f.durableObjects, "Outbox")));
+});
+
+test("the state folder and the Durable Objects' folder are the owner's only, even when an older run left them open", (t) => {
+  const f = folders(t);
+  saved(f);
+  chmodSync(f.root, 0o755);
+  chmodSync(f.durableObjects, 0o755);
+  prepareState(f, { fresh: false, sim: true });
+  assert.equal(statSync(f.root).mode & 0o777, 0o700);
+  assert.equal(statSync(f.durableObjects).mode & 0o777, 0o700);
 });

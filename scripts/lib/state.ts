@@ -4,7 +4,7 @@
  * Durable Objects remember (recreation claims, timers, the outbox) is about the objects
  * of that cluster, so one kept without the other is cleared.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clearState, hasState, lockOwner, StateBusyError } from "../../sim/persistence.ts";
 
@@ -40,6 +40,8 @@ export function prepareState(folders: StateFolders, options: { readonly fresh: b
   const durable = existsSync(folders.durableObjects);
   const notes = consistent(folders, options, cluster, durable);
   mkdirSync(folders.durableObjects, { recursive: true, mode: 0o700 });
+  // The cluster's Secrets and the Durable Objects' keys live here: owner only, even for a folder an older run made 0755.
+  for (const dir of [folders.root, folders.durableObjects]) chmodSync(dir, 0o700);
   return notes;
 }
 

@@ -1,12 +1,13 @@
 /**
  * Watch streams: newline-delimited `{"type", "object"}` events from a resourceVersion,
  * filtered by namespace and selectors (an object leaving the selection is a DELETED),
- * with bookmarks, a timeout, and 410 Gone past the event history.
+ * with bookmarks, a timeout, 410 Gone past the event history, and 504
+ * ResourceVersionTooLarge beyond the store's resourceVersion.
  */
 import type { ServerResponse } from "node:http";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { SimCluster } from "../api/sim-cluster.ts";
-import { gone } from "../pipeline/errors.ts";
+import { gone, tooLargeResourceVersion } from "../pipeline/errors.ts";
 import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";
 import type { Stored, StoreEvent } from "../store/store.ts";
@@ -61,6 +62,13 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
     const current = cluster.store.list(key, resource.namespaced ? request.namespace : undefined).filter((s) => matches(s.object));
     for (const stored of current) response.write(line("ADDED", stored));
   } else {
+    // A resourceVersion beyond the store's own means the store went back in time (restored
+    // from an older backup): resuming there would wait for events that already happened
+    // elsewhere, so the client is told to relist, as kube-apiserver does.
+    if (Number(rv) > cluster.store.resourceVersion) {
+      response.end(`${JSON.stringify({ type: "ERROR", object: tooLargeResourceVersion(Number(rv), cluster.store.resourceVersion).toStatus() })}\n`);
+      return;
+    }
     const since = cluster.store.history.since(Number(rv));
     if (since === "gone" || Number.isNaN(Number(rv))) {
       response.end(`${JSON.stringify({ type: "ERROR", object: gone(rv).toStatus() })}\n`);

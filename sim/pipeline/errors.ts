@@ -56,6 +56,19 @@ export function forbidden(message: string, extra?: Record<string, unknown>): Api
   return new ApiError(403, "Forbidden", message, extra);
 }
 
+/**
+ * 504 Timeout for a watch from a resourceVersion the store has not reached (a server
+ * restored from an older backup): worded and shaped as kube-apiserver's
+ * `storage.NewTooLargeResourceVersionError`, whose `ResourceVersionTooLarge` cause is
+ * what client-go's reflector relists on.
+ */
+export function tooLargeResourceVersion(requested: number, current: number): ApiError {
+  return new ApiError(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1,
+  });
+}
+
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(): ApiError {
   return new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");

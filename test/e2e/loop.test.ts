@@ -88,7 +88,7 @@ test("a request captured from the relay and sent again is refused as a replay", 
   const eta = parent("eta");
   const deleted = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "eta-mirror", namespace: "default", uid: "uid-eta-mirror" } };
   const body = JSON.stringify({ controller: "mirror", key: "default/eta", parent: { ...eta, metadata: { ...eta.metadata, uid: "uid-eta" } }, children: { "ConfigMap.v1": [] }, triggers: [{ type: "DELETED", kind: "ConfigMap.v1", object: deleted }], now: new Date().toISOString() });
-  const headers = await signRequest(stack.secret, body, Date.now() / 1000);
+  const headers = await signRequest(stack.secret, { method: "POST", target: "/v1/reconcile/mirror", body }, Date.now() / 1000);
   const send = (): Promise<Response> => fetch(`${stack.worker.url}/v1/reconcile/mirror`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
   assert.equal((await send()).status, 200);
   const replayed = await send();
@@ -129,4 +129,13 @@ test("a controller's HTTP API is served through the front: actions are applied b
   const unknown = await frontCall(stack, "GET", "/v1alpha1/unknown");
   assert.equal(unknown.status, 404);
   assert.match(await (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), /edgeloop_api_requests_total\{api="mirror-api",code="201"\} 1/);
+});
+
+test("an API's answer reaching outside the namespace the request names is refused, and nothing is created there", async () => {
+  // Unauthenticated caller: the request names `default`, the body steers the create to kube-system.
+  const steered = await frontCall(stack, "POST", "/v1alpha1/mirrors?namespace=default", { namespace: "kube-system", name: "steered" });
+  assert.equal(steered.status, 500, "a refused action answers like a failed one");
+  assert.match((steered.body as { message: string }).message, /refused: create outside namespace default/);
+  assert.equal(await stack.sim.cluster.find(CM, "kube-system", "steered"), undefined);
+  assert.match(await (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
 });

@@ -70,6 +70,17 @@ test("a ledger claim is granted once, refused until it expires, and the alarm sw
   assert.equal(await stub.claim("pod-b", 60), false, "live claims stay");
 });
 
+test("a released claim is free again at once; releasing a free key changes nothing", async () => {
+  const stub = await ledger("release");
+  assert.equal(await stub.claim("pod-r", 600), true);
+  assert.equal(await stub.claim("pod-r", 600), false);
+  assert.equal(await stub.release("pod-r"), true);
+  assert.equal(await stub.size(), 0);
+  assert.equal(await stub.claim("pod-r", 600), true, "granted again without waiting for the TTL");
+  assert.equal(await stub.release("never-claimed"), false);
+  assert.equal(await stub.claim("pod-r", 600), false, "a fresh claim holds as before");
+});
+
 test("ledgers are per namespace", async () => {
   assert.equal(await (await ledger("ns-one")).claim("same-key", 60), true);
   assert.equal(await (await ledger("ns-two")).claim("same-key", 60), true);

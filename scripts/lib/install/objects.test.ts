@@ -10,7 +10,7 @@ import type { Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
 import { installObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
-import { selfSignedCertificate } from "./tls.ts";
+import { caSignedCertificate, selfSignedCertificate } from "./tls.ts";
 
 const manifest: Manifest = {
   version: "v1",
@@ -54,8 +54,8 @@ function verbs(group: string, resource: string): string[] {
 
 test("RBAC is built from the declared permissions alone: read, write, status only, create only; Events are the relay's own", () => {
   assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "declared read-only");
-  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"], "two controllers' grants merge");
-  assert.deepEqual(verbs("example.dev", "jobs/status"), ["get", "patch", "update"]);
+  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "watch"], "two controllers' grants merge");
+  assert.deepEqual(verbs("example.dev", "jobs/status"), ["get", "patch"]);
   assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "watch"], "status only: the parent object itself is never written");
   assert.deepEqual(verbs("", "pods/binding"), ["create"]);
   assert.deepEqual(verbs("", "events"), ["create", "patch"]);
@@ -67,10 +67,10 @@ test("RBAC is built from the declared permissions alone: read, write, status onl
 test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only", async () => {
   const rules = relayRules(createRegistry(await loadControllers()).manifest);
   const of = (group: string, resource: string): string[] => rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
-  assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
-  assert.deepEqual(of("apps", "deployments"), ["create", "delete", "get", "list", "patch", "update", "watch"]);
+  assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "watch"]);
+  assert.deepEqual(of("apps", "deployments"), ["create", "delete", "get", "list", "patch", "watch"]);
   assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["get", "list", "watch"]);
-  assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["get", "patch", "update"]);
+  assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["get", "patch"]);
   assert.deepEqual(of("sedna.io", "models"), ["get", "list", "watch"]);
   assert.deepEqual(of("", "pods/binding"), [], "no controller declares binding yet");
 });
@@ -81,7 +81,7 @@ test("finalizers: granted only where a controller declares them, never inferred 
   assert.deepEqual(relayRules(manifest).flatMap((r) => r.resources).filter((r) => r.endsWith("/finalizers")), []);
   const declaring: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, permissions: [{ group: "example.dev", resource: "jobs/finalizers", access: ["write"] }] }] };
   const rule = relayRules(declaring).find((r) => r.resources.includes("jobs/finalizers"));
-  assert.deepEqual(rule?.verbs, ["create", "delete", "patch", "update"], "declared: the blockOwnerDeletion check (update on the owner's finalizers) can pass");
+  assert.deepEqual(rule?.verbs, ["update"], "declared: the blockOwnerDeletion check (update on the owner's finalizers) can pass, and nothing else");
 });
 
 test("the install: webhook configurations point at the relay Service with the CA bundle; the Deployment is leader-elected", async () => {
@@ -96,11 +96,15 @@ test("the install: webhook configurations point at the relay Service with the CA
   const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { replicas: number; template: { spec: { containers: { args: string[] }[] } } } };
   assert.equal(deployment.spec.replicas, 2);
   assert.ok(deployment.spec.template.spec.containers[0]?.args.includes("--leader-elect"));
+  const container = (deployment.spec.template.spec.containers[0] ?? { args: [] }) as { args: string[]; env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[] };
+  assert.equal(container.args[container.args.indexOf("--front-host") + 1], "$(POD_IP)", "the front binds to the pod IP");
+  assert.ok(!container.args.includes("0.0.0.0"), "never every interface");
+  assert.equal(container.env?.find((e) => e.name === "POD_IP")?.valueFrom?.fieldRef?.fieldPath, "status.podIP");
 });
 
-test("the generated certificate serves TLS that a client trusting the caBundle accepts for the Service name", async () => {
+test("the generated certificate serves TLS that a client trusting the caBundle (the CA) accepts for the Service name", async () => {
   const hosts = serviceHosts("edgeloop");
-  const tls = await selfSignedCertificate(hosts);
+  const tls = await caSignedCertificate(hosts);
   const cert = new X509Certificate(tls.certPem);
   assert.ok(cert.checkHost("edgeloop-relay.edgeloop.svc"));
   assert.equal(cert.checkHost("evil.example"), undefined);
@@ -110,7 +114,7 @@ test("the generated certificate serves TLS that a client trusting the caBundle a
   try {
     const port = (server.address() as AddressInfo).port;
     const body = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, servername: "edgeloop-relay.edgeloop.svc", ca: tls.certPem, path: "/" }, (res) => {
+      const req = request({ host: "127.0.0.1", port, servername: "edgeloop-relay.edgeloop.svc", ca: tls.caPem, path: "/" }, (res) => {
         let text = "";
         res.on("data", (c: Buffer) => (text += c.toString()));
         res.on("end", () => resolve(text));
@@ -122,4 +126,21 @@ test("the generated certificate serves TLS that a client trusting the caBundle a
   } finally {
     server.close();
   }
+});
+
+test("a CA-signed pair: the caBundle is the CA, the Secret carries ca.crt; the CA lives 10 years, the serving certificate 1", async () => {
+  const hosts = serviceHosts("edge");
+  const tls = await caSignedCertificate(hosts);
+  const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 1, secret: "0123456789abcdef", tls, manifest, crds: [] });
+  const hook = (objects.find((o) => o.kind === "MutatingWebhookConfiguration") as unknown as { webhooks: { clientConfig: { caBundle: string } }[] }).webhooks[0];
+  assert.equal(Buffer.from(hook?.clientConfig.caBundle ?? "", "base64").toString(), tls.caPem);
+  const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name === "edgeloop-relay-tls") as unknown as { data: Record<string, string> };
+  assert.deepEqual(Object.keys(secret.data).sort(), ["ca.crt", "tls.crt", "tls.key"]);
+  const ca = new X509Certificate(tls.caPem ?? "");
+  const cert = new X509Certificate(tls.certPem);
+  assert.ok(ca.ca && !cert.ca, "only the CA may sign");
+  assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey));
+  assert.ok(cert.checkHost("edgeloop-relay.edge.svc"));
+  const years = (c: X509Certificate): number => Math.round((Date.parse(c.validTo) - Date.parse(c.validFrom)) / (365 * 86_400_000));
+  assert.deepEqual([years(ca), years(cert)], [10, 1]);
 });

@@ -45,13 +45,15 @@ function deployment(options: InstallOptions): KubeObject {
     args: [
       "--worker-url", options.workerUrl,
       "--leader-elect",
-      "--ops-host", "0.0.0.0", "--ops-port", String(OPS_PORT),
-      "--front-port", String(FRONT_PORT), "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
+      // The pod IP (downward API), never 0.0.0.0: the Service and the kubelet's probes reach it there.
+      "--ops-host", "$(POD_IP)", "--ops-port", String(OPS_PORT),
+      "--front-host", "$(POD_IP)", "--front-port", String(FRONT_PORT), "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
     ],
     env: [
       { name: "EDGELOOP_SECRET", valueFrom: { secretKeyRef: { name: `${NAME}-hmac`, key: "EDGELOOP_SECRET" } } },
       { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+      { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
       { name: "NODE_OPTIONS", value: RELAY_NODE_OPTIONS },
     ],
     ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
@@ -135,10 +137,10 @@ export function installObjects(options: InstallOptions): KubeObject[] {
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(`${NAME}-leader`, ns), rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }] } as KubeObject,
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, ns), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
-    { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem) } } as KubeObject,
+    { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem), ...(options.tls.caPem ? { "ca.crt": b64(options.tls.caPem) } : {}) } } as KubeObject,
     { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
     deployment(options),
-    ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.certPem, ns),
+    ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.caPem ?? options.tls.certPem, ns),
   ];
   return objects.filter((o): o is KubeObject => o !== undefined);
 }

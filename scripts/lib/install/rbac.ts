@@ -14,13 +14,20 @@ export interface PolicyRule {
   readonly verbs: readonly string[];
 }
 
-/** What each declared access grants: on the resource itself, or on its status subresource. */
+/**
+ * What each declared access grants: on the resource itself, or on its status
+ * subresource. Exactly the verbs the relay uses: POST, merge PATCH and DELETE (never
+ * PUT, so no `update`), status through `/status` only.
+ */
 const GRANTS: Record<Access, { readonly status: boolean; readonly verbs: readonly string[] }> = {
   read: { status: false, verbs: ["get", "list", "watch"] },
-  write: { status: false, verbs: ["create", "update", "patch", "delete"] },
-  status: { status: true, verbs: ["get", "update", "patch"] },
+  write: { status: false, verbs: ["create", "patch", "delete"] },
+  status: { status: true, verbs: ["get", "patch"] },
   create: { status: false, verbs: ["create"] },
 };
+
+/** `<kind>/finalizers` is never written directly: the API server checks `update` on it for blockOwnerDeletion. */
+const FINALIZERS_VERBS: readonly string[] = ["update"];
 
 /** The relay's own needs, whatever the controllers: recording Events. */
 const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [
@@ -40,7 +47,8 @@ export function relayRules(manifest: Manifest): PolicyRule[] {
   for (const permission of manifest.controllers.flatMap((controller) => controller.permissions)) {
     for (const access of permission.access) {
       const { status, verbs } = GRANTS[access];
-      grant(permission.group, status ? `${permission.resource}/status` : permission.resource, verbs);
+      const finalizers = access === "write" && permission.resource.endsWith("/finalizers");
+      grant(permission.group, status ? `${permission.resource}/status` : permission.resource, finalizers ? FINALIZERS_VERBS : verbs);
     }
   }
   for (const own of RELAY_OWN) grant(own.group, own.resource, own.verbs);

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { stringify } from "yaml";
 import { serviceHosts } from "./objects.ts";
 import { chooseKeys, keysFromYaml, keysNotes, KeysError } from "./secrets.ts";
-import { selfSignedCertificate } from "./tls.ts";
+import { caSignedCertificate, selfSignedCertificate } from "./tls.ts";
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
 
@@ -38,4 +38,19 @@ test("the notes say where each key came from and which Secret holds it, never th
   assert.match(notes, /TLS key and certificate .*: generated .* Secret edge\/edgeloop-relay-tls/);
   assert.match(notes, /pass --reuse-secrets edgeloop.yaml next time/);
   assert.ok(!notes.includes(keys.secret) && !notes.includes("PRIVATE KEY"));
+});
+
+test("new TLS is a serving certificate signed by a CA, kept across runs, replaced on --rotate-tls; a CA that did not sign it is refused", async () => {
+  const hosts = serviceHosts("edge");
+  const fresh = await chooseKeys({ hosts });
+  assert.ok(fresh.tls.caPem !== undefined && fresh.tls.caPem !== fresh.tls.certPem, "a CA apart from the serving certificate");
+  const hmac = { apiVersion: "v1", kind: "Secret", metadata: { name: "edgeloop-relay-tls", namespace: "edge" }, data: { "tls.crt": b64(fresh.tls.certPem), "tls.key": b64(fresh.tls.keyPem), "ca.crt": b64(fresh.tls.caPem) } };
+  assert.deepEqual(keysFromYaml(stringify(hmac), "edge").tls, fresh.tls, "ca.crt is read back");
+  const kept = await chooseKeys({ cluster: { tls: fresh.tls }, hosts });
+  assert.deepEqual([kept.tls, kept.origin.tls], [fresh.tls, "cluster"]);
+  const rotated = await chooseKeys({ cluster: { tls: fresh.tls }, file: { tls: fresh.tls }, hosts, rotateTls: true });
+  assert.equal(rotated.origin.tls, "generated");
+  assert.notEqual(rotated.tls.caPem, fresh.tls.caPem);
+  const other = await caSignedCertificate(hosts);
+  await assert.rejects(chooseKeys({ file: { tls: { ...fresh.tls, caPem: other.caPem ?? "" } }, hosts }), /ca.crt did not sign its tls.crt/);
 });

@@ -6,8 +6,9 @@
  */
 import { createPrivateKey, randomBytes, X509Certificate } from "node:crypto";
 import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../../protocol/index.ts";
 import { NAME } from "./objects.ts";
-import { selfSignedCertificate, type TlsPair } from "./tls.ts";
+import { caSignedCertificate, type TlsPair } from "./tls.ts";
 
 /** Where a key came from. */
 export type KeyOrigin = "environment" | "file" | "cluster" | "generated";
@@ -58,7 +59,8 @@ export function keysFromYaml(text: string, namespace: string): FoundKeys {
   const secret = value(HMAC_SECRET, "EDGELOOP_SECRET");
   const certPem = value(TLS_SECRET, "tls.crt");
   const keyPem = value(TLS_SECRET, "tls.key");
-  return { ...(secret ? { secret } : {}), ...(certPem && keyPem ? { tls: { certPem, keyPem } } : {}) };
+  const caPem = value(TLS_SECRET, "ca.crt");
+  return { ...(secret ? { secret } : {}), ...(certPem && keyPem ? { tls: { certPem, keyPem, ...(caPem ? { caPem } : {}) } } : {}) };
 }
 
 /** Why a TLS pair cannot serve the front at `hosts` (undefined when it can). */
@@ -77,15 +79,24 @@ export function tlsProblem(tls: TlsPair, hosts: readonly string[]): string | und
   const missing = hosts.find((host) => cert.checkHost(host) === undefined);
   if (missing) return `its certificate is not for ${missing} (another --namespace?)`;
   if (Date.parse(cert.validTo) < Date.now()) return `its certificate expired on ${cert.validTo}`;
-  return undefined;
+  return tls.caPem === undefined ? undefined : caProblem(cert, tls.caPem);
+}
+
+function caProblem(cert: X509Certificate, caPem: string): string | undefined {
+  try {
+    const ca = new X509Certificate(caPem);
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey) ? undefined : "its ca.crt did not sign its tls.crt";
+  } catch {
+    return "its ca.crt is not a PEM certificate";
+  }
 }
 
 /**
  * The keys to install, in order of preference: EDGELOOP_SECRET for the HMAC key, then
  * the file, then the cluster; a new key or pair for whatever is still missing.
  */
-export async function chooseKeys(sources: { readonly environment?: string; readonly file?: FoundKeys; readonly cluster?: FoundKeys; readonly hosts: readonly string[] }): Promise<InstallKeys> {
-  const fileTls = sources.file?.tls;
+export async function chooseKeys(sources: { readonly environment?: string; readonly file?: FoundKeys; readonly cluster?: FoundKeys; readonly hosts: readonly string[]; readonly rotateTls?: boolean }): Promise<InstallKeys> {
+  const fileTls = sources.rotateTls ? undefined : sources.file?.tls;
   if (fileTls) {
     const problem = tlsProblem(fileTls, sources.hosts);
     if (problem) throw new KeysError(`the TLS pair of ${TLS_SECRET} cannot be reused: ${problem}`);
@@ -97,29 +108,49 @@ export async function chooseKeys(sources: { readonly environment?: string; reado
       : sources.cluster?.secret
         ? [sources.cluster.secret, "cluster"]
         : undefined;
-  const tls: [TlsPair, KeyOrigin] | undefined = fileTls ? [fileTls, "file"] : sources.cluster?.tls ? [sources.cluster.tls, "cluster"] : undefined;
+  const clusterTls = sources.rotateTls ? undefined : sources.cluster?.tls;
+  const tls: [TlsPair, KeyOrigin] | undefined = fileTls ? [fileTls, "file"] : clusterTls ? [clusterTls, "cluster"] : undefined;
   return {
     secret: hmac?.[0] ?? randomBytes(32).toString("hex"),
-    tls: tls?.[0] ?? (await selfSignedCertificate(sources.hosts)),
+    tls: tls?.[0] ?? (await caSignedCertificate(sources.hosts)),
     origin: { hmac: hmac?.[1] ?? "generated", tls: tls?.[1] ?? "generated" },
   };
 }
 
 /** What to tell the person about the keys (stderr): where each came from and which Secret holds it; never the keys. */
-export function keysNotes(keys: InstallKeys, namespace: string, options: { readonly dryRun: boolean; readonly file?: string; readonly out?: string }): string[] {
+export function keysNotes(keys: InstallKeys, namespace: string, options: { readonly dryRun: boolean; readonly file?: string; readonly out?: string; readonly withheld?: boolean }): string[] {
   const from: Record<KeyOrigin, string> = {
     environment: "taken from EDGELOOP_SECRET",
     file: `reused from ${options.file ?? "the --reuse-secrets file"}`,
     cluster: "kept from the cluster",
     generated: options.dryRun ? "generated (a dry run reads nothing from the cluster)" : "generated",
   };
-  const where = options.dryRun ? `in ${options.out ?? "this output"}` : "in the cluster";
+  const where = options.withheld ? "(its data left out of this output)" : options.dryRun ? `in ${options.out ?? "this output"}` : "in the cluster";
   const notes = [
     `HMAC key: ${from[keys.origin.hmac]}; it is in Secret ${namespace}/${HMAC_SECRET} ${where}. Give the Worker the same value: npx wrangler secret put EDGELOOP_SECRET`,
     `TLS key and certificate of the admission front: ${from[keys.origin.tls]}; they are in Secret ${namespace}/${TLS_SECRET} ${where}.`,
   ];
-  if (options.dryRun && (keys.origin.hmac === "generated" || keys.origin.tls === "generated")) {
+  if (options.dryRun && !options.withheld && (keys.origin.hmac === "generated" || keys.origin.tls === "generated")) {
     notes.push(`Keep ${options.out ?? "this output"} private (it holds the keys), and pass --reuse-secrets ${options.out ?? "FILE"} next time to keep the same keys.`);
   }
   return notes;
+}
+
+/** `objects` with every Secret's `data` and `stringData` left out: what a dry run prints unless asked for the keys. */
+export function withoutSecretData(objects: readonly KubeObject[]): KubeObject[] {
+  return objects.map((o) => {
+    if (o.kind !== "Secret") return o;
+    const { data: _data, stringData: _stringData, ...rest } = o as KubeObject & { data?: unknown; stringData?: unknown };
+    return rest as KubeObject;
+  });
+}
+
+/** What to do when the printed Secrets carry no keys (stderr). */
+export function secretsLeftOutNote(namespace: string): string {
+  return [
+    `The Secrets ${namespace}/${HMAC_SECRET} and ${namespace}/${TLS_SECRET} are printed without their keys.`,
+    `Pass --out FILE (written mode 600) or --include-secrets to get them; the webhooks' caBundle above matches only the TLS pair generated in this run.`,
+    `Or create them yourself: kubectl -n ${namespace} create secret generic ${HMAC_SECRET} --from-literal=EDGELOOP_SECRET=...,`,
+    `kubectl -n ${namespace} create secret tls ${TLS_SECRET} --cert=tls.crt --key=tls.key (plus ca.crt), and re-run install-relay without --dry-run to keep them.`,
+  ].join(" ");
 }

@@ -1,0 +1,39 @@
+/**
+ * Honest signals through a Worker outage: `/readyz` turns not-ready when the Worker
+ * cannot be reached, even with nothing to reconcile, and ready again when it is back;
+ * the queue depth counts the keys backing off meanwhile.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+import { testStack, waitFor, waitForObject } from "./harness.ts";
+
+const CM = { apiVersion: "v1", kind: "ConfigMap" };
+let stack: Stack;
+
+before(async () => {
+  stack = await testStack();
+});
+after(async () => {
+  await stack.stop();
+});
+
+const readyz = async (): Promise<number> => (await fetch(`${stack.relay.opsUrl}/readyz`)).status;
+const gauge = async (name: string): Promise<number> => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(await (await fetch(`${stack.relay.opsUrl}/metrics`)).text())?.[1] ?? NaN);
+
+test("an idle relay turns not-ready when the Worker goes away, counts the keys backing off, and is ready again when it is back", async () => {
+  await waitFor("ready", async () => ((await readyz()) === 200 ? true : undefined), 15_000);
+  await stack.worker.stop();
+  // Nothing is reconciled: only the probe can tell.
+  await waitFor("not ready without the Worker", async () => ((await readyz()) === 503 ? true : undefined), 15_000);
+
+  await stack.sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "outage", namespace: "default", labels: { "edgeloop.test/parent": "true" } }, data: { a: "1" } } as KubeObject);
+  await waitFor("the failing key counted as waiting", async () => ((await gauge("edgeloop_queue_waiting_retry")) >= 1 ? true : undefined), 15_000);
+  assert.ok((await gauge("edgeloop_queue_depth")) >= 1, "a key backing off is a key waiting");
+
+  await stack.worker.restart();
+  await waitFor("ready again", async () => ((await readyz()) === 200 ? true : undefined), 15_000);
+  await waitForObject(stack, CM, "default", "outage-mirror", () => true, 45_000);
+  await waitFor("the queue drained", async () => ((await gauge("edgeloop_queue_depth")) === 0 ? true : undefined), 15_000);
+});
