@@ -14,7 +14,7 @@ export interface MetricFamily {
 export const RELAY_METRICS = {
   edgeloop_reconciles_total: {
     type: "counter",
-    help: "Parent keys (or events batches) sent to the Worker, by controller and result: ok (its plan applied), retry (the plan stopped at a conflict or transient error), error (the Worker call failed)",
+    help: "Parent keys (or events batches) sent to the Worker, by controller and result: ok (its plan applied), retry (the plan stopped at a conflict or transient error), error (the Worker call failed), refused (the Worker refused the snapshot for good: a ReconcileRefused Event, no retry)",
   },
   edgeloop_reconcile_duration_seconds: { type: "histogram", help: "Seconds from sending a snapshot or events batch to the Worker until its plan was applied, by controller" },
   edgeloop_apply_errors_total: { type: "counter", help: "Plan actions that failed for good (each recorded as a ReconcileError Event on the parent), by controller and action type" },

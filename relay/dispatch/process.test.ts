@@ -12,6 +12,7 @@ import type { ScopeGuard } from "../scope-guard.ts";
 import type { EventsDelivery } from "./events.ts";
 import { processKey, type ProcessDeps } from "./process.ts";
 import { queueKey } from "./keys.ts";
+import { WorkerError } from "../worker-client.ts";
 import type { SnapshotDelivery } from "./snapshots.ts";
 
 const manifest = Manifest.parse({
@@ -99,4 +100,41 @@ test("an applied claimed create keeps its claim (nothing is released)", async ()
   assert.deepEqual(await processKey(depsFor(worker, client(0, created)), queueKey("mirror", "default/p"), []), { kind: "done" });
   assert.deepEqual(worker.released, []);
   assert.deepEqual(created, ["p-2"]);
+});
+
+/** A Worker that answers every snapshot with `status`; the cluster records the Events posted. */
+function refusingDeps(status: number, events: { reason: string; type: string; message: string; involvedObject: { name: string } }[]): ProcessDeps {
+  const snapshots = {
+    send: async (): Promise<never> => {
+      throw new WorkerError(status, `worker answered ${status}: {"error":{"code":"too_deep","path":"parent.spec.template"}}`);
+    },
+  };
+  const kube = {
+    path: async (): Promise<string> => "/api/v1/namespaces/default/events",
+    request: async (_method: string, _path: string, options: { body?: unknown } = {}): Promise<unknown> => {
+      events.push(options.body as (typeof events)[number]);
+      return options.body;
+    },
+  } as unknown as KubeClient;
+  return { ...depsFor(new FakeWorker(), kube), snapshots: snapshots as unknown as SnapshotDelivery };
+}
+
+test("a snapshot the Worker refuses for good (400) is a Warning Event on the parent naming the field, not an endless retry", async () => {
+  const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
+  const deps = refusingDeps(400, events);
+  assert.deepEqual(await processKey(deps, queueKey("mirror", "default/p"), []), { kind: "done" });
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.type, "Warning");
+  assert.equal(events[0]?.reason, "ReconcileRefused");
+  assert.equal(events[0]?.involvedObject.name, "p");
+  assert.match(events[0]?.message ?? "", /parent\.spec\.template/);
+  assert.match(deps.metrics.render(), /edgeloop_reconciles_total\{controller="mirror",result="refused"\} 1/);
+});
+
+test("a Worker error that may pass (500, 429, unreachable) is still retried, with no Event", async () => {
+  for (const status of [500, 429, 0]) {
+    const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
+    assert.equal((await processKey(refusingDeps(status, events), queueKey("mirror", "default/p"), [])).kind, "retry", `status ${status}`);
+    assert.deepEqual(events, []);
+  }
 });

@@ -56,7 +56,7 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
     return { kind: "done", ...(plan.requeueAfterSeconds ? { requeueAfterMs: plan.requeueAfterSeconds * 1000 } : {}) };
   } catch (error) {
     deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="error"}`);
-    return failed(deps, name, key, error);
+    return failed(deps, controller, key, error);
   }
 }
 
@@ -81,13 +81,39 @@ async function releaseClaims(deps: ProcessDeps, controller: string, key: string,
   }
 }
 
-/** A delivery that threw: retried, after the Worker's Retry-After when it gave one. */
-function failed(deps: ProcessDeps, controller: string, key: string, error: unknown): Outcome {
+/**
+ * Worker answers that no retry can change: the snapshot itself is refused (malformed,
+ * too large, too deep). Retrying would loop forever on the same bytes; the parent's next
+ * change or the periodic resync sends a new snapshot instead.
+ */
+const PERMANENT_REFUSALS: ReadonlySet<number> = new Set([400, 413, 422]);
+
+/** A delivery that threw: retried (after the Worker's Retry-After when it gave one), or, refused for good, reported on the parent. */
+async function failed(deps: ProcessDeps, controller: ControllerManifest, key: string, error: unknown): Promise<Outcome> {
+  const name = controller.name;
   if (error instanceof WorkerError) {
     if (error.status === 0) deps.workerReached(false);
-    deps.log(error.status === 0 ? "warn" : "error", "worker call failed", { controller, key, status: error.status, error: error.message });
+    if (PERMANENT_REFUSALS.has(error.status) && key !== EVENTS_KEY) return refused(deps, controller, key, error);
+    deps.log(error.status === 0 ? "warn" : "error", "worker call failed", { controller: name, key, status: error.status, error: error.message });
     return { kind: "retry", ...(error.retryAfterMs ? { afterMs: error.retryAfterMs } : {}) };
   }
-  deps.log("error", "reconcile failed", { controller, key, error: String(error) });
+  deps.log("error", "reconcile failed", { controller: name, key, error: String(error) });
   return { kind: "retry" };
+}
+
+/**
+ * A snapshot the Worker refused for good: a Warning Event `ReconcileRefused` on the parent
+ * carrying the Worker's answer (it names the field), a metric, and no retry. Events
+ * batches are never dropped this way: their events would be lost.
+ */
+async function refused(deps: ProcessDeps, controller: ControllerManifest, key: string, error: WorkerError): Promise<Outcome> {
+  deps.workerReached(true);
+  deps.metrics.inc(`edgeloop_reconciles_total{controller="${controller.name}",result="refused"}`);
+  deps.log("warn", "the Worker refused the snapshot; not retried until the parent changes", { controller: controller.name, key, status: error.status, error: error.message });
+  if (!controller.parent) return { kind: "done" };
+  const { namespace, name } = splitKey(key);
+  const target = { ...controller.parent, name, ...(namespace ? { namespace } : {}) };
+  const message = `the Worker refused the snapshot of ${key}: ${error.message}`.slice(0, 1024);
+  await deps.applier.applyOne({ type: "event", target, eventType: "Warning", reason: "ReconcileRefused", message }).catch((e: unknown) => deps.log("warn", "could not record the refusal", { controller: controller.name, key, error: String(e) }));
+  return { kind: "done" };
 }

@@ -122,6 +122,32 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
   assert.equal((await events("surface-defect-detection", "Recreated")).length, 1);
 });
 
+test("a training pod deleted while the relay is down is Recreated once after the restart: the job's status remembers it", async () => {
+  await relayIdle();
+  const [victim] = await livePods(`${FL_PODS},federatedlearningjob.sedna.io/worker-type=train`);
+  assert.ok(victim);
+  const slot = victim.metadata.labels["edgeloop.dev/worker"];
+  const job = (await stack.sim.cluster.find(FL, "default", "surface-defect-detection")) as Obj;
+  assert.ok((job.status.workerPods as Obj[]).some((e) => e.slot === slot && e.pod === victim.metadata.name), "the status records the slot's pod");
+  await stack.relay.stop();
+  // Gone at once, while nothing watches: the restarted relay's first list simply lacks it.
+  await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
+  await waitForGone(stack, POD, "default", victim.metadata.name);
+  await stack.restartRelay();
+  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
+  await relayIdle();
+  const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
+  assert.equal(replacements.length, 1, "one replacement for the slot");
+  assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
+  const recreated = (await events("surface-defect-detection", "Recreated")).filter((e) => String(e.message).includes(`pod ${String(victim.metadata.name)} is gone`));
+  assert.equal(recreated.length, 1, "the Event says Recreated, naming the pod it replaces");
+  assert.match(String(recreated[0]?.message), new RegExp(`worker ${String(slot)} as pod ${String(replacements[0]?.metadata.name)}`));
+  await waitFor("3 running workers again", async () => {
+    const pods = await livePods(FL_PODS);
+    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? true : undefined;
+  });
+});
+
 test("a spec update replaces the pods of the old spec; status-only and metadata-only updates roll nothing", async () => {
   const before = (await livePods(FL_PODS)).map((p) => p.metadata.name).sort();
   await stack.sim.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");

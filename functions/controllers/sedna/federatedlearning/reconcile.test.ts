@@ -181,6 +181,117 @@ test("self-healing: a deleted training pod is replaced once, under a new name, e
   assert.equal(pods(cluster).length, 3);
 });
 
+/** The job's `status.workerPods`, as `slot=pod` strings. */
+function remembered(cluster: FakeCluster): string[] {
+  const list = (status(cluster)["workerPods"] ?? []) as { slot: string; pod: string }[];
+  return list.map((e) => `${e.slot}=${e.pod}`);
+}
+
+test("first create: the pods are Created, unclaimed, and the status remembers them only once observed", () => {
+  const { cluster } = setup();
+  const { decision } = reconcile(cluster, T0);
+  const creates = actionsOf(decision, "create").filter((c) => c.object.kind === "Pod");
+  assert.equal(creates.length, 3);
+  assert.ok(actionsOf(decision, "create").every((c) => c.claim === undefined));
+  assert.deepEqual(actionsOf(decision, "event").map((e) => e.reason), ["Created", "Created", "WorkersNotRunning"], "the pods, the Service, then the phase");
+  assert.deepEqual(remembered(cluster), [], "a pod only planned is not remembered: a lagging cache must not read as a vanished pod");
+  // The cache does not show the pods yet: the same creates again, not recreations.
+  const lagging = request(cluster, T1);
+  lagging.children["Pod.v1"] = [];
+  const again = reconcileFederatedLearning(lagging);
+  assert.deepEqual(actionsOf(again, "create").filter((c) => c.object.kind === "Pod").map((c) => [c.object.metadata.name, c.claim]), creates.map((c) => [c.object.metadata.name, undefined]));
+  reconcile(cluster, T1);
+  assert.deepEqual(remembered(cluster), ["aggregation", "train-0", "train-1"].map((slot) => `${slot}=${pods(cluster, slot)[0]?.metadata.name ?? ""}`));
+});
+
+test("relay restart: a pod gone unseen (no DELETED event) is Recreated once, claimed, naming it; replays create nothing", () => {
+  const { cluster, job } = running();
+  const [victim] = pods(cluster, "train-1");
+  assert.ok(victim);
+  // Deleted while no relay watched: the next snapshot simply lacks it, and no trigger tells.
+  const gone = cluster.remove("Pod", victim.metadata.name ?? "");
+  const first = reconcile(cluster, T1);
+  const [create, ...more] = actionsOf(first.decision, "create");
+  assert.ok(create);
+  assert.deepEqual(more, []);
+  assert.deepEqual(create.claim, { key: `${job.metadata.uid}/Pod/${gone.metadata.uid}`, ttlSeconds: 5 }, "the key a DELETED event would have claimed");
+  assert.notEqual(create.object.metadata.name, gone.metadata.name);
+  const reasons = actionsOf(first.decision, "event").map((e) => e.reason);
+  assert.ok(reasons.includes("Recreated") && !reasons.includes("Created"), reasons.join());
+  const event = actionsOf(first.decision, "event").find((e) => e.reason === "Recreated");
+  assert.match(event?.message ?? "", new RegExp(`worker train-1 as pod ${create.object.metadata.name ?? ""} \\(pod ${gone.metadata.name ?? ""} is gone\\)`));
+  assert.equal(first.decision.requeueAfterSeconds, 6, "looks again once the claim expired");
+  // The same snapshot again, the replacement not in the cache yet: claimed, nothing more.
+  const notYet = (now: string, triggers: Trigger[] = []): ReconcileRequest => {
+    const replay = request(cluster, now, triggers);
+    replay.children["Pod.v1"] = (replay.children["Pod.v1"] ?? []).filter((p) => p.metadata.labels?.[WORKER_SLOT_LABEL] !== "train-1");
+    return replay;
+  };
+  const replay = cluster.apply(reconcileFederatedLearning(notYet(T2)), T2);
+  assert.equal(replay.dropped.filter((a) => a.type === "create").length, 1);
+  // The DELETED event arriving after all (a relay that did see it) shares the claim.
+  const late = cluster.apply(reconcileFederatedLearning(notYet(T2, [deletedTrigger(gone)])), T2);
+  assert.equal(late.dropped.filter((a) => a.type === "create").length, 1);
+  assert.deepEqual(late.errors, []);
+  assert.equal(pods(cluster, "train-1").length, 1, "one disappearance, one replacement");
+  assert.equal(pods(cluster).length, 3);
+  assert.equal(cluster.events.filter((e) => e.reason === "Recreated").length, 1);
+  // Once observed, the replacement is what the slot remembers, and all is quiet.
+  reconcile(cluster, T3);
+  assert.ok(remembered(cluster).includes(`train-1=${create.object.metadata.name ?? ""}`));
+  setPhases(cluster, "Running");
+  reconcile(cluster, LATER);
+  assert.deepEqual(reconcile(cluster, LATER).decision, { actions: [] });
+});
+
+test("a remembered pod without a uid is claimed by job, slot and name", () => {
+  const { cluster, job } = running();
+  const [victim] = pods(cluster, "train-0");
+  assert.ok(victim);
+  cluster.remove("Pod", victim.metadata.name ?? "");
+  const current = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(current);
+  const entries = (status(cluster)["workerPods"] as { slot: string; uid?: string }[]).map((e) => {
+    if (e.slot !== "train-0") return e;
+    const { uid: _uid, ...rest } = e;
+    return rest;
+  });
+  cluster.update({ ...current, status: { ...status(cluster), workerPods: entries } });
+  const [create] = actionsOf(reconcile(cluster, T1).decision, "create");
+  assert.deepEqual(create?.claim?.key, `${job.metadata.uid}/Pod/train-0/${victim.metadata.name}`);
+  assert.equal(pods(cluster, "train-0").length, 1);
+});
+
+test("relay restart: pods of an older spec gone unseen are replaced by a roll, not recreated", () => {
+  const { cluster } = running();
+  const old = pods(cluster);
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }[] };
+  spec.trainingWorkers[0]?.template.spec.containers[0]?.env.push({ name: "extra", value: "1" });
+  cluster.update({ ...job, spec });
+  for (const pod of old) cluster.remove("Pod", pod.metadata.name ?? "");
+  const { decision } = reconcile(cluster, T1);
+  const creates = actionsOf(decision, "create");
+  assert.equal(creates.length, 3);
+  assert.ok(creates.every((c) => c.claim === undefined));
+  assert.ok(!actionsOf(decision, "event").some((e) => e.reason === "Recreated"));
+  assert.deepEqual(remembered(cluster), [], "what was remembered belonged to the older spec");
+});
+
+test("a finished job whose pod is gone unseen is left alone", () => {
+  const { cluster } = running();
+  setPhases(cluster, "Succeeded", "train-0");
+  setPhases(cluster, "Succeeded", "train-1");
+  reconcile(cluster, T1);
+  assert.equal(status(cluster)["phase"], "Succeeded");
+  const [agg] = pods(cluster, "aggregation");
+  cluster.remove("Pod", agg?.metadata.name ?? "");
+  const after = reconcile(cluster, T2);
+  assert.deepEqual(after.decision.actions.map((a) => a.type), ["status"], "only the counts");
+  assert.equal(pods(cluster).length, 2);
+});
+
 test("defect: graceful deletion — the replacement of a terminating pod gets a new name, and the later DELETE adds nothing", () => {
   const { cluster } = running();
   const [victim] = pods(cluster, "aggregation");

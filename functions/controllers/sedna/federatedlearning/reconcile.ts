@@ -8,7 +8,7 @@ import { deletedChildren, isTerminating, ownedChildren } from "../../../kit/owne
 import { datasetSpec, describeMissing, isMissing, modelSpec, type MissingReference } from "../referenced.ts";
 import type { StorageSource } from "../storage.ts";
 import { desiredPod, desiredService, podName, slotsOf, specHashOf, type JobInputs, type Slot } from "./desired.ts";
-import { FederatedLearningSpec } from "./schema.ts";
+import { FederatedLearningSpec, WorkerPod } from "./schema.ts";
 import { INPUTS_NOT_READY, INVALID_SPEC, activePods, jobState, podCounts, podPhase, statusActions, type WorkerView } from "./status.ts";
 
 /** The kinds a FederatedLearningJob owns, by `Kind.apiVersion` key. */
@@ -24,6 +24,14 @@ interface SlotView extends WorkerView {
   readonly gone: KubeObject[];
 }
 
+/** The pod a replacement stands in for: seen deleted or terminating, or only remembered. */
+interface Predecessor {
+  readonly name: string;
+  readonly uid: string | undefined;
+  /** Whether the snapshot shows it (a DELETED trigger, a terminating pod) or only the status recalls it. */
+  readonly seen: boolean;
+}
+
 /** Everything one reconcile of a running job decided, before the status. */
 interface Progress {
   readonly actions: Decided[];
@@ -36,9 +44,11 @@ interface Progress {
 /**
  * Reconciles one FederatedLearningJob: one aggregation pod, its Service, one training pod
  * per worker entry. A deleted pod is replaced once per deletion (under a new name, with a
- * ledger claim on the deleted pod's uid); pods of an older spec-hash are replaced by pods
- * of the current one; a succeeded worker is never re-run; a Complete or Failed job, and
- * a job being deleted, are left alone (a finished job's counts still follow its pods).
+ * ledger claim on the deleted pod's uid), including one that vanished while no relay
+ * watched (the status remembers each slot's last pod, so its replacement is still a
+ * recreation); pods of an older spec-hash are replaced by pods of the current one; a
+ * succeeded worker is never re-run; a Complete or Failed job, and a job being deleted,
+ * are left alone (a finished job's counts still follow its pods).
  */
 export function reconcileFederatedLearning(request: ReconcileRequest): Decision {
   const parent = request.parent;
@@ -65,7 +75,8 @@ export function reconcileFederatedLearning(request: ReconcileRequest): Decision 
   const views = slotsOf(spec).map((slot) => viewSlot(request, parent, pods, hash, slot));
   const observed = jobState(views).phase;
   const finished = observed === "Succeeded" || observed === "Failed";
-  const progress = finished ? { actions: [], claimed: false, wait: false, creating: new Map<Slot, string>() } : converge(request, parent, spec, inputs, hash, pods, views);
+  const remembered = readWorkerPods(parent);
+  const progress = finished ? { actions: [], claimed: false, wait: false, creating: new Map<Slot, string>() } : converge(request, parent, spec, inputs, hash, pods, views, remembered);
   // Read again with the pods this plan creates, so the condition can name them.
   const state = jobState(views, progress.creating);
   const succeededWorkers = views.filter((v) => v.done).map((v) => `${v.slot}@${hash}`);
@@ -75,6 +86,7 @@ export function reconcileFederatedLearning(request: ReconcileRequest): Decision 
     succeeded: views.filter((v) => v.done).length,
     failed: views.filter((v) => v.failed).length,
     succeededWorkers,
+    workerPods: recordWorkerPods(views, hash, remembered),
     observed: true,
   });
   const actions = [...progress.actions, ...status];
@@ -113,6 +125,32 @@ function viewSlot(request: ReconcileRequest, parent: KubeObject, pods: readonly 
   };
 }
 
+/** The slots' last pods as the status records them; an entry that does not parse is forgotten. */
+function readWorkerPods(parent: KubeObject): WorkerPod[] {
+  const list = statusOf(parent)["workerPods"];
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry) => {
+    const parsed = WorkerPod.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/**
+ * What the status should remember per slot of the current spec: the pod observed in it
+ * (the oldest, the one deduplication keeps), or else what was remembered before. Only an
+ * observed pod is recorded, never one this plan merely creates: a create the cache does not
+ * show yet must not read as a pod that vanished. Entries of an older spec are dropped, so
+ * a roll is never taken for a recreation.
+ */
+function recordWorkerPods(views: readonly SlotView[], hash: string, remembered: readonly WorkerPod[]): WorkerPod[] {
+  return views.flatMap((view) => {
+    const pod = [...view.live].sort(byAge).find((p) => p.metadata.uid && p.metadata.name);
+    if (pod) return [{ slot: view.slot, specHash: hash, pod: pod.metadata.name ?? "", uid: pod.metadata.uid ?? "" }];
+    const before = remembered.find((entry) => entry.slot === view.slot && entry.specHash === hash);
+    return before ? [before] : [];
+  });
+}
+
 function readSucceeded(parent: KubeObject): Set<string> {
   const list = statusOf(parent)["succeededWorkers"];
   return new Set(Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : []);
@@ -127,6 +165,7 @@ function converge(
   hash: string,
   pods: readonly KubeObject[],
   views: readonly SlotView[],
+  remembered: readonly WorkerPod[],
 ): Progress {
   const actions: Decided[] = [];
   const old = pods.filter((p) => p.metadata.labels?.[SPEC_HASH_LABEL] !== hash && !isTerminating(p));
@@ -145,16 +184,16 @@ function converge(
       actions.push(eventOn(parent, "Normal", "Deduplicated", `deleted duplicate pod(s) of worker ${view.slot}: ${names(extras)}`));
     }
     if (view.live.length > 0) continue;
-    const predecessor = lastOfChain(parent, hash, view);
+    const predecessor = seenPredecessor(parent, hash, view) ?? vanished(view.slot, hash, pods, remembered);
     if (!predecessor) {
       created.push(desiredPod(parent, spec, inputs, hash, view.slot));
       continue;
     }
-    const uid = predecessor.metadata.uid ?? "";
-    const pod = desiredPod(parent, spec, inputs, hash, view.slot, uid);
-    const claim = { key: `${parent.metadata.uid ?? ""}/Pod/${uid}`, ttlSeconds: CLAIM_TTL_SECONDS };
+    const pod = desiredPod(parent, spec, inputs, hash, view.slot, predecessor.uid ?? predecessor.name);
+    const claim = { key: replacementKey(parent, view.slot, predecessor), ttlSeconds: CLAIM_TTL_SECONDS };
+    const why = predecessor.seen ? "was deleted" : "is gone";
     actions.push(createOf(pod, claim));
-    actions.push(eventOn(parent, "Normal", "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.metadata.name ?? ""} was deleted)`, claim));
+    actions.push(eventOn(parent, "Normal", "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.name} ${why})`, claim));
     recreated.set(view.slot, pod.metadata.name ?? "");
     claimed = true;
   }
@@ -173,6 +212,34 @@ function converge(
   });
   actions.push(...service.actions);
   return { actions, claimed: claimed || service.claimed, wait: service.wait, creating };
+}
+
+/** The pod the snapshot shows deleted or terminating, when there is one: the usual case. */
+function seenPredecessor(parent: KubeObject, hash: string, view: SlotView): Predecessor | undefined {
+  const pod = lastOfChain(parent, hash, view);
+  return pod ? { name: pod.metadata.name ?? "", uid: pod.metadata.uid, seen: true } : undefined;
+}
+
+/**
+ * The slot's remembered pod when the snapshot no longer holds it (deleted while no relay
+ * watched, so no DELETED event will ever come): its replacement is a recreation. A pod
+ * the snapshot still holds under that uid or name is not gone.
+ */
+function vanished(slot: Slot, hash: string, pods: readonly KubeObject[], remembered: readonly WorkerPod[]): Predecessor | undefined {
+  const entry = remembered.find((e) => e.slot === slot && e.specHash === hash);
+  if (!entry) return undefined;
+  const present = pods.some((p) => p.metadata.name === entry.pod || (entry.uid !== undefined && p.metadata.uid === entry.uid));
+  return present ? undefined : { name: entry.pod, uid: entry.uid, seen: false };
+}
+
+/**
+ * The ledger key that makes one disappearance yield one replacement. With the uid it is
+ * the same key whether the deletion was seen (a DELETED trigger) or only remembered, so
+ * the two routes to one disappearance share a claim; without it, the slot and name.
+ */
+function replacementKey(parent: KubeObject, slot: Slot, predecessor: Predecessor): string {
+  const job = parent.metadata.uid ?? "";
+  return predecessor.uid ? `${job}/Pod/${predecessor.uid}` : `${job}/Pod/${slot}/${predecessor.name}`;
 }
 
 /**

@@ -33,7 +33,19 @@ export const FL_CONDITION_TYPES = ["Training", "Complete", "Failed"] as const;
 export const FederatedLearningPhase = z.enum(["Pending", "Running", "Succeeded", "Failed"]);
 export type FederatedLearningPhase = z.infer<typeof FederatedLearningPhase>;
 
-/** FederatedLearningJob status (upstream's, plus observedGeneration and the succeeded workers). */
+/**
+ * The pod a worker slot last had, as the controller observed it: what lets it tell, after
+ * a relay restart, that a slot's pod vanished unseen (a replacement, not a first create).
+ */
+export const WorkerPod = z.object({
+  slot: z.string(),
+  specHash: z.string(),
+  pod: z.string(),
+  uid: z.string().optional(),
+});
+export type WorkerPod = z.infer<typeof WorkerPod>;
+
+/** FederatedLearningJob status (upstream's, plus observedGeneration, the succeeded workers and each slot's last pod). */
 export const FederatedLearningStatus = z.object({
   conditions: z.array(Condition).optional(),
   startTime: z.string().optional(),
@@ -47,6 +59,10 @@ export const FederatedLearningStatus = z.object({
     .array(z.string())
     .optional()
     .describe("edgeloop: workers (`<slot>@<spec-hash>`) that completed, never to be re-run"),
+  workerPods: z
+    .array(WorkerPod)
+    .optional()
+    .describe("edgeloop: the last pod observed in each worker slot of the current spec, so that a pod gone unseen is replaced as a recreation"),
 });
 export type FederatedLearningStatus = z.infer<typeof FederatedLearningStatus>;
 

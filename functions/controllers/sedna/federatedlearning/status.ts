@@ -8,7 +8,7 @@ import { eventOn, statusIfChanged, statusOf } from "../../../kit/actions.ts";
 import { Condition, setExclusive, uniqueByType, type ConditionUpdate } from "../../../kit/conditions.ts";
 import { isTerminating } from "../../../kit/owner.ts";
 import type { Slot } from "./desired.ts";
-import { FL_CONDITION_TYPES, type FederatedLearningPhase } from "./schema.ts";
+import { FL_CONDITION_TYPES, type FederatedLearningPhase, type WorkerPod } from "./schema.ts";
 
 /** Condition reasons a user has to act on: their Events are Warnings. */
 export const INPUTS_NOT_READY = "InputsNotReady";
@@ -131,6 +131,8 @@ export interface StatusInput extends Counts {
   /** The current condition; none keeps the conditions as they are (a finished job). */
   readonly condition?: ConditionUpdate | undefined;
   readonly succeededWorkers?: readonly string[];
+  /** The last pod observed in each slot of the current spec; none keeps what is recorded. */
+  readonly workerPods?: readonly WorkerPod[];
   /** Whether this plan converges to the parent's generation (a finished job's does not). */
   readonly observed: boolean;
 }
@@ -158,6 +160,9 @@ export function statusActions(request: ReconcileRequest, parent: KubeObject, inp
   }
   if (input.succeededWorkers && (input.succeededWorkers.length > 0 || current["succeededWorkers"] !== undefined)) {
     next["succeededWorkers"] = [...input.succeededWorkers];
+  }
+  if (input.workerPods && (input.workerPods.length > 0 || current["workerPods"] !== undefined)) {
+    next["workerPods"] = input.workerPods.map((entry) => ({ ...entry }));
   }
   if (input.observed && parent.metadata.generation !== undefined) next["observedGeneration"] = parent.metadata.generation;
   const status = statusIfChanged(parent, current, next);
