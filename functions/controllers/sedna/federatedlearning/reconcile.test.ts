@@ -90,6 +90,16 @@ function running(): { cluster: FakeCluster; job: KubeObject } {
   return made;
 }
 
+
+/** Changes the job's spec (a new env var on the first training worker): a new spec hash, so a roll. */
+function changeSpec(cluster: FakeCluster): void {
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }[] };
+  spec.trainingWorkers[0]?.template.spec.containers[0]?.env.push({ name: "extra", value: "1" });
+  cluster.update({ ...job, spec });
+}
+
 test("creates the aggregation pod and Service and one training pod per worker, owned by the live job", () => {
   const { cluster, job } = setup();
   const { result } = reconcile(cluster, T0);
@@ -265,11 +275,7 @@ test("a remembered pod without a uid is claimed by job, slot and name", () => {
 test("relay restart: pods of an older spec gone unseen are replaced by a roll, not recreated", () => {
   const { cluster } = running();
   const old = pods(cluster);
-  const job = cluster.get("FederatedLearningJob", NAME);
-  assert.ok(job);
-  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }[] };
-  spec.trainingWorkers[0]?.template.spec.containers[0]?.env.push({ name: "extra", value: "1" });
-  cluster.update({ ...job, spec });
+  changeSpec(cluster);
   for (const pod of old) cluster.remove("Pod", pod.metadata.name ?? "");
   const { decision } = reconcile(cluster, T1);
   const creates = actionsOf(decision, "create");
@@ -309,11 +315,7 @@ test("defect: graceful deletion — the replacement of a terminating pod gets a 
 test("defect: preventRecreation was a global flag — a spec update replaces old-spec pods once and never resurrects them", () => {
   const { cluster } = running();
   const old = pods(cluster);
-  const job = cluster.get("FederatedLearningJob", NAME);
-  assert.ok(job);
-  const spec = structuredClone(job["spec"]) as { trainingWorkers: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } }[] };
-  spec.trainingWorkers[0]?.template.spec.containers[0]?.env.push({ name: "extra", value: "1" });
-  cluster.update({ ...job, spec });
+  changeSpec(cluster);
   const roll = reconcile(cluster, T1);
   assert.deepEqual(
     actionsOf(roll.decision, "delete").map((d) => [d.target.name, d.preconditions?.uid]).sort(),
