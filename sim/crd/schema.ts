@@ -158,12 +158,34 @@ export interface PruneOptions {
 
 /**
  * Drops fields the schema does not declare, unless it preserves unknown fields (as the API
- * server prunes), reporting each dropped path to `options.dropped`.
+ * server prunes), reporting each dropped path to `options.dropped`. Every write passes
+ * here, so the path of a field is only spelled out when that field is dropped: the walk
+ * carries the path as segments.
  */
 export function prune(schema: Schema, value: Json, root = false, options: PruneOptions = {}, path = ""): Json {
+  return pruneAt(schema, value, root, options, path === "" ? [] : [path]);
+}
+
+/** `spec`, `.containers`, `[0]`, `[key]` segments to `spec.containers[0]`. */
+function spell(segments: readonly string[]): string {
+  let out = "";
+  for (const segment of segments) out += out === "" || segment.startsWith("[") ? segment : `.${segment}`;
+  return out;
+}
+
+function pruneAt(schema: Schema, value: Json, root: boolean, options: PruneOptions, at: string[]): Json {
   const target = schema.$ref === undefined ? schema : options.resolve?.(schema.$ref);
   if (!target) return value;
-  if (Array.isArray(value)) return target.items ? value.map((v, i) => prune(target.items as Schema, v, false, options, `${path}[${i}]`)) : value;
+  if (Array.isArray(value)) {
+    const items = target.items;
+    if (!items) return value;
+    return value.map((v, i) => {
+      at.push(`[${i}]`);
+      const next = pruneAt(items, v, false, options, at);
+      at.pop();
+      return next;
+    });
+  }
   if (!isObject(value)) return value;
   const embedded = root || target["x-kubernetes-embedded-resource"] === true;
   const preserve = target["x-kubernetes-preserve-unknown-fields"] === true;
@@ -171,13 +193,14 @@ export function prune(schema: Schema, value: Json, root = false, options: PruneO
   const out: Record<string, Json> = {};
   for (const [name, child] of Object.entries(value)) {
     const declared = target.properties?.[name];
-    const childPath = path === "" ? name : `${path}.${name}`;
     // apiVersion, kind and metadata of an (embedded) object are always kept.
     if (embedded && EMBEDDED.has(name)) out[name] = child;
-    else if (declared) out[name] = prune(declared, child, false, options, childPath);
-    else if (additional) out[name] = prune(additional, child, false, options, `${path}[${name}]`);
-    else if (preserve || target.additionalProperties === true) out[name] = child;
-    else options.dropped?.push(childPath);
+    else if (declared || additional) {
+      at.push(declared ? name : `[${name}]`);
+      out[name] = pruneAt((declared ?? additional) as Schema, child, false, options, at);
+      at.pop();
+    } else if (preserve || target.additionalProperties === true) out[name] = child;
+    else options.dropped?.push(spell([...at, name]));
   }
   return out;
 }
