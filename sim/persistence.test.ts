@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -145,7 +145,8 @@ test("a crash (SIGKILL, no stop) loses at most the flush window, and a torn last
     const response = await fetch(`${child.url}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(configMap(name)) });
     assert.equal(response.status, 201);
   }
-  await new Promise((resolve) => setTimeout(resolve, 400)); // past the 100 ms flush window
+  // Killed only once the journal holds the three writes: what a crash after the flush must keep.
+  await until("the three writes in the journal", () => ["c1", "c2", "c3"].every((name) => existsSync(join(dir, "log.jsonl")) && readFileSync(join(dir, "log.jsonl"), "utf8").includes(`"name":"${name}"`)));
   await child.kill();
   appendFileSync(join(dir, "log.jsonl"), '{"rv":999999,"type":"ADDED","resource":"/configmaps","obj');
 
