@@ -11,6 +11,11 @@ export interface LedgerContract {
   claim(key: string, ttlSeconds: number): Promise<boolean>;
   /** Drops the claim of `key` (its action was not applied); true when one was held. */
   release(key: string): Promise<boolean>;
+  /**
+   * Holds `value` under `key` for `ttlSeconds` unless one is held; answers the held value
+   * (`value` itself for the first caller). `release(key)` drops it too.
+   */
+  remember(key: string, ttlSeconds: number, value: string): Promise<string>;
   /** Claims held (expired ones not swept yet included). */
   size(): Promise<number>;
 }

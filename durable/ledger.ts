@@ -13,6 +13,8 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, expires INTEGER NOT NULL)");
+    // A table of its own, not a column of `claims`: objects created before it existed keep working.
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER NOT NULL)");
     this.#timers = new Timers(ctx.storage);
   }
 
@@ -32,19 +34,42 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
   }
 
   /**
-   * Drops the claim of `key`, so the next claim of it is granted: the relay reports the
-   * claimed action was not applied (a 409 or a transient error), and a claim must guard
-   * only a replacement that happened. Its timer is cancelled too.
+   * A claim that carries a value: the first caller's `value` is held under `key` for
+   * `ttlSeconds`, and every caller until then gets it back. An HTTP API answers a
+   * client's retry with the first reply this way, and applies nothing twice.
+   */
+  async remember(key: string, ttlSeconds: number, value: string): Promise<string> {
+    const now = Date.now();
+    const held = this.ctx.storage.sql.exec<{ value: string; expires: number }>("SELECT value, expires FROM replies WHERE key = ?", key).toArray()[0];
+    if (held && held.expires > now) return held.value;
+    const expires = now + Math.max(1, ttlSeconds) * 1000;
+    this.ctx.storage.sql.exec(
+      "INSERT INTO replies (key, value, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
+      key,
+      value,
+      expires,
+    );
+    await this.#timers.schedule(key, expires);
+    return value;
+  }
+
+  /**
+   * Drops the claim (or remembered value) of `key`, so the next claim of it is granted:
+   * the relay reports the claimed action was not applied (a 409 or a transient error),
+   * and a claim must guard only a replacement that happened. Its timer is cancelled too.
    */
   async release(key: string): Promise<boolean> {
-    const held = this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ?", key).rowsWritten > 0;
+    const claims = this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ?", key).rowsWritten;
+    const replies = this.ctx.storage.sql.exec("DELETE FROM replies WHERE key = ?", key).rowsWritten;
+    const held = claims + replies > 0;
     if (held) await this.#timers.cancel(key);
     return held;
   }
 
-  /** Claims still held (expired ones that the alarm has not swept yet included). */
+  /** Claims and remembered values still held (expired ones that the alarm has not swept yet included). */
   async size(): Promise<number> {
-    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM claims").one().n;
+    const claims = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM claims").one().n;
+    return claims + this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM replies").one().n;
   }
 
   /** Sweeps the claims whose time is up, then re-arms for the next one. */
@@ -52,6 +77,7 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
     const now = Date.now();
     for (const timer of this.#timers.takeDue(now)) {
       this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ? AND expires <= ?", timer.id, now);
+      this.ctx.storage.sql.exec("DELETE FROM replies WHERE key = ? AND expires <= ?", timer.id, now);
     }
     await this.#timers.rearm();
   }

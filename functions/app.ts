@@ -15,7 +15,7 @@ type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unkno
 
 /**
  * Binds the replay check to this request, run once and only before Worker state would
- * change: the first ledger claim, an events controller's handling, or an outbox read
+ * change: the first ledger claim (or remembered API reply), an events controller's handling, or an outbox read
  * (its cursor acknowledges, that is deletes, entries). Checking every
  * request cost a Durable Object call each and halved reconciles/s; a replayed request
  * that changes nothing is answered again, harmlessly (the answer goes to its sender and
@@ -34,6 +34,10 @@ function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
       release: async (namespace, key) => {
         await once();
         return deps.ledger.release(namespace, key);
+      },
+      remember: async (namespace, key, ttlSeconds, value) => {
+        await once();
+        return deps.ledger.remember(namespace, key, ttlSeconds, value);
       },
     },
     beforeStateChange: once,
@@ -65,7 +69,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
   app.post("/v1/reconcile/:controller", signed((c, body, deps) => reconcileRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/events/:controller", signed((c, body, deps) => eventsRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/admission/:webhook", signed((c, body) => admissionRoute(registry, c.req.param("webhook") ?? "", body)));
-  app.post("/v1/api/:api", signed((c, body) => apiRoute(registry, c.req.param("api") ?? "", body)));
+  app.post("/v1/api/:api", signed((c, body, deps) => apiRoute(registry, c.req.param("api") ?? "", body, deps)));
   app.post("/v1/claims/release", signed((_c, body, deps) => releaseRoute(body, deps)));
   app.get("/v1/outbox", signed((c, _body, deps) => outboxRoute(c.req.query(), deps)));
   app.notFound((c) => errorResponse(c, new HttpError(404, "not_found", `no route ${c.req.method} ${c.req.path}`, "path")));

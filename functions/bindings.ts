@@ -13,7 +13,7 @@ import type { DurableObjects, WorkerDeps } from "./deps.ts";
 type ClassOf<B extends DurableObjectBinding> = InstanceType<(typeof DurableClasses)[(typeof DURABLE_OBJECTS)[B]["className"]]>;
 
 /** The Worker's bindings (wrangler.jsonc / miniflare options). */
-export type Env = { readonly EDGELOOP_SECRET: string } & { readonly [B in DurableObjectBinding]: DurableObjectNamespace<ClassOf<B>> };
+export type Env = { readonly EDGELOOP_SECRET: string; readonly EDGELOOP_API_ADDRESS?: string } & { readonly [B in DurableObjectBinding]: DurableObjectNamespace<ClassOf<B>> };
 
 /**
  * Compile-time proof that each binding's class answers its contract over RPC, so the one
@@ -25,6 +25,12 @@ const STUBS_FIT: StubsFit = { LEDGER: true, OUTBOX: true, REPLAY: true };
 void STUBS_FIT;
 
 const Vars = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters") });
+
+/** The relay Service's API port as `npm run install-relay` makes it (wrangler.jsonc says the same). */
+export const DEFAULT_API_ADDRESS = "edgeloop-relay.edgeloop:8080";
+
+/** `host:port`, no scheme: what DI-engine's coordinator (and the like) read. */
+const ApiAddress = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, "EDGELOOP_API_ADDRESS must be host:port").default(DEFAULT_API_ADDRESS);
 
 /** The typed accessor over the environment's Durable Object namespaces. */
 function durableObjects(env: Env): DurableObjects {
@@ -42,11 +48,15 @@ export function depsFromEnv(raw: unknown): WorkerDeps {
   const env = raw as Env;
   const vars = Vars.safeParse(env);
   const durableObject = durableObjects(env);
+  const apiAddress = ApiAddress.safeParse(env.EDGELOOP_API_ADDRESS);
   return {
     secret: vars.success ? vars.data.EDGELOOP_SECRET : "",
+    // A malformed address is not thrown here either: pods get the default, and the log says why.
+    settings: { apiAddress: apiAddress.success ? apiAddress.data : DEFAULT_API_ADDRESS },
     ledger: {
       claim: (namespace, key, ttlSeconds) => durableObject("LEDGER", ledgerObjectName(namespace)).claim(key, ttlSeconds),
       release: (namespace, key) => durableObject("LEDGER", ledgerObjectName(namespace)).release(key),
+      remember: (namespace, key, ttlSeconds, value) => durableObject("LEDGER", ledgerObjectName(namespace)).remember(key, ttlSeconds, value),
     },
     outbox: { read: (cursor, waitSeconds) => durableObject("OUTBOX", OUTBOX_OBJECT_NAME).read(cursor, waitSeconds) },
     replay: { first: (signature, expiresAt) => durableObject("REPLAY", replayShardName(signature)).first(signature, expiresAt) },

@@ -1,10 +1,16 @@
 import type { DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
 import type { OutboxBatch } from "../protocol/index.ts";
+import type { ControllerSettings } from "./kit/controller.ts";
 
 /** The RecreationLedger as the routes see it (one ledger object per namespace). */
 export interface LedgerClient {
   /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
   claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Holds `value` under `key` in `namespace` for `ttlSeconds` unless a value is held
+   * already; answers the held one (`value` itself for the first caller).
+   */
+  remember(namespace: string | undefined, key: string, ttlSeconds: number, value: string): Promise<string>;
   /** Drops the claim of `key` in `namespace` (its action was not applied); true when one was held. */
   release(namespace: string | undefined, key: string): Promise<boolean>;
 }
@@ -30,6 +36,8 @@ export type DurableObjects = <B extends DurableObjectBinding>(binding: B, name: 
 export interface WorkerDeps {
   /** The HMAC key every signed request is checked against. */
   readonly secret: string;
+  /** What controllers are told of the deployment (parsed once from the environment). */
+  readonly settings: ControllerSettings;
   readonly ledger: LedgerClient;
   readonly outbox: OutboxClient;
   readonly replay: ReplayClient;

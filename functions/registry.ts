@@ -11,6 +11,7 @@ export interface RegisteredWebhook {
 export interface RegisteredApi {
   readonly spec: ApiSpec;
   readonly handle: HttpApi["handle"];
+  readonly retryWindowSeconds?: number;
 }
 
 /** The controllers one Worker serves, looked up by name; built once per isolate. */
@@ -31,8 +32,16 @@ interface Parsed {
 function parse(controller: Controller): Parsed {
   const at = (what: string): string => `controller ${controller.name}: ${what}`;
   const webhooks = (controller.webhooks ?? []).map((webhook) => ({ spec: parseOrThrow(WebhookSpec, webhook.spec, at(`webhook ${webhook.spec.name}`)), review: webhook.review.bind(webhook) }));
-  const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api) }));
+  const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api), ...retryWindow(api) }));
   return { controller, webhooks, apis };
+}
+
+/** An API's retry window, when it declares a sane one (1–300 s). */
+function retryWindow(api: HttpApi): { retryWindowSeconds?: number } {
+  const seconds = api.retryWindowSeconds;
+  if (seconds === undefined) return {};
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300) throw new Error(`API ${api.spec.name}: retryWindowSeconds must be a whole number of seconds from 1 to 300`);
+  return { retryWindowSeconds: seconds };
 }
 
 function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }, value: unknown, what: string): T {
@@ -71,7 +80,7 @@ function checkRelated({ controller, webhooks, apis }: Parsed): void {
 }
 
 function assertNarrowed(user: string, controller: string, related: RelatedObjects): void {
-  if (!related.sameNamespace && !related.selector && !related.namedBy) throw new Error(`${user} of controller ${controller} does not say how ${kindKey(related)} is narrowed`);
+  if (!related.sameNamespace && !related.selector && !related.namedBy && !related.named) throw new Error(`${user} of controller ${controller} does not say how ${kindKey(related)} is narrowed`);
 }
 
 /** Every watched kind must be readable: the relay's ClusterRole holds only what is declared. */

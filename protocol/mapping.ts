@@ -16,6 +16,8 @@ import { FieldPath } from "./paths.ts";
  *   Node, an EndpointSlice's `endpoints[].nodeName` names several.
  * - `reference`: the parent's spec names it at one of `paths` (into the parent); these
  *   objects are the parent's `related`, not its children.
+ * - `none`: the object belongs to no parent: the relay caches the kind for the
+ *   controller's webhooks and APIs (`related`), and its changes reconcile nothing.
  *
  * A parent of a namespaced kind is looked for in the child's namespace; a cluster-scoped
  * parent (a Node) by name alone.
@@ -26,11 +28,15 @@ export const Mapping = z.discriminatedUnion("by", [
   z.object({ by: z.literal("label"), label: z.string().min(1) }),
   z.object({ by: z.literal("field"), path: FieldPath }),
   z.object({ by: z.literal("reference"), paths: z.array(FieldPath).min(1) }),
+  z.object({ by: z.literal("none") }),
 ]);
 export type Mapping = z.infer<typeof Mapping>;
 
-/** Where a snapshot carries the objects of a watch: the parent itself, its children, or its related objects. */
-export type SnapshotPart = "parent" | "children" | "related";
+/**
+ * Where a snapshot carries the objects of a watch: the parent itself, its children, its
+ * related objects, or nowhere (`none`: a cache-only watch).
+ */
+export type SnapshotPart = "parent" | "children" | "related" | "none";
 
 /** The part of a `ReconcileRequest` that holds the objects a mapping finds. */
 export function snapshotPart(mapping: Mapping): SnapshotPart {
@@ -43,6 +49,8 @@ export function snapshotPart(mapping: Mapping): SnapshotPart {
     case "label":
     case "field":
       return "children";
+    case "none":
+      return "none";
   }
 }
 

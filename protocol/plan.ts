@@ -69,6 +69,12 @@ export const EventAction = z.object({
   eventType: z.enum(["Normal", "Warning"]),
   reason: z.string().min(1).max(128),
   message: z.string().max(1024),
+  /**
+   * Recorded only if the action just before it in the plan was applied: a
+   * `SuccessfulCreate` that must not be told of a create the API server refused (the
+   * relay records that one as `FailedCreate`).
+   */
+  ifPreviousApplied: z.boolean().optional(),
 });
 
 /** One step of a plan. Nothing else is allowed on the wire. */

@@ -17,13 +17,16 @@ import { FieldPath } from "./paths.ts";
  *   AdmissionRequest, e.g. `object.spec.nodeName`; of an API request's
  *   `{ query, body }`, e.g. `query.name`). Namespaced kinds are looked up in the
  *   request's namespace.
+ * - `named`: only these objects, whatever the request (a configuration object at a
+ *   fixed place, such as NerveX's `nervex-system/aggregator-config`).
  */
 export const RelatedObjects = TypeRef.extend({
   sameNamespace: z.boolean().default(false),
   selector: LabelSelector.optional(),
   namedBy: z.array(FieldPath).min(1).optional(),
-}).refine((related) => related.sameNamespace || related.selector !== undefined || related.namedBy !== undefined, {
-  message: "say how the related objects are narrowed: sameNamespace, selector or namedBy",
+  named: z.array(z.object({ namespace: z.string().min(1).optional(), name: z.string().min(1) })).min(1).max(16).optional(),
+}).refine((related) => related.sameNamespace || related.selector !== undefined || related.namedBy !== undefined || related.named !== undefined, {
+  message: "say how the related objects are narrowed: sameNamespace, selector, namedBy or named",
 });
 export type RelatedObjects = z.infer<typeof RelatedObjects>;
 /** A related kind as a controller declares it (defaults may be left out). */

@@ -25,10 +25,11 @@ interface Recorded {
   applied: string[];
   scopes: string[];
   counted: string[];
+  released: string[];
 }
 
 function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorded: Recorded } {
-  const recorded: Recorded = { forwarded: [], applied: [], scopes: [], counted: [] };
+  const recorded: Recorded = { forwarded: [], applied: [], scopes: [], counted: [], released: [] };
   const pods = new FakeCache(true, { objects: [pod("a", "p1"), pod("b", "p2"), pod("b", "p3")] });
   const nodes = new FakeCache(false, { objects: [node("n1", "edge"), node("n2", "cloud")] });
   return {
@@ -47,6 +48,10 @@ function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorde
       return Promise.resolve();
     },
     countApiRequest: (api, status) => recorded.counted.push(`${api} ${status}`),
+    releaseClaims: (claims) => {
+      recorded.released.push(...claims.map((c) => `${c.namespace ?? "-"}/${c.key}`));
+      return Promise.resolve();
+    },
   };
 }
 
@@ -125,4 +130,15 @@ test("a Worker that cannot answer gives 503; an unknown method 501, without forw
   const fake = host({ status: 200, body: null, actions: [] });
   assert.equal((await serveApi(fake, spec, { method: "TRACE", url: "/v1alpha1/replicas", body: "" }, quiet)).status, 501);
   assert.equal(fake.recorded.forwarded.length, 0);
+});
+
+test("actions not applied hand their release tokens back, each once; applied ones keep theirs", async () => {
+  const token = { namespace: "a", key: "api/replicas/f1" };
+  const claimed = (name: string): ApiResponse["actions"][number] => ({ ...create(name), release: token });
+  const failing = host({ status: 200, body: "made", actions: [claimed("x"), claimed("bad"), claimed("y")] }, "bad");
+  assert.equal((await serveApi(failing, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet)).status, 502);
+  assert.deepEqual(failing.recorded.released, ["a/api/replicas/f1"]);
+  const ok = host({ status: 200, body: "made", actions: [claimed("x")] });
+  await serveApi(ok, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
+  assert.deepEqual(ok.recorded.released, []);
 });

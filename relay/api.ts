@@ -5,7 +5,7 @@
  * only then is the client answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
-import { ApiRequest, type ApiResponse, type ApiSpec, type Manifest } from "../protocol/index.ts";
+import { ApiRequest, type ApiResponse, type ApiSpec, type ClaimToken, type Manifest } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
 import { relatedObjects, type RelatedCaches } from "./related.ts";
 
@@ -22,6 +22,8 @@ export interface ApiHost {
    */
   applyAction(action: ApiResponse["actions"][number], api: string, namespace: string | undefined): Promise<void>;
   countApiRequest(api: string, status: number): void;
+  /** Hands back the release tokens of actions not applied (so a client's retry is decided afresh). */
+  releaseClaims(claims: readonly ClaimToken[]): Promise<void>;
 }
 
 /** A request as the front received it. */
@@ -72,18 +74,31 @@ function appendMessage(body: unknown, error: string): unknown {
   return typeof message === "string" ? { ...body, message: message === "" ? error : `${message}: ${error}` } : body;
 }
 
-/** Applies the answer's actions in order; the first failure decides the reply. */
-async function applyAnswer(host: ApiHost, answer: ApiResponse, api: string, namespace: string | undefined): Promise<ApiReply> {
-  for (const action of answer.actions) {
+/** Applies the answer's actions in order; the first failure decides the reply (and releases what was not applied). */
+async function applyAnswer(host: ApiHost, answer: ApiResponse, api: string, namespace: string | undefined, log: Logger): Promise<ApiReply> {
+  for (const [index, action] of answer.actions.entries()) {
     try {
       await host.applyAction(action, api, namespace);
     } catch (error) {
+      await release(host, answer.actions.slice(index), api, log);
       const message = (error as Error).message;
       if (answer.onApplyError) return { status: answer.onApplyError.status, body: appendMessage(answer.onApplyError.body, message) };
       return { status: 502, body: { error: { code: "apply_failed", message, path: "actions" } } };
     }
   }
   return { status: answer.status, body: answer.body };
+}
+
+/** Releases the distinct tokens of `unapplied`; a failure only logs (the claims expire instead). */
+async function release(host: ApiHost, unapplied: ApiResponse["actions"], api: string, log: Logger): Promise<void> {
+  const tokens = new Map<string, ClaimToken>();
+  for (const action of unapplied) if (action.release) tokens.set(`${action.release.namespace ?? ""}/${action.release.key}`, action.release);
+  if (tokens.size === 0) return;
+  try {
+    await host.releaseClaims([...tokens.values()]);
+  } catch (error) {
+    log("warn", "claim release failed; the claims expire instead", { api, error: String(error) });
+  }
 }
 
 /** Serves one API request: forward, apply, reply. */
@@ -110,7 +125,7 @@ async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, na
     log("warn", "API forwarding failed", { api: spec.name, error: String(error) });
     return { status: 503, body: { error: { code: "worker_unavailable", message: `edgeloop API ${spec.name} unavailable: ${String(error)}`, path: "" } } };
   }
-  const reply = await applyAnswer(host, answer, spec.name, namespace);
+  const reply = await applyAnswer(host, answer, spec.name, namespace, log);
   if (reply.status !== answer.status) log("warn", "API actions failed", { api: spec.name, status: reply.status, body: reply.body });
   return reply;
 }

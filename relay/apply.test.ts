@@ -55,3 +55,23 @@ test("a create that fails transiently still stops the plan for a retry", async (
   const result = await new PlanApplier(client).apply(plan, parent);
   assert.equal(result.ok, false);
 });
+
+test("a create refused for good is a FailedCreate Event; the SuccessfulCreate marked ifPreviousApplied after it is not recorded", async () => {
+  const sent: { path: string; body: { reason?: string } }[] = [];
+  const client = {
+    path: (type: { kind: string }, namespace: string | undefined): Promise<string> => Promise.resolve(`/${type.kind}/${namespace ?? ""}/`),
+    request: (_method: string, path: string, options: { body?: { metadata?: { name?: string }; reason?: string } } = {}): Promise<unknown> => {
+      if (options.body?.metadata?.name === "bad") return Promise.reject(new KubeError(422, "Invalid", 'Pod "bad" is invalid'));
+      sent.push({ path, body: options.body ?? {} });
+      return Promise.resolve(options.body);
+    },
+  } as unknown as KubeClient;
+  const created = (name: string): Plan["actions"] => [
+    { type: "create", object: { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" } } },
+    { type: "event", target: parent, eventType: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${name}`, ifPreviousApplied: true },
+  ];
+  const result = await new PlanApplier(client).apply({ actions: [...created("bad"), ...created("good")] }, parent);
+  assert.deepEqual(result, { ok: true, failed: 1 });
+  const reasons = sent.filter((s) => s.path.startsWith("/Event/")).map((s) => s.body.reason);
+  assert.deepEqual(reasons, ["FailedCreate", "SuccessfulCreate"], "one FailedCreate for the refused pod, one SuccessfulCreate for the created one");
+});

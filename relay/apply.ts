@@ -1,8 +1,9 @@
 /**
  * Applies a plan's actions in order through the Kubernetes API. A conflict or a
  * transient failure stops the plan (the key is retried with backoff); a permanent
- * failure is recorded as a Warning Event `ReconcileError` on the parent and the plan
- * goes on with the next action. An Event that fails transiently is sent again in the
+ * failure is recorded as a Warning Event on the parent (`FailedCreate`, `FailedDelete`,
+ * else `ReconcileError`) and the plan goes on with the next action (but an Event marked
+ * `ifPreviousApplied` right after it is not recorded). An Event that fails transiently is sent again in the
  * background instead (see {@link EVENT_RESEND_DELAYS_MS}).
  */
 import type { Action, KubeObject, ObjectRef, Plan } from "../protocol/index.ts";
@@ -60,8 +61,11 @@ export class PlanApplier {
   /** Applies `plan`; `parent` receives the Warning Events of permanent failures. */
   async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
     let failed = 0;
+    let previousFailed = false;
     const recreated = recreatedNames(plan);
     for (const [index, action] of plan.actions.entries()) {
+      if (action.type === "event" && action.ifPreviousApplied === true && previousFailed) continue;
+      previousFailed = false;
       try {
         await this.applyOne(action, parent, recreated);
       } catch (error) {
@@ -72,8 +76,9 @@ export class PlanApplier {
         if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}`, unapplied: plan.actions.slice(index) };
         const kubeError = error as KubeError;
         failed += 1;
+        previousFailed = true;
         onError(action, kubeError);
-        if (parent) await this.#event(parent, "Warning", "ReconcileError", `${describe(action)}: ${kubeError.message}`).catch(() => undefined);
+        if (parent) await this.#event(parent, "Warning", failureReason(action), `${describe(action)}: ${kubeError.message}`).catch(() => undefined);
       }
     }
     return { ok: true, failed };
@@ -165,4 +170,11 @@ export class PlanApplier {
     };
     await this.#client.request("POST", await this.#client.path({ apiVersion: "v1", kind: "Event" }, namespace), { body: event });
   }
+}
+
+/** The Event reason of an action that failed for good: Kubernetes' own for creates and deletes (as its workload controllers record them), else `ReconcileError`. */
+export function failureReason(action: Action): string {
+  if (action.type === "create") return "FailedCreate";
+  if (action.type === "delete") return "FailedDelete";
+  return "ReconcileError";
 }

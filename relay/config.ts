@@ -24,6 +24,9 @@ export const RelayFlags = z
     "front-port": port.optional(),
     // Loopback unless told: the front is unauthenticated, so it listens only where asked (the install passes the pod IP).
     "front-host": z.string().min(1).default("127.0.0.1"),
+    "api-port": port.optional(),
+    // Loopback unless told, like the front (the install passes the pod IP).
+    "api-host": z.string().min(1).default("127.0.0.1"),
     "tls-cert": z.string().min(1).optional(),
     "tls-key": z.string().min(1).optional(),
     "log-level": z.enum(LEVELS).default("info"),
@@ -78,6 +81,7 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | {
     ...(flags["front-port"] !== undefined && flags["tls-cert"] && flags["tls-key"]
       ? { front: { port: flags["front-port"], host: flags["front-host"], certFile: flags["tls-cert"], keyFile: flags["tls-key"] } }
       : {}),
+    ...(flags["api-port"] !== undefined ? { api: { port: flags["api-port"], host: flags["api-host"] } } : {}),
     logLevel: flags["log-level"],
     ...(flags["leader-elect"]
       ? {

@@ -2,7 +2,9 @@
  * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
  * port; the in-cluster TLS front for admission webhooks, forwarded signed to the Worker,
  * answering per each webhook's failurePolicy when the Worker cannot, and for the
- * controllers' HTTP APIs (`./api.ts`).
+ * controllers' HTTP APIs (`./api.ts`); and a plain-HTTP API port serving those APIs
+ * alone, for clients that cannot speak TLS (DI-engine's coordinator calls NerveX's
+ * replicas API at `host:port`, no scheme).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -96,26 +98,47 @@ function apiHost(engine: RelayEngine): ApiHost {
     forward: (name, request, timeoutMs) => engine.worker.api(name, request, timeoutMs),
     applyAction: (action, api, namespace) => engine.applyApiAction(action, api, namespace),
     countApiRequest: (api, status) => engine.metrics.inc(`edgeloop_api_requests_total{api="${api}",code="${status}"}`),
+    releaseClaims: async (claims) => {
+      await engine.worker.releaseClaims(claims);
+    },
   };
 }
 
-/** Routes one front request: `POST /admission/{webhook}`, or a path under an API's prefix. */
-async function route(engine: RelayEngine, method: string, url: string, body: () => Promise<string>, log: Logger): Promise<ApiReply> {
+/** Routes one request: `POST /admission/{webhook}` (the TLS front only), or a path under an API's prefix. */
+async function route(engine: RelayEngine, method: string, url: string, body: () => Promise<string>, log: Logger, admission: boolean): Promise<ApiReply> {
   const path = url.split("?")[0] ?? "/";
-  const admission = /^\/admission\/([a-z0-9-]+)$/.exec(path);
-  if (admission && method === "POST") return admit(engine, admission[1] ?? "", await body(), log);
+  const hook = admission ? /^\/admission\/([a-z0-9-]+)$/.exec(path) : null;
+  if (hook && method === "POST") return admit(engine, hook[1] ?? "", await body(), log);
+  if (!admission && path === "/healthz") return { status: 200, body: { ok: true } };
   const api = apiFor(engine.manifest, path);
   if (api) return serveApi(apiHost(engine), api, { method, url, body: await body() }, log);
   return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
 }
 
-/** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
-export async function startFront(engine: RelayEngine, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (request, response) => {
-    route(engine, request.method ?? "GET", request.url ?? "/", () => readBody(request), log)
+/** The request handler of a front: routes, then answers (a body it cannot read is a 400). */
+function handler(engine: RelayEngine, log: Logger, admission: boolean): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    route(engine, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission)
       .then((answer) => send(response, answer.status, answer.body))
       .catch((error: unknown) => send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } }));
-  });
+  };
+}
+
+/** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
+export async function startFront(engine: RelayEngine, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(engine, log, true));
+  return serve(server as unknown as Server, port, host);
+}
+
+/**
+ * Serves the controllers' APIs (and `/healthz`) over plain HTTP: what an in-cluster client
+ * without TLS reaches through the relay Service. Admission is never served here.
+ */
+export async function startApiServer(engine: RelayEngine, port: number, host: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  return serve(createServer(handler(engine, log, false)), port, host);
+}
+
+async function serve(server: Server, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
   // closeAllConnections() misses sockets still in their TLS handshake: track raw sockets
   // so that stopping never waits for a client to give up.
   const sockets = new Set<Socket>();
@@ -123,7 +146,7 @@ export async function startFront(engine: RelayEngine, port: number, host: string
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  const bound = await listen(server as unknown as Server, port, host);
+  const bound = await listen(server, port, host);
   return {
     port: bound,
     close: () =>

@@ -1,6 +1,6 @@
 /** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
 import { KubeConfig } from "@kubernetes/client-node";
-import { startFront, startOpsServer } from "./http.ts";
+import { startApiServer, startFront, startOpsServer } from "./http.ts";
 import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./leader.ts";
@@ -23,6 +23,8 @@ export interface RelayOptions {
   readonly opsHost?: string;
   /** TLS front for admission: port and PEM files. */
   readonly front?: { readonly port: number; readonly host?: string; readonly certFile: string; readonly keyFile: string };
+  /** Plain-HTTP port of the controllers' APIs (for in-cluster clients without TLS). */
+  readonly api?: { readonly port: number; readonly host?: string };
   readonly logLevel?: Level;
   readonly log?: Logger;
   /** Run as one of several replicas: reconcile only while holding this Lease. */
@@ -39,6 +41,8 @@ export interface RunningRelay {
   /** `http://host:port` of /healthz, /readyz, /metrics. */
   readonly opsUrl: string;
   readonly frontUrl: string | undefined;
+  /** `http://host:port` of the plain-HTTP API port, when served. */
+  readonly apiUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -73,15 +77,20 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     );
   } else engine.lead();
   const front = options.front ? await startFront(engine, options.front.port, options.front.host ?? "127.0.0.1", options.front.certFile, options.front.keyFile, log) : undefined;
-  log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(front ? { front: `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` } : {}) });
+  const api = options.api ? await startApiServer(engine, options.api.port, options.api.host ?? "127.0.0.1", log) : undefined;
+  const frontUrl = front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined;
+  const apiUrl = api ? `http://${options.api?.host ?? "127.0.0.1"}:${api.port}` : undefined;
+  log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(frontUrl ? { front: frontUrl } : {}), ...(apiUrl ? { api: apiUrl } : {}) });
   return {
     engine,
     elector,
     opsUrl: `http://${opsHost}:${ops.port}`,
-    frontUrl: front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined,
+    frontUrl,
+    apiUrl,
     async stop(): Promise<void> {
       await engine.stop();
       await elector?.stop();
+      await api?.close();
       await front?.close();
       await ops.close();
     },

@@ -9,7 +9,7 @@ const HELP = `usage: EDGELOOP_SECRET=... npm run relay -- --worker-url URL [opti
 
 Watches the cluster for what the Worker's manifest asks, sends signed snapshots and
 event batches to the Worker, applies the plans it returns, drains its outbox, and fronts
-admission webhooks. Logs go to stdout: readable lines on a terminal, JSON lines when
+admission webhooks and the controllers' HTTP APIs. Logs go to stdout: readable lines on a terminal, JSON lines when
 piped (--log-format), one info line per action applied. SIGTERM/Ctrl-C stops it
 cleanly; SIGHUP relists every informer and resyncs every parent at once.
 
@@ -23,6 +23,8 @@ cleanly; SIGHUP relists every informer and resyncs every parent at once.
   --ops-port P, --ops-host H    /healthz, /readyz, /metrics (default 127.0.0.1:9090)
   --front-port P, --front-host H  TLS admission front (default host 127.0.0.1; needs the two below)
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
+  --api-port P, --api-host H    the controllers' HTTP APIs over plain HTTP, for in-cluster
+                                clients without TLS (default host 127.0.0.1; off unless given)
   --log-level L                 debug | info | warn | error (default info)
   --log-format F                json | text (default: text on a terminal, else json)
   --leader-elect                run as one of several replicas: reconcile only while holding

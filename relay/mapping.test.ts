@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject, Mapping } from "../protocol/index.ts";
-import { parentKeys } from "./mapping.ts";
+import { parentKeys, snapshotObjects } from "./mapping.ts";
+import { FakeCache } from "../test/support/fake-cache.ts";
 
 const job: KubeObject = {
   apiVersion: "sedna.io/v1alpha1",
@@ -69,4 +70,12 @@ test("reference mapping: every parent in the namespace that names the object", (
   };
   assert.deepEqual(parentKeys(mapping, dataset, true, parents), ["ns/fl"]);
   assert.deepEqual(asked, ["ns"], "parents are looked for in the object's namespace");
+});
+
+test("none mapping: a cache-only kind makes no parent dirty and is in no snapshot", () => {
+  const node = { apiVersion: "v1", kind: "Node", metadata: { name: "gpu-1" } } as KubeObject;
+  assert.deepEqual(parentKeys({ by: "none" }, node, true, () => [job]), []);
+  const watch = { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "none" } as Mapping };
+  const parent = { key: "ns/fl", namespace: "ns", name: "fl", uid: "u-fl", object: job, namespaced: true };
+  assert.deepEqual(snapshotObjects(watch, new FakeCache(false, { objects: [node] }), parent), []);
 });

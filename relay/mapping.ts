@@ -61,6 +61,8 @@ export function parentKeys(mapping: Mapping, object: KubeObject, parentNamespace
       return fieldKeys(valuesAt(object, mapping.path), namespace, parentNamespaced);
     case "reference":
       return referencingParents(mapping.paths, object, parents);
+    case "none":
+      return [];
   }
 }
 
@@ -79,6 +81,8 @@ export function snapshotObjects(watch: Watch, cache: CacheView | undefined, pare
       return cache.withField(mapping.path, parent.name).filter((o) => inScope(o, parent));
     case "reference":
       return referencedObjects(mapping.paths, cache, parent);
+    case "none":
+      return [];
   }
 }
 

@@ -17,7 +17,7 @@ export const RELAY_METRICS = {
     help: "Parent keys (or events batches) sent to the Worker, by controller and result: ok (its plan applied), retry (the plan stopped at a conflict or transient error), error (the Worker call failed), refused (the Worker refused the snapshot for good: a ReconcileRefused Event, no retry)",
   },
   edgeloop_reconcile_duration_seconds: { type: "histogram", help: "Seconds from sending a snapshot or events batch to the Worker until its plan was applied, by controller" },
-  edgeloop_apply_errors_total: { type: "counter", help: "Plan actions that failed for good (each recorded as a ReconcileError Event on the parent), by controller and action type" },
+  edgeloop_apply_errors_total: { type: "counter", help: "Plan actions that failed for good (each recorded as a Warning Event on the parent: FailedCreate, FailedDelete or ReconcileError), by controller and action type" },
   edgeloop_refused_actions_total: { type: "counter", help: "Plan actions the relay refused because they reach outside what their controller declares (a kind it does not write, or another namespace), by controller and action type" },
   edgeloop_watch_events_total: { type: "counter", help: "Watch events received by the relay's informers (initial lists included), by kind and event type" },
   edgeloop_relists_total: {

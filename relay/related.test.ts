@@ -74,3 +74,12 @@ test("an empty namespace names none: nothing narrowed by namespace leaks from ot
   assert.deepEqual(found({ ...POD, sameNamespace: true }, { namespace: "", root: {} }, caches), []);
   assert.deepEqual(found({ ...POD, namedBy: ["query.pod"] }, { namespace: "", root: { query: { pod: "p1" } } }, caches), []);
 });
+
+test("named: fixed objects whatever the request names, got and never listed", () => {
+  const { pods, nodes, caches } = fixture();
+  assert.deepEqual(found({ ...POD, named: [{ namespace: "b", name: "p1" }, { namespace: "a", name: "missing" }] }, { namespace: "a", root: {} }, caches), ["b/p1"]);
+  assert.deepEqual(found({ ...POD, named: [{ namespace: "b", name: "p1" }] }, { namespace: undefined, root: {} }, caches), ["b/p1"], "a request naming no namespace still gets it");
+  assert.deepEqual(found({ ...NODE, named: [{ name: "cloud" }] }, { namespace: "a", root: {} }, caches), ["cloud"]);
+  assert.deepEqual([...pods.listed, ...nodes.listed], []);
+  assert.deepEqual(found({ ...POD, named: [{ namespace: "b", name: "p1" }], sameNamespace: true }, { namespace: "a", root: {} }, caches), [], "sameNamespace still applies");
+});

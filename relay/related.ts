@@ -44,7 +44,7 @@ function narrow(kind: RelatedObjects, request: RelatedRequest, cache: RelatedCac
   // A request that names no namespace gets nothing a namespace narrows.
   if (kind.sameNamespace && request.namespace === undefined) return [];
   const inNamespace = cache.namespaced || kind.sameNamespace;
-  const candidates = kind.namedBy ? named(kind.namedBy, request, cache, inNamespace) : cache.list(kind.sameNamespace ? request.namespace : undefined);
+  const candidates = kind.named ? fixed(kind.named, request, cache, kind.sameNamespace) : kind.namedBy ? named(kind.namedBy, request, cache, inNamespace) : cache.list(kind.sameNamespace ? request.namespace : undefined);
   const selector = kind.selector;
   return selector ? candidates.filter((o) => matchesLabelSelector(o.metadata.labels, selector)) : candidates;
 }
@@ -60,6 +60,18 @@ function named(paths: readonly string[], request: RelatedRequest, cache: Related
   const found: KubeObject[] = [];
   for (const name of names) {
     const object = cache.get(namespace, name);
+    if (object) found.push(object);
+  }
+  return found;
+}
+
+/** The objects a declaration names outright (`named`), kept to the request's namespace when `sameNamespace`. */
+function fixed(objects: NonNullable<RelatedObjects["named"]>, request: RelatedRequest, cache: RelatedCache, sameNamespace: boolean): KubeObject[] {
+  const found: KubeObject[] = [];
+  for (const { namespace, name } of objects) {
+    const scope = cache.namespaced ? namespace : undefined;
+    if (sameNamespace && scope !== request.namespace) continue;
+    const object = cache.get(scope, name);
     if (object) found.push(object);
   }
   return found;

@@ -13,7 +13,7 @@ export function buildSnapshot(controller: ControllerManifest, key: string, view:
   const related: Record<string, KubeObject[]> = {};
   for (const watch of controller.watches) {
     const part = snapshotPart(watch.mapping);
-    if (part === "parent") continue;
+    if (part === "parent" || part === "none") continue;
     const into = part === "children" ? children : related;
     const kind = kindKey(watch);
     const found = snapshotObjects(watch, view(watch), parent);

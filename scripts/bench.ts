@@ -27,6 +27,7 @@ const PARTS: Record<string, string> = {
   sim: "the sim: creates/s over HTTP, list latency at 10,000 pods, watch fan-out",
   relay: "the relay: event-to-applied latency, resync of 10,000 parents, RSS",
   sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once",
+  nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
 };
 
 /** Every `*.bench.ts` file, sorted. */

@@ -31,6 +31,8 @@ kind cluster is); --fresh starts empty.
   --port P               sim API port on 127.0.0.1 (default 6443; 0 picks a free one)
   --worker-port P        Worker port on 127.0.0.1 (default 8787; 0 picks a free one)
   --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
+  --api-port P           the controllers' HTTP APIs over plain HTTP, e.g. NerveX's replicas
+                         API (default 8080; 0 picks a free one); written to endpoints.json
   --kubeconfig FILE      use this (real) cluster instead of the sim; CRDs are applied to it
   --state DIR            where the cluster, the Durable Objects, the kubeconfig and the
                          endpoints are kept (default .edgeloop)
@@ -48,6 +50,7 @@ const Flags = z.object({
   port: port.default(6443),
   "worker-port": port.default(8787),
   "ops-port": port.default(9090),
+  "api-port": port.default(8080),
   kubeconfig: z.string().min(1).optional(),
   state: z.string().min(1).default(".edgeloop"),
   fresh: z.boolean().default(false),
@@ -73,7 +76,7 @@ const format = chooseLogFormat(flags["log-format"], process.stdout.isTTY);
 const logger = (component: string): ReturnType<typeof createLogger> => createLogger(flags["log-level"], component, { format });
 const log = logger("start");
 const onSim = flags.kubeconfig === undefined;
-const ports: PortFlag[] = [...(onSim ? [{ flag: "--port", port: flags.port }] : []), { flag: "--worker-port", port: flags["worker-port"] }, { flag: "--ops-port", port: flags["ops-port"] }];
+const ports: PortFlag[] = [...(onSim ? [{ flag: "--port", port: flags.port }] : []), { flag: "--worker-port", port: flags["worker-port"] }, { flag: "--ops-port", port: flags["ops-port"] }, { flag: "--api-port", port: flags["api-port"] }];
 const taken = await takenPort(ports);
 if (taken) exitWith(taken);
 
@@ -94,6 +97,7 @@ const { startOnCluster, startStack } = await import("./lib/stack.ts");
 const common = {
   workerPort: flags["worker-port"],
   opsPort: flags["ops-port"],
+  apiPort: flags["api-port"],
   persistDir: folders.durableObjects,
   log: logger("relay"),
   progress: (step: string): void => log("info", step),
@@ -117,6 +121,8 @@ const endpoints = {
   worker: stack.worker.url,
   relay: stack.relay.opsUrl,
   ...(stack.front ? { front: stack.front.url, frontCa: join(state, "front-ca.pem") } : {}),
+  // Each controller API by name (NerveX's `replicas`), over plain HTTP as in-cluster clients call it.
+  apis: Object.fromEntries(stack.relay.engine.manifest.controllers.flatMap((c) => c.apis).map((api) => [api.name, stack.apiUrl])),
 };
 if (stack.front) writeFileSync(join(state, "front-ca.pem"), stack.front.caPem);
 writeFileSync(join(state, "endpoints.json"), `${JSON.stringify(endpoints, null, 2)}\n`);
@@ -134,6 +140,7 @@ function readyText(e: typeof endpoints, took: number): string {
     `  worker    ${e.worker}`,
     `  relay     ${e.relay}/metrics`,
     ...(e.front ? [`  front     ${e.front}   CA ${show(e.frontCa ?? "")}`] : []),
+    ...Object.entries(e.apis).map(([name, url]) => `  ${`${name} API`.padEnd(9)} ${url}`),
     "",
     `  export KUBECONFIG=${e.kubeconfig}`,
     "",

@@ -12,6 +12,15 @@ export function eventOn(parent: KubeObject, eventType: "Normal" | "Warning", rea
   return claim ? { ...action, claim: { key: `${claim.key}#event`, ttlSeconds: claim.ttlSeconds } } : action;
 }
 
+/**
+ * An Event telling of the action just before it (`SuccessfulCreate` after a create): the
+ * relay records it only if that action was applied, and records its own `FailedCreate`
+ * or `FailedDelete` otherwise.
+ */
+export function outcomeEvent(parent: KubeObject, reason: string, message: string): Decided {
+  return { type: "event", target: refOf(parent), eventType: "Normal", reason, message: message.slice(0, 1024), ifPreviousApplied: true };
+}
+
 /** A create action, guarded by a claim when it replaces a deleted object. */
 export function createOf(object: KubeObject, claim?: Claim): Decided {
   return claim ? { type: "create", object, claim } : { type: "create", object };

@@ -43,6 +43,19 @@ export interface Decision {
   readonly requeueAfterSeconds?: number;
 }
 
+/**
+ * Deployment settings a controller may need in what it builds, parsed once from the
+ * Worker's environment and passed to every reconcile and API call (never read from a
+ * global).
+ */
+export interface ControllerSettings {
+  /**
+   * `host:port` (no scheme) where the relay serves the controllers' HTTP APIs over plain
+   * HTTP inside the cluster (its Service), e.g. NerveX's `KUBERNETES_SERVER_URL`.
+   */
+  readonly apiAddress: string;
+}
+
 /** What every controller declares, whatever its delivery. */
 interface ControllerDeclaration {
   /** Unique; names the routes (`/v1/reconcile/<name>`, `/v1/events/<name>`). */
@@ -66,7 +79,7 @@ export interface SnapshotController extends ControllerDeclaration {
   /** The parent kind; the watch with mapping `self`. */
   readonly parent: TypeRef;
   /** Snapshot in, decision out: no I/O, no clock but `request.now`. */
-  reconcile(request: ReconcileRequest): Decision;
+  reconcile(request: ReconcileRequest, settings: ControllerSettings): Decision;
 }
 
 /** Appends plans for the relay to apply outside the current request (a timer's work). */
@@ -108,7 +121,14 @@ export type ApiDeclaration = z.input<typeof ApiSpec>;
  */
 export interface HttpApi {
   readonly spec: ApiDeclaration;
-  handle(request: ApiRequest): ApiAnswer;
+  /**
+   * When set, a repeated state-changing request (not GET or HEAD) with the same method,
+   * path, query and body within this many seconds (a client's retry after a dropped
+   * connection) gets the first one's reply and applies nothing. Only replies in 2xx with
+   * actions are remembered.
+   */
+  readonly retryWindowSeconds?: number;
+  handle(request: ApiRequest, settings: ControllerSettings): ApiAnswer;
 }
 
 /** What a controller folder's `controller.ts` exports as `default`. */

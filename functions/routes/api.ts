@@ -1,10 +1,12 @@
 import { parseJson } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { ApiRequest, ApiResponse } from "../../protocol/index.ts";
+import { ApiRequest, ApiResponse, type Action } from "../../protocol/index.ts";
+import type { WorkerDeps } from "../deps.ts";
+import { stableStringify } from "../kit/hash.ts";
 import type { Registry } from "../registry.ts";
 
 /** `POST /v1/api/:api`: an HTTP request the relay's front received, answered with a reply and actions. */
-export function apiRoute(registry: Registry, name: string, body: Uint8Array): ApiResponse {
+export async function apiRoute(registry: Registry, name: string, body: Uint8Array, deps: WorkerDeps): Promise<ApiResponse> {
   const api = registry.api(name);
   if (!api) throw new HttpError(404, "unknown_api", `no API named ${name}`, "api");
   const request = parseJson(body, ApiRequest);
@@ -12,5 +14,67 @@ export function apiRoute(registry: Registry, name: string, body: Uint8Array): Ap
   if (request.path !== prefix && !request.path.startsWith(`${prefix}/`)) {
     throw new HttpError(400, "invalid", `path ${request.path} is not under ${prefix}`, "path");
   }
-  return ApiResponse.parse(api.handle(request));
+  const answer = ApiResponse.parse(api.handle(request, deps.settings));
+  return api.retryWindowSeconds === undefined || !remembered(request, answer) ? answer : answerOnce(name, api.retryWindowSeconds, request, answer, deps);
+}
+
+/** Whether an answer is one a retry must not repeat: a state-changing request that succeeded with actions. */
+function remembered(request: ApiRequest, answer: ApiResponse): boolean {
+  return request.method !== "GET" && request.method !== "HEAD" && answer.actions.length > 0 && answer.status < 300;
+}
+
+/** What the ledger holds of a first answer: the request that made it, and its reply. */
+interface HeldReply {
+  readonly id: string;
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * A client that lost its connection sends the same request again (DI-engine's coordinator
+ * retries up to five times): the first one's reply is held in the namespace's ledger for
+ * the API's retry window, keyed by what the request says, so a repeat gets that reply and
+ * no actions. The actions carry the key as a release token: if the relay cannot apply
+ * them, it releases the key, and the client's retry is decided afresh.
+ */
+async function answerOnce(api: string, windowSeconds: number, request: ApiRequest, answer: ApiResponse, deps: WorkerDeps): Promise<ApiResponse> {
+  const namespace = requestNamespace(request);
+  const key = `api/${api}/${await fingerprint(request)}`;
+  const mine: HeldReply = { id: request.id, status: answer.status, body: answer.body };
+  const held = JSON.parse(await deps.ledger.remember(namespace, key, windowSeconds, JSON.stringify(mine))) as HeldReply;
+  if (held.id !== request.id) return { status: held.status, body: held.body, actions: [] };
+  const release = { ...(namespace === undefined ? {} : { namespace }), key };
+  return { ...answer, actions: answer.actions.map((action): Action => (action.release ? action : { ...action, release })) };
+}
+
+/** SHA-256 (hex) of the method, path, query and body; a JSON body in its canonical form, so spacing and key order do not matter. */
+async function fingerprint(request: ApiRequest): Promise<string> {
+  const query = stableStringify(request.query);
+  const text = `${request.method}\n${request.path}\n${query}\n${canonicalBody(request.body)}`;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function canonicalBody(body: string): string {
+  try {
+    return stableStringify(JSON.parse(body));
+  } catch {
+    return body;
+  }
+}
+
+/** The namespace the request names (`?namespace=`, else a top-level `namespace` of a JSON body): its ledger. */
+function requestNamespace(request: ApiRequest): string | undefined {
+  const named = request.query.namespace ?? bodyNamespace(request.body);
+  // Only a valid namespace names a ledger; anything else shares the cluster-wide one.
+  return typeof named === "string" && named.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(named) ? named : undefined;
+}
+
+function bodyNamespace(body: string): unknown {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return typeof parsed === "object" && parsed !== null ? (parsed as { namespace?: unknown }).namespace : undefined;
+  } catch {
+    return undefined;
+  }
 }

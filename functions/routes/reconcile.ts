@@ -18,7 +18,7 @@ export async function reconcileRoute(registry: Registry, name: string, body: Uin
   if (request.controller !== name) throw new HttpError(400, "invalid", `body names controller ${request.controller}, the path ${name}`, "controller");
   const missing = missingKind(request, controller.watches);
   if (missing) throw new HttpError(400, "invalid", `every declared kind must be present (maybe empty); ${missing} is missing`, missing);
-  return resolveClaims(controller.reconcile(request), request.key, deps.ledger);
+  return resolveClaims(controller.reconcile(request, deps.settings), request.key, deps.ledger);
 }
 
 /**
@@ -28,7 +28,7 @@ export async function reconcileRoute(registry: Registry, name: string, body: Uin
 function missingKind(request: ReconcileRequest, watches: readonly Watch[]): string | undefined {
   for (const watch of watches) {
     const part = snapshotPart(watch.mapping);
-    if (part === "parent") continue;
+    if (part === "parent" || part === "none") continue;
     const kind = kindKey(watch);
     if (!Object.hasOwn(request[part], kind)) return `${part}.${kind}`;
   }

@@ -41,6 +41,8 @@ export interface StackOptions {
   readonly resyncSeconds?: number;
   readonly concurrency?: number;
   readonly opsPort?: number;
+  /** The relay's plain-HTTP API port on 127.0.0.1 (0 or absent picks one, kept across relay restarts). */
+  readonly apiPort?: number;
   readonly log?: Logger;
   /** Announces each step (npm start's progress lines). */
   readonly progress?: (step: string) => void;
@@ -60,6 +62,8 @@ export interface Stack {
   readonly secret: string;
   /** The relay's local TLS front (admission webhooks, controllers' APIs) and its CA, when served. */
   readonly front: { readonly url: string; readonly caPem: string } | undefined;
+  /** `http://127.0.0.1:P`: the controllers' APIs over plain HTTP (what the Worker's pods are told as `host:port`). */
+  readonly apiUrl: string;
   /** Stops the relay and starts a new one (same settings). */
   restartRelay(): Promise<void>;
   stop(): Promise<void>;
@@ -101,14 +105,18 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   const progress = options.progress ?? ((): void => undefined);
   const secret = options.secret ?? randomBytes(24).toString("hex");
   const extra = options.extraControllerDirs ?? [];
+  // Chosen before the Worker starts: the Worker tells pods where the APIs are.
+  const apiPort = options.apiPort ? options.apiPort : await freePort();
+  const apiAddress = `127.0.0.1:${apiPort}`;
   progress("bundling the Worker and starting it in workerd");
-  const worker = await startWorker({ secret, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.persistDir ? { persistDir: options.persistDir } : {}) });
+  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.persistDir ? { persistDir: options.persistDir } : {}) });
   try {
     progress("installing the CRDs");
     await installCrds(options.kubeconfigPath, extra);
     const front = options.admissionFront ? await localFront() : undefined;
     const relayOptions: RelayOptions = {
       ...(front ? { front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile } } : {}),
+      api: { port: apiPort, host: "127.0.0.1" },
       workerUrl: worker.url,
       secret,
       kubeconfigPath: options.kubeconfigPath,
@@ -130,6 +138,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       secret,
       relay,
       front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem } : undefined,
+      apiUrl: `http://${apiAddress}`,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();
         stack.relay = await startRelay(relayOptions);
@@ -153,10 +162,7 @@ async function localFront(): Promise<{ port: number; certFile: string; keyFile: 
   const tls = await selfSignedCertificate(["127.0.0.1", "localhost"]);
   writeFileSync(join(dir, "tls.crt"), tls.certPem);
   writeFileSync(join(dir, "tls.key"), tls.keyPem, { mode: 0o600 });
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await freePort();
   return { port, certFile: join(dir, "tls.crt"), keyFile: join(dir, "tls.key"), caPem: tls.certPem, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -167,4 +173,13 @@ async function registerWebhooks(kubeconfigPath: string, hooks: readonly WebhookS
   kc.loadFromFile(kubeconfigPath);
   const client = new KubeClient(kc);
   for (const object of webhookConfigurations(hooks, (hook) => ({ url: `${frontUrl}/admission/${hook.name}` }), caPem)) await applyObject(client, object);
+}
+
+/** A port free on 127.0.0.1 now (the kernel's pick). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }

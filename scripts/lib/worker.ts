@@ -26,6 +26,8 @@ export interface WorkerOptions {
   readonly extraControllerDirs?: readonly string[];
   /** Keep Durable Object state in this folder (survives `restart`); in memory otherwise. */
   readonly persistDir?: string;
+  /** `host:port` where the relay serves the controllers' APIs over plain HTTP (the Worker's `EDGELOOP_API_ADDRESS`). */
+  readonly apiAddress?: string;
 }
 
 /** A running Worker. */
@@ -47,7 +49,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
-      bindings: { EDGELOOP_SECRET: options.secret },
+      bindings: { EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
       durableObjects: miniflareDurableObjects(),
       durableObjectsPersist: options.persistDir ?? false,
       host: "127.0.0.1",

@@ -49,7 +49,7 @@ export async function relayBundle(): Promise<string> {
  * stack's sim and Worker. EDGELOOP_BENCH_PROFILE=DIR writes its CPU profile there.
  */
 export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--concurrency", "32", "--log-level", "info"], {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--api-port", new URL(stack.apiUrl).port, "--concurrency", "32", "--log-level", "info"], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, NODE_OPTIONS: RELAY_NODE_OPTIONS },
     stdio: ["ignore", "pipe", "inherit"],

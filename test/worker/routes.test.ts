@@ -48,7 +48,7 @@ test("the manifest lists every controller folder, built-in and the test's own", 
   assert.equal(response.status, 200);
   const manifest = (await response.json()) as { version: string; controllers: { name: string; delivery: string }[] };
   assert.equal(manifest.version, "v1");
-  assert.deepEqual(manifest.controllers.map((c) => c.name).sort(), ["federatedlearning", "jointinference", "journal", "mirror"]);
+  assert.deepEqual(manifest.controllers.map((c) => c.name).sort(), ["federatedlearning", "jointinference", "journal", "mirror", "nervexjob"]);
   assert.equal(manifest.controllers.find((c) => c.name === "journal")?.delivery, "events");
 });
 
@@ -95,6 +95,22 @@ test("a forwarded API request is answered with the reply and the actions to appl
   assert.equal(answer.status, 201);
   assert.deepEqual(answer.actions.map((a) => [a.type, a.object.metadata.name]), [["create", "q"]]);
   assert.equal(answer.onApplyError.status, 500);
+});
+
+test("a retried POST (same body, new request id) within the API's window gets the first reply and no actions, until released", async () => {
+  const post = (id: string, body: string): Promise<Response> => signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ id, method: "POST", query: {}, body }) });
+  type Answer = { status: number; body: unknown; actions: { release?: { namespace?: string; key: string } }[] };
+  const first = (await (await post("retry-1", '{"namespace":"default","name":"retried"}')).json()) as Answer;
+  assert.equal(first.actions.length, 1);
+  const token = first.actions[0]?.release;
+  assert.equal(token?.namespace, "default");
+  const again = (await (await post("retry-2", '{ "name": "retried", "namespace": "default" }')).json()) as Answer;
+  assert.deepEqual(again, { status: first.status, body: first.body, actions: [] }, "same JSON, other spacing and key order: the first reply, nothing to apply");
+  const other = (await (await post("retry-3", '{"namespace":"default","name":"other"}')).json()) as Answer;
+  assert.equal(other.actions.length, 1, "another body is another request");
+  await signed(`${worker.url}/v1/claims/release`, { body: { claims: [token], now: new Date().toISOString() } });
+  const afterRelease = (await (await post("retry-4", '{"namespace":"default","name":"retried"}')).json()) as Answer;
+  assert.equal(afterRelease.actions.length, 1, "a reply whose actions were not applied is forgotten: the retry is decided afresh");
 });
 
 test("bad input: malformed JSON, schema violations naming the field, unknown names, oversized bodies", async () => {

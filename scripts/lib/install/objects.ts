@@ -26,6 +26,11 @@ export const NAME = "edgeloop-relay";
 const LABELS = { "app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "edgeloop" };
 const FRONT_PORT = 8443;
 const OPS_PORT = 9090;
+/**
+ * The controllers' APIs over plain HTTP, on the Service and the container alike: the
+ * Worker's `EDGELOOP_API_ADDRESS` is `edgeloop-relay.<namespace>:8080`.
+ */
+export const API_PORT = 8080;
 
 const b64 = (text: string): string => Buffer.from(text, "utf8").toString("base64");
 
@@ -48,6 +53,7 @@ function deployment(options: InstallOptions): KubeObject {
       // The pod IP (downward API), never 0.0.0.0: the Service and the kubelet's probes reach it there.
       "--ops-host", "$(POD_IP)", "--ops-port", String(OPS_PORT),
       "--front-host", "$(POD_IP)", "--front-port", String(FRONT_PORT), "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
+      "--api-host", "$(POD_IP)", "--api-port", String(API_PORT),
     ],
     env: [
       { name: "EDGELOOP_SECRET", valueFrom: { secretKeyRef: { name: `${NAME}-hmac`, key: "EDGELOOP_SECRET" } } },
@@ -56,7 +62,7 @@ function deployment(options: InstallOptions): KubeObject {
       { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
       { name: "NODE_OPTIONS", value: RELAY_NODE_OPTIONS },
     ],
-    ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "metrics", containerPort: OPS_PORT }],
+    ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }],
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
     readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
@@ -138,7 +144,7 @@ export function installObjects(options: InstallOptions): KubeObject[] {
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, ns), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem), ...(options.tls.caPem ? { "ca.crt": b64(options.tls.caPem) } : {}) } } as KubeObject,
-    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
+    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
     deployment(options),
     ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.caPem ?? options.tls.certPem, ns),
   ];

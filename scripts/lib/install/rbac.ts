@@ -3,7 +3,7 @@
  * permissions alone (`permissions` of each manifest entry): nothing is inferred from what
  * a controller watches or how its children map. The one grant of the relay's own is
  * Events, which it records on every controller's behalf (plans' `event` actions,
- * `ReconcileError` when an action fails for good).
+ * `FailedCreate`/`FailedDelete`/`ReconcileError` when an action fails for good).
  */
 import type { Access, Manifest } from "../../../protocol/index.ts";
 

@@ -1,0 +1,42 @@
+import type { SnapshotController } from "../../kit/controller.ts";
+import { aggregatorConfigResource } from "./aggregator-config.ts";
+import { NERVEX_API_VERSION, NERVEX_GROUP } from "./group.ts";
+import { reconcileNerveXJob } from "./reconcile.ts";
+import { replicasApi } from "./replicas/api.ts";
+import { nerveXJobResource } from "./schema.ts";
+import { defaultsWebhook, validateWebhook } from "./webhooks.ts";
+
+const parent = { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob" };
+
+/**
+ * NerveX (DI-engine's orchestrator): a NerveXJob's coordinator pod and Service, its status
+ * and its cleanup; the webhooks defaulting and checking `cleanPodPolicy`; and the
+ * replicas API DI-engine's coordinator calls (`replicas/`). AggregatorConfigs and Nodes
+ * are only cached, for that API.
+ */
+const controller: SnapshotController = {
+  name: "nervexjob",
+  delivery: "snapshot",
+  parent,
+  watches: [
+    { ...parent, resource: "nervexjobs", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent } },
+    { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
+    // Cached for the replicas API (the aggregator's template, per-node GPU counts); they reconcile nothing.
+    { apiVersion: NERVEX_API_VERSION, kind: "AggregatorConfig", resource: "aggregatorconfigs", namespaced: true, mapping: { by: "none" } },
+    { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "none" } },
+  ],
+  permissions: [
+    { group: NERVEX_GROUP, resource: "nervexjobs", access: ["read", "status"] },
+    { group: NERVEX_GROUP, resource: "aggregatorconfigs", access: ["read"] },
+    { group: "", resource: "pods", access: ["read", "write"] },
+    { group: "", resource: "services", access: ["read", "write"] },
+    { group: "", resource: "nodes", access: ["read"] },
+  ],
+  resources: [nerveXJobResource, aggregatorConfigResource],
+  webhooks: [defaultsWebhook, validateWebhook],
+  apis: [replicasApi],
+  reconcile: reconcileNerveXJob,
+};
+
+export default controller;

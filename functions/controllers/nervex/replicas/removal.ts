@@ -1,0 +1,19 @@
+/** Deleting a replica: its pod and its Service, each only as the incarnation the request saw. */
+import { refOf, type Action, type ApiRequest, type KubeObject } from "../../../../protocol/index.ts";
+import { controlledBy, relatedIn, SERVICE_KEY } from "./lookup.ts";
+
+/**
+ * The deletes of a pod (pinned to its uid) and of its Service: the Service of the same
+ * name, only when the request sees it and it is controlled by the same owner as the pod
+ * (the job) — a Service the job does not own is never touched.
+ */
+export function removeReplica(request: ApiRequest, pod: KubeObject): Action[] {
+  const namespace = pod.metadata.namespace ?? "";
+  const owner = (pod.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
+  const actions: Action[] = [{ type: "delete", target: refOf(pod), ...(pod.metadata.uid ? { preconditions: { uid: pod.metadata.uid } } : {}) }];
+  const service = relatedIn(request, SERVICE_KEY, namespace).find((s) => s.metadata.name === pod.metadata.name);
+  if (service && owner && controlledBy(service, owner.uid)) {
+    actions.push({ type: "delete", target: refOf(service), ...(service.metadata.uid ? { preconditions: { uid: service.metadata.uid } } : {}) });
+  }
+  return actions;
+}
