@@ -79,3 +79,16 @@ test("refusals: a {} body is 400 naming namespace; an unknown coordinator is 404
   assert.equal(bad.status, 400);
   assert.equal(envelope(bad).message, "body: not valid JSON");
 });
+
+test("a Service not cached yet (made a moment ago with its pod) is deleted by its name; a foreign one of that name is left alone", () => {
+  const unseen = { ...world, "Service.v1": (world["Service.v1"] ?? []).filter((s) => s.metadata.name !== "job-a-collector-new01") };
+  const answer = del({ namespace: "team-a", coordinator: COORDINATOR, collectors: { replicas: 1 } }, unseen);
+  assert.deepEqual(deleted(answer), ["Pod/job-a-collector-new01", "Service/job-a-collector-new01"]);
+  const service = answer.actions[1];
+  assert.ok(service?.type === "delete" && service.preconditions === undefined, "by name: there is no uid to pin it to");
+  const foreign = {
+    ...world,
+    "Service.v1": (world["Service.v1"] ?? []).map((s) => (s.metadata.name === "job-a-collector-new01" ? { ...s, metadata: { ...s.metadata, ownerReferences: [] } } : s)),
+  };
+  assert.deepEqual(deleted(del({ namespace: "team-a", coordinator: COORDINATOR, collectors: { replicas: 1 } }, foreign)), ["Pod/job-a-collector-new01"]);
+});
