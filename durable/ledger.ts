@@ -40,16 +40,12 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
    */
   async remember(key: string, ttlSeconds: number, value: string): Promise<string> {
     const now = Date.now();
-    const held = this.ctx.storage.sql.exec<{ value: string; expires: number }>("SELECT value, expires FROM replies WHERE key = ?", key).toArray()[0];
-    if (held && held.expires > now) return held.value;
-    const expires = now + Math.max(1, ttlSeconds) * 1000;
-    this.ctx.storage.sql.exec(
-      "INSERT INTO replies (key, value, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
-      key,
-      value,
-      expires,
-    );
-    await this.#timers.schedule(key, expires);
+    // Swept here rather than by timers: values live seconds, the table stays a handful of
+    // rows, and an API call is spared the alarm's storage round trips.
+    this.ctx.storage.sql.exec("DELETE FROM replies WHERE expires <= ?", now);
+    const held = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM replies WHERE key = ?", key).toArray()[0];
+    if (held) return held.value;
+    this.ctx.storage.sql.exec("INSERT INTO replies (key, value, expires) VALUES (?, ?, ?)", key, value, now + Math.max(1, ttlSeconds) * 1000);
     return value;
   }
 
@@ -59,11 +55,10 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
    * and a claim must guard only a replacement that happened. Its timer is cancelled too.
    */
   async release(key: string): Promise<boolean> {
-    const claims = this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ?", key).rowsWritten;
     const replies = this.ctx.storage.sql.exec("DELETE FROM replies WHERE key = ?", key).rowsWritten;
-    const held = claims + replies > 0;
-    if (held) await this.#timers.cancel(key);
-    return held;
+    const claims = this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ?", key).rowsWritten;
+    if (claims > 0) await this.#timers.cancel(key);
+    return claims + replies > 0;
   }
 
   /** Claims and remembered values still held (expired ones that the alarm has not swept yet included). */
@@ -77,7 +72,6 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
     const now = Date.now();
     for (const timer of this.#timers.takeDue(now)) {
       this.ctx.storage.sql.exec("DELETE FROM claims WHERE key = ? AND expires <= ?", timer.id, now);
-      this.ctx.storage.sql.exec("DELETE FROM replies WHERE key = ? AND expires <= ?", timer.id, now);
     }
     await this.#timers.rearm();
   }

@@ -36,6 +36,10 @@ test("a webhook or API may relate only kinds its controller watches without sele
   assert.doesNotThrow(() => createRegistry([controller("a", [ok])]));
   const whole: HttpApi = { ...api("z", "/v1/z"), spec: { name: "z", pathPrefix: "/v1/z", related: [parent] } };
   assert.throws(() => createRegistry([controller("a", [whole])]), /API z: related\.0: say how the related objects are narrowed/);
+  const through: HttpApi = { ...api("w", "/v1/w"), spec: { name: "w", pathPrefix: "/v1/w", related: [{ ...parent, ownerOf: { kind: { apiVersion: "v1", kind: "Pod" }, namedBy: ["query.pod"] } }] } };
+  assert.throws(() => createRegistry([controller("a", [through])]), /narrows ConfigMap.v1 through Pod.v1, which the controller does not watch/);
+  const sharing: HttpApi = { ...api("s", "/v1/s"), spec: { name: "s", pathPrefix: "/v1/s", related: [{ ...parent, sharingLabels: { namedBy: ["query.name"], labels: ["app"] } }] } };
+  assert.doesNotThrow(() => createRegistry([controller("a", [sharing])]), "sharing labels of its own kind");
 });
 
 test("narrowing a cluster-scoped kind by namespace is refused; by name or selector it is not", () => {

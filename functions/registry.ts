@@ -75,12 +75,16 @@ function checkRelated({ controller, webhooks, apis }: Parsed): void {
     const watch = watched.get(kindKey(related));
     if (!watch) throw new Error(`${user} of controller ${controller.name} relates ${kindKey(related)}, which the controller does not watch without selectors`);
     if (related.sameNamespace && !watch.namespaced) throw new Error(`${user} of controller ${controller.name} narrows ${kindKey(related)} by namespace, but it is cluster-scoped: use a selector or namedBy`);
+    // The objects a narrowing reads names from come from a cache too.
+    for (const source of [related.sharingLabels?.kind, related.ownerOf?.kind]) {
+      if (source && !watched.has(kindKey(source))) throw new Error(`${user} of controller ${controller.name} narrows ${kindKey(related)} through ${kindKey(source)}, which the controller does not watch without selectors`);
+    }
     assertNarrowed(user, controller.name, related);
   }
 }
 
 function assertNarrowed(user: string, controller: string, related: RelatedObjects): void {
-  if (!related.sameNamespace && !related.selector && !related.namedBy && !related.named) throw new Error(`${user} of controller ${controller} does not say how ${kindKey(related)} is narrowed`);
+  if (!related.sameNamespace && !related.selector && !related.namedBy && !related.named && !related.sharingLabels && !related.ownerOf) throw new Error(`${user} of controller ${controller} does not say how ${kindKey(related)} is narrowed`);
 }
 
 /** Every watched kind must be readable: the relay's ClusterRole holds only what is declared. */

@@ -50,6 +50,12 @@ const Reply = z.object({
 export const ApiResponse = Reply.extend({
   actions: z.array(Action).default([]),
   onApplyError: Reply.optional(),
+  /**
+   * Up to this many consecutive actions of one type, creates or deletes, are applied at
+   * once (1: strictly one after another). For answers whose creates do not depend on each
+   * other, such as a replica's pods and Services.
+   */
+  concurrency: z.number().int().min(1).max(32).default(1),
 });
 export type ApiResponse = z.infer<typeof ApiResponse>;
 

@@ -15,6 +15,13 @@ export const Watch = z.object({
   mapping: Mapping,
   labelSelector: z.string().optional(),
   fieldSelector: z.string().optional(),
+  /**
+   * Additions and changes of this kind make their parent dirty after this many
+   * milliseconds, so that a burst of them (a job's pods starting) is one reconcile and one
+   * status write, as kube's Job controller batches pod updates for 1 s. Deletions are
+   * never held back: a replacement must not wait.
+   */
+  batchMilliseconds: z.number().int().min(0).max(10_000).optional(),
 });
 export type Watch = z.infer<typeof Watch>;
 

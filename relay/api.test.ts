@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ApiSpec, type ApiResponse, type KubeObject, type Manifest } from "../protocol/index.ts";
+import { ApiResponse, ApiSpec, type ApiAnswer, type KubeObject, type Manifest } from "../protocol/index.ts";
 import { apiFor, requestNamespace, serveApi, type ApiHost } from "./api.ts";
 import { FakeCache } from "../test/support/fake-cache.ts";
 
@@ -28,7 +28,8 @@ interface Recorded {
   released: string[];
 }
 
-function host(answer: ApiResponse | Error, failOn?: string): ApiHost & { recorded: Recorded } {
+function host(given: ApiAnswer | Error, failOn?: string): ApiHost & { recorded: Recorded } {
+  const answer = given instanceof Error ? given : ApiResponse.parse(given);
   const recorded: Recorded = { forwarded: [], applied: [], scopes: [], counted: [], released: [] };
   const pods = new FakeCache(true, { objects: [pod("a", "p1"), pod("b", "p2"), pod("b", "p3")] });
   const nodes = new FakeCache(false, { objects: [node("n1", "edge"), node("n2", "cloud")] });
@@ -115,7 +116,7 @@ test("actions are applied in order before the reply; the first failure answers o
 });
 
 test("each action is applied within the namespace the request names, for its API", async () => {
-  const answer: ApiResponse = { status: 201, body: "made", actions: [create("x")] };
+  const answer: ApiAnswer = { status: 201, body: "made", actions: [create("x")] };
   const byQuery = host(answer);
   await serveApi(byQuery, spec, { method: "POST", url: "/v1alpha1/replicas?namespace=a", body: JSON.stringify({ namespace: "kube-system" }) }, quiet);
   assert.deepEqual(byQuery.recorded.scopes, ["replicas a"], "the query wins over the body");
@@ -141,4 +142,26 @@ test("actions not applied hand their release tokens back, each once; applied one
   const ok = host({ status: 200, body: "made", actions: [claimed("x")] });
   await serveApi(ok, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet);
   assert.deepEqual(ok.recorded.released, []);
+});
+
+test("concurrency: a run of creates is applied at once, the next run after it; a failure in a run answers the error", async () => {
+  let inFlight = 0;
+  let most = 0;
+  const order: string[] = [];
+  const fake = host({ status: 200, body: "made", concurrency: 4, actions: [create("a"), create("b"), create("c"), { type: "delete", target: { apiVersion: "v1", kind: "Pod", namespace: "a", name: "old" } }, create("d")] });
+  const concurrent: ApiHost = {
+    ...fake,
+    applyAction: async (action) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push(action.type === "create" ? (action.object.metadata.name ?? "") : `delete ${action.type === "delete" ? action.target.name : ""}`);
+      inFlight -= 1;
+    },
+  };
+  assert.deepEqual(await serveApi(concurrent, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet), { status: 200, body: "made" });
+  assert.equal(most, 3, "a, b and c at once; the delete and d each alone");
+  assert.deepEqual(order.slice(3), ["delete old", "d"], "runs keep their order");
+  const failing = host({ status: 200, body: "made", concurrency: 8, actions: [create("x"), create("bad"), create("y")], onApplyError: { status: 500, body: { message: "create failed" } } }, "bad");
+  assert.deepEqual(await serveApi(failing, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet), { status: 500, body: { message: 'create failed: pods "bad" is invalid' } });
 });

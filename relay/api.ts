@@ -74,17 +74,38 @@ function appendMessage(body: unknown, error: string): unknown {
   return typeof message === "string" ? { ...body, message: message === "" ? error : `${message}: ${error}` } : body;
 }
 
-/** Applies the answer's actions in order; the first failure decides the reply (and releases what was not applied). */
+type Actions = ApiResponse["actions"];
+
+/**
+ * The next run of actions from `start`: consecutive creates (or deletes) up to
+ * `concurrency` of them, applied at once; any other action alone.
+ */
+function runFrom(actions: Actions, start: number, concurrency: number): Actions {
+  const first = actions[start];
+  if (!first) return [];
+  if (first.type !== "create" && first.type !== "delete") return [first];
+  let end = start + 1;
+  while (end < actions.length && end - start < concurrency && actions[end]?.type === first.type) end += 1;
+  return actions.slice(start, end);
+}
+
+/**
+ * Applies the answer's actions in order (runs of creates or deletes at once, up to the
+ * answer's `concurrency`); the first failure decides the reply, and what was not applied
+ * hands its release tokens back.
+ */
 async function applyAnswer(host: ApiHost, answer: ApiResponse, api: string, namespace: string | undefined, log: Logger): Promise<ApiReply> {
-  for (const [index, action] of answer.actions.entries()) {
-    try {
-      await host.applyAction(action, api, namespace);
-    } catch (error) {
+  for (let index = 0; index < answer.actions.length; ) {
+    const run = runFrom(answer.actions, index, answer.concurrency);
+    const results = await Promise.allSettled(run.map((action) => host.applyAction(action, api, namespace)));
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
+    if (failed) {
       await release(host, answer.actions.slice(index), api, log);
-      const message = (error as Error).message;
+      const message = (failed.reason as Error).message;
       if (answer.onApplyError) return { status: answer.onApplyError.status, body: appendMessage(answer.onApplyError.body, message) };
       return { status: 502, body: { error: { code: "apply_failed", message, path: "actions" } } };
     }
+    index += run.length;
   }
   return { status: answer.status, body: answer.body };
 }
@@ -119,13 +140,17 @@ export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingA
 
 async function forwardAndApply(host: ApiHost, spec: ApiSpec, request: object, namespace: string | undefined, log: Logger): Promise<ApiReply> {
   let answer: ApiResponse;
+  const started = performance.now();
   try {
     answer = await host.forward(spec.name, request, spec.timeoutSeconds * 1000);
   } catch (error) {
     log("warn", "API forwarding failed", { api: spec.name, error: String(error) });
     return { status: 503, body: { error: { code: "worker_unavailable", message: `edgeloop API ${spec.name} unavailable: ${String(error)}`, path: "" } } };
   }
+  const decided = performance.now();
   const reply = await applyAnswer(host, answer, spec.name, namespace, log);
   if (reply.status !== answer.status) log("warn", "API actions failed", { api: spec.name, status: reply.status, body: reply.body });
+  // Where a slow call spent its time: deciding (the Worker) or applying (the API server).
+  log("debug", "API request answered", { api: spec.name, status: reply.status, actions: answer.actions.length, decideMs: Math.round(decided - started), applyMs: Math.round(performance.now() - decided) });
   return reply;
 }

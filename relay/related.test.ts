@@ -83,3 +83,50 @@ test("named: fixed objects whatever the request names, got and never listed", ()
   assert.deepEqual([...pods.listed, ...nodes.listed], []);
   assert.deepEqual(found({ ...POD, named: [{ namespace: "b", name: "p1" }], sameNamespace: true }, { namespace: "a", root: {} }, caches), [], "sameNamespace still applies");
 });
+
+test("sharingLabels: the objects labelled like the one the request names (a job's pods, from its coordinator's name)", () => {
+  const jobPods = new FakeCache(true, {
+    objects: [
+      pod("a", "j1-coordinator", { job: "j1", role: "coordinator" }),
+      pod("a", "j1-collector-x", { job: "j1", role: "collector" }),
+      pod("a", "j2-coordinator", { job: "j2", role: "coordinator" }),
+      pod("b", "j1-collector-y", { job: "j1", role: "collector" }),
+    ],
+  });
+  const caches: RelatedCaches = (kind) => (kind.kind === "Pod" ? jobPods : undefined);
+  const declared = { ...POD, sameNamespace: true, sharingLabels: { namedBy: ["body.coordinator"], labels: ["job"] } };
+  assert.deepEqual(found(declared, { namespace: "a", root: { body: { coordinator: "j1-coordinator" } } }, caches), ["a/j1-collector-x", "a/j1-coordinator"], "another namespace's pod with the same label is not sent");
+  assert.deepEqual(found(declared, { namespace: "a", root: { body: { coordinator: "missing" } } }, caches), [], "nothing named, nothing shared");
+  assert.deepEqual(found(declared, { namespace: "a", root: { body: {} } }, caches), []);
+});
+
+test("ownerOf: the controller owner of the object the request names, checked by uid", () => {
+  const JOB = { apiVersion: "example.dev/v1", kind: "Job" };
+  const owned = (name: string, owner: string, uid: string): KubeObject => ({ ...POD, metadata: { namespace: "a", name, ownerReferences: [{ apiVersion: "example.dev/v1", kind: "Job", name: owner, uid, controller: true }] } });
+  const pods = new FakeCache(true, { objects: [owned("c1", "job-1", "u1"), owned("stale", "job-1", "old-uid")] });
+  const jobs = new FakeCache(true, { objects: [{ ...JOB, metadata: { namespace: "a", name: "job-1", uid: "u1" } }, { ...JOB, metadata: { namespace: "a", name: "job-2", uid: "u2" } }] });
+  const caches: RelatedCaches = (kind) => (kind.kind === "Pod" ? pods : kind.kind === "Job" ? jobs : undefined);
+  const declared = { ...JOB, ownerOf: { kind: POD, namedBy: ["query.coordinator"] } };
+  assert.deepEqual(found(declared, { namespace: "a", root: { query: { coordinator: "c1" } } }, caches), ["a/job-1"]);
+  assert.deepEqual(found(declared, { namespace: "a", root: { query: { coordinator: "stale" } } }, caches), [], "an owner reference to another incarnation finds nothing");
+  assert.deepEqual(jobs.listed, [], "owners are got, never listed");
+});
+
+test("unlessNamed: a list-everything entry applies only when the request names none of its paths; entries' objects are sent once", () => {
+  const { caches } = fixture();
+  const everything = RelatedObjects.parse({ ...POD, selector: {}, unlessNamed: ["query.pod"] });
+  const one = RelatedObjects.parse({ ...POD, namedBy: ["query.pod"] });
+  const names = (query: Record<string, string>): string[] => (relatedObjects([everything, one], { namespace: "a", root: { query } }, caches)["Pod.v1"] ?? []).map((p) => `${p.metadata.namespace ?? ""}/${p.metadata.name ?? ""}`).sort();
+  assert.deepEqual(names({}), ["a/p1", "a/p2", "b/p1"]);
+  assert.deepEqual(names({ pod: "p1" }), ["a/p1"]);
+  const twice = relatedObjects([RelatedObjects.parse({ ...POD, sameNamespace: true }), RelatedObjects.parse({ ...POD, namedBy: ["query.pod"] })], { namespace: "a", root: { query: { pod: "p1" } } }, caches);
+  assert.deepEqual(twice["Pod.v1"]?.map((p) => p.metadata.name), ["p1", "p2"], "p1 found by both entries is sent once");
+});
+
+test("onlyWhen: an entry applies only to a request holding a value at one of its paths (zero and empty count as none)", () => {
+  const { caches } = fixture();
+  const declared = { ...NODE, selector: {}, onlyWhen: ["body.learners.gpus"] };
+  assert.deepEqual(found(declared, { namespace: "a", root: { body: { learners: { gpus: 2 } } } }, caches), ["cloud", "edge1", "edge2"]);
+  assert.deepEqual(found(declared, { namespace: "a", root: { body: { learners: { gpus: "4" } } } }, caches).length, 3);
+  for (const body of [{ learners: { gpus: 0 } }, { learners: { replicas: 1 } }, {}, { learners: "x" }]) assert.deepEqual(found(declared, { namespace: "a", root: { body } }, caches), [], JSON.stringify(body));
+});

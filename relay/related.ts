@@ -1,8 +1,8 @@
 /**
  * The `related` objects a webhook or an API receives: each declared kind's cached
  * objects narrowed to the request (pure over the caches). Every narrowing given applies;
- * `namedBy` is read by `get`, `sameNamespace` by listing one namespace, and only then is
- * the selector matched, so a request costs what it finds, not what the cache holds.
+ * `named`, `namedBy` and `ownerOf` are read by `get`, the others by listing one namespace
+ * (or, without one, the cache), so a request costs what it finds, not what the cache holds.
  */
 import { kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../protocol/index.ts";
 
@@ -24,29 +24,76 @@ export interface RelatedRequest {
   readonly root: unknown;
 }
 
-/** The related objects of every declared kind, by `Kind.apiVersion`. */
+/** The related objects of every declared kind, by `Kind.apiVersion`; an object two entries find is sent once. */
 export function relatedObjects(declared: readonly RelatedObjects[], request: RelatedRequest, caches: RelatedCaches): Record<string, KubeObject[]> {
   // An empty namespace names none (a cache lists every namespace for "").
   const scoped: RelatedRequest = { namespace: request.namespace || undefined, root: request.root };
   const related: Record<string, KubeObject[]> = {};
   for (const kind of declared) {
     const cache = caches(kind);
-    const found = cache ? narrow(kind, scoped, cache) : [];
+    const found = cache ? narrow(kind, scoped, cache, caches) : [];
     const key = kindKey(kind);
     const earlier = related[key];
-    related[key] = earlier ? [...earlier, ...found] : found;
+    related[key] = earlier ? union(earlier, found) : found;
   }
   return related;
 }
 
-/** One declared kind's objects for the request. */
-function narrow(kind: RelatedObjects, request: RelatedRequest, cache: RelatedCache): KubeObject[] {
+function union(earlier: readonly KubeObject[], found: readonly KubeObject[]): KubeObject[] {
+  const seen = new Set(earlier);
+  return [...earlier, ...found.filter((o) => !seen.has(o))];
+}
+
+/**
+ * One declared kind's objects for the request: the narrowest narrowing finds candidates
+ * (got by name where it can, listed in one namespace otherwise), then every narrowing
+ * given filters them.
+ */
+function narrow(kind: RelatedObjects, request: RelatedRequest, cache: RelatedCache, caches: RelatedCaches): KubeObject[] {
+  if (kind.unlessNamed?.some((path) => valuesAt(request.root, path).length > 0)) return [];
+  if (kind.onlyWhen && !kind.onlyWhen.some((path) => holdsValue(request.root, path))) return [];
   // A request that names no namespace gets nothing a namespace narrows.
   if (kind.sameNamespace && request.namespace === undefined) return [];
   const inNamespace = cache.namespaced || kind.sameNamespace;
-  const candidates = kind.named ? fixed(kind.named, request, cache, kind.sameNamespace) : kind.namedBy ? named(kind.namedBy, request, cache, inNamespace) : cache.list(kind.sameNamespace ? request.namespace : undefined);
+  const filters: ((o: KubeObject) => boolean)[] = [];
+  if (kind.sameNamespace && cache.namespaced) filters.push((o) => o.metadata.namespace === request.namespace);
   const selector = kind.selector;
-  return selector ? candidates.filter((o) => matchesLabelSelector(o.metadata.labels, selector)) : candidates;
+  if (selector) filters.push((o) => matchesLabelSelector(o.metadata.labels, selector));
+  const sharing = kind.sharingLabels ? labelSets(kind.sharingLabels, kind, request, caches) : undefined;
+  if (sharing) filters.push((o) => sharing.some((set) => set.every(([key, value]) => o.metadata.labels?.[key] === value)));
+  const owners = kind.ownerOf ? ownersOf(kind.ownerOf, kind, request, cache, caches) : undefined;
+  if (owners) filters.push((o) => owners.includes(o));
+  const candidates = kind.named
+    ? fixed(kind.named, cache)
+    : kind.namedBy
+      ? named(kind.namedBy, request, cache, inNamespace)
+      : (owners ?? (sharing && sharing.length === 0 ? [] : cache.list(kind.sameNamespace ? request.namespace : undefined)));
+  return filters.length === 0 ? candidates : candidates.filter((o) => filters.every((keep) => keep(o)));
+}
+
+/** The label values the objects named at `namedBy` have at `labels` (one set per object that has them all). */
+function labelSets(sharing: NonNullable<RelatedObjects["sharingLabels"]>, kind: TypeRef, request: RelatedRequest, caches: RelatedCaches): (readonly [string, string])[][] {
+  const source = caches(sharing.kind ?? kind);
+  if (!source) return [];
+  const sets: (readonly [string, string])[][] = [];
+  for (const object of named(sharing.namedBy, request, source, source.namespaced)) {
+    const labels = object.metadata.labels ?? {};
+    if (sharing.labels.every((key) => labels[key] !== undefined)) sets.push(sharing.labels.map((key) => [key, labels[key] ?? ""] as const));
+  }
+  return sets;
+}
+
+/** The controller owners, in `cache`, of the objects named at `ownerOf.namedBy`. */
+function ownersOf(ownerOf: NonNullable<RelatedObjects["ownerOf"]>, kind: TypeRef, request: RelatedRequest, cache: RelatedCache, caches: RelatedCaches): KubeObject[] {
+  const source = caches(ownerOf.kind);
+  if (!source) return [];
+  const owners: KubeObject[] = [];
+  for (const object of named(ownerOf.namedBy, request, source, source.namespaced)) {
+    const ref = object.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === kind.kind && r.apiVersion.split("/")[0] === kind.apiVersion.split("/")[0]);
+    const owner = ref ? cache.get(cache.namespaced ? object.metadata.namespace : undefined, ref.name) : undefined;
+    if (owner && owner.metadata.uid === ref?.uid && !owners.includes(owner)) owners.push(owner);
+  }
+  return owners;
 }
 
 /**
@@ -65,14 +112,27 @@ function named(paths: readonly string[], request: RelatedRequest, cache: Related
   return found;
 }
 
-/** The objects a declaration names outright (`named`), kept to the request's namespace when `sameNamespace`. */
-function fixed(objects: NonNullable<RelatedObjects["named"]>, request: RelatedRequest, cache: RelatedCache, sameNamespace: boolean): KubeObject[] {
+/** The objects a declaration names outright (`named`). */
+function fixed(objects: NonNullable<RelatedObjects["named"]>, cache: RelatedCache): KubeObject[] {
   const found: KubeObject[] = [];
   for (const { namespace, name } of objects) {
-    const scope = cache.namespaced ? namespace : undefined;
-    if (sameNamespace && scope !== request.namespace) continue;
-    const object = cache.get(scope, name);
+    const object = cache.get(cache.namespaced ? namespace : undefined, name);
     if (object) found.push(object);
   }
   return found;
+}
+
+/** Whether `path` (dot segments, `[]` for every element) holds anything but absence, null, "", 0 or false. */
+function holdsValue(root: unknown, path: string): boolean {
+  let values: unknown[] = [root];
+  for (const segment of path.split(".")) {
+    const many = segment.endsWith("[]");
+    const key = many ? segment.slice(0, -2) : segment;
+    values = values.flatMap((value) => {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+      const next = (value as Record<string, unknown>)[key];
+      return many ? (Array.isArray(next) ? (next as unknown[]) : []) : [next];
+    });
+  }
+  return values.some((value) => value !== undefined && value !== null && value !== "" && value !== 0 && value !== false);
 }

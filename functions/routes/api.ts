@@ -42,7 +42,7 @@ async function answerOnce(api: string, windowSeconds: number, request: ApiReques
   const key = `api/${api}/${await fingerprint(request)}`;
   const mine: HeldReply = { id: request.id, status: answer.status, body: answer.body };
   const held = JSON.parse(await deps.ledger.remember(namespace, key, windowSeconds, JSON.stringify(mine))) as HeldReply;
-  if (held.id !== request.id) return { status: held.status, body: held.body, actions: [] };
+  if (held.id !== request.id) return { status: held.status, body: held.body, actions: [], concurrency: 1 };
   const release = { ...(namespace === undefined ? {} : { namespace }), key };
   return { ...answer, actions: answer.actions.map((action): Action => (action.release ? action : { ...action, release })) };
 }

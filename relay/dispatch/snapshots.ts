@@ -45,10 +45,11 @@ export class SnapshotDelivery {
     return { controller, watch, parentNamespaced: parentIsNamespaced(controller), parents };
   }
 
-  /** Marks dirty every parent key the trigger's object maps to. */
+  /** Marks dirty every parent key the trigger's object maps to (after the watch's batch period, unless it is a deletion). */
   enqueue(route: SnapshotRoute, trigger: Trigger): void {
+    const batch = trigger.type === "DELETED" ? 0 : (route.watch.batchMilliseconds ?? 0);
     for (const key of parentKeys(route.watch.mapping, trigger.object, route.parentNamespaced, route.parents)) {
-      this.#queue.add(queueKey(route.controller.name, key), trigger);
+      this.#queue.addBatched(queueKey(route.controller.name, key), trigger, batch);
     }
   }
 

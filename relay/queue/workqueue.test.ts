@@ -180,3 +180,26 @@ test("depth counts every key waiting: ready, backing off, requeued for later, di
   assert.equal(queue.retrying, 1);
   assert.equal(queue.inFlight, 2);
 });
+
+test("batched adds: a burst waits out the batch period and is processed once with every item; an immediate add does not wait", async () => {
+  const { clock, queue, calls } = running({ concurrency: 4 });
+  queue.addBatched("job", "pod-1 added", 500);
+  await clock.advance(200);
+  queue.addBatched("job", "pod-2 added", 500);
+  await settle();
+  assert.equal(calls.length, 0, "nothing before the period the first change started");
+  await clock.advance(300);
+  await settle();
+  assert.deepEqual(calls.map((c) => c.items), [["pod-1 added", "pod-2 added"]]);
+  calls[0]?.release({ kind: "done" });
+  await settle();
+  queue.addBatched("job", "pod-3 added", 500);
+  queue.add("job", "pod-4 deleted");
+  await settle();
+  assert.deepEqual(calls[1]?.items, ["pod-3 added", "pod-4 deleted"], "a deletion is not held back, and takes the batch along");
+  calls[1]?.release({ kind: "done" });
+  await settle();
+  await clock.advance(1_000);
+  await settle();
+  assert.equal(calls.length, 2, "the batched change was already processed: nothing runs again");
+});

@@ -113,6 +113,23 @@ export class WorkQueue<T> {
     this.#delayed.set(key, { at, handle });
   }
 
+  /**
+   * Marks `key` dirty with `item`, to be processed `ms` from now unless it is already
+   * ready, in flight (it runs again when done) or due sooner: the changes of a burst ride
+   * on one processing.
+   */
+  addBatched(key: string, item: T | undefined, ms: number): void {
+    if (this.#stopped) return;
+    if (ms <= 0) return this.add(key, item);
+    const items = this.#dirty.get(key) ?? [];
+    if (item !== undefined) items.push(item);
+    this.#dirty.set(key, items);
+    if (this.#inFlight.has(key) || this.#readySet.has(key)) return;
+    const existing = this.#delayed.get(key);
+    if (existing && existing.at <= this.#clock.now() + ms) return;
+    this.#requeue(key, ms);
+  }
+
   /** Starts processing with `process`. */
   start(process: (key: string, items: T[]) => Promise<Outcome>): void {
     this.#process = process;

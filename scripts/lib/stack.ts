@@ -61,7 +61,7 @@ export interface Stack {
   relay: RunningRelay;
   readonly secret: string;
   /** The relay's local TLS front (admission webhooks, controllers' APIs) and its CA, when served. */
-  readonly front: { readonly url: string; readonly caPem: string } | undefined;
+  readonly front: { readonly url: string; readonly caPem: string; readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
   /** `http://127.0.0.1:P`: the controllers' APIs over plain HTTP (what the Worker's pods are told as `host:port`). */
   readonly apiUrl: string;
   /** Stops the relay and starts a new one (same settings). */
@@ -137,7 +137,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       worker,
       secret,
       relay,
-      front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem } : undefined,
+      front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem, port: front.port, certFile: front.certFile, keyFile: front.keyFile } : undefined,
       apiUrl: `http://${apiAddress}`,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();

@@ -1,6 +1,11 @@
 /**
  * What every built-in controller runs on: a deduplicating key queue processed one key
  * at a time (client-go's workqueue, minus rate limiting) and cancellable timers.
+ *
+ * The controllers share the API server's thread here, where a cluster runs them in other
+ * processes: a queue starts on the next turn of the event loop and yields to it between
+ * keys, so requests already waiting are answered first and the API's latency is not the
+ * scheduler's and the kubelet's work.
  */
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../contract.ts";
@@ -24,7 +29,10 @@ export class KeyQueue {
   add(key: string): void {
     if (this.#stopped) return;
     this.#pending.add(key);
-    if (!this.#running) this.#idle = this.#drain();
+    if (!this.#running) {
+      this.#running = true;
+      this.#idle = nextTurn().then(() => this.#drain());
+    }
   }
 
   /** Marks `key` dirty after `ms` (one timer per key: the earliest wins). */
@@ -51,7 +59,6 @@ export class KeyQueue {
   }
 
   async #drain(): Promise<void> {
-    this.#running = true;
     try {
       while (!this.#stopped && this.#pending.size > 0) {
         const key = this.#pending.values().next().value as string;
@@ -63,6 +70,7 @@ export class KeyQueue {
           // Conflicts and races with other writers settle on a retry.
           if (!this.#stopped) this.addAfter(key, isConflict(error) ? 5 : 200);
         }
+        if (this.#pending.size > 0) await nextTurn();
       }
     } finally {
       this.#running = false;
@@ -133,4 +141,9 @@ export function terminal(pod: KubeObject): boolean {
 /** Whether a pod's Ready condition is True. */
 export function podReady(pod: KubeObject): boolean {
   return arr(obj((pod as Obj).status).conditions).some((c) => c.type === "Ready" && c.status === "True");
+}
+
+/** Resolves after the I/O callbacks already waiting have run (the event loop's check phase). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

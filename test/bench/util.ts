@@ -1,7 +1,7 @@
 /** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
 import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { appendFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
@@ -49,14 +49,17 @@ export async function relayBundle(): Promise<string> {
  * stack's sim and Worker. EDGELOOP_BENCH_PROFILE=DIR writes its CPU profile there.
  */
 export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--api-port", new URL(stack.apiUrl).port, "--concurrency", "32", "--log-level", "info"], {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info"], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, NODE_OPTIONS: RELAY_NODE_OPTIONS },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let opsUrl = "";
+  const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG;
   child.stdout?.on("data", (chunk: Buffer) => {
     opsUrl ||= /"ops":"(http:\/\/[^"]+)"/.exec(chunk.toString())?.[1] ?? "";
+    // EDGELOOP_BENCH_RELAY_LOG=FILE keeps the relay's log lines (with EDGELOOP_BENCH_LOG_LEVEL=debug, per-request timings).
+    if (logFile) appendFileSync(logFile, chunk);
   });
   await until("the relay process to be ready", async () => opsUrl !== "" && (await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false)), 120_000);
   return { child, opsUrl, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };

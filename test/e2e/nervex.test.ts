@@ -161,10 +161,11 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
   other.metadata = { name: "other", namespace: "mock" };
   await kubectl(["apply", "-f", "-"], JSON.stringify(other));
   const foreign = await runningCoordinator("mock", "other");
-  const refused = await call(server, "POST", "/v1alpha1/replicas/failed", { namespace: "mock", coordinator: foreign.env.KUBERNETES_POD_NAME, collectors: [podOf(created.collectors[1] as string)] });
+  const victim = (await livePods("mock", `${JOB_PODS},replica-type=collector`))[0]?.metadata.name as string;
+  const refused = await call(server, "POST", "/v1alpha1/replicas/failed", { namespace: "mock", coordinator: foreign.env.KUBERNETES_POD_NAME, collectors: [victim] });
   assert.equal(refused.status, 404);
   assert.equal(refused.body.success, false);
-  assert.ok(await stack.sim.cluster.find(POD, "mock", podOf(created.collectors[1] as string)), "the pod is untouched");
+  assert.ok(await stack.sim.cluster.find(POD, "mock", victim), "the pod is untouched");
   const unknown = await call(server, "GET", "/v1alpha1/replicas?namespace=mock&coordinator=nobody-coordinator");
   assert.equal(unknown.status, 404);
   const bad = await call(server, "POST", "/v1alpha1/replicas", { namespace, coordinator, collectors: { replicas: "many" } });

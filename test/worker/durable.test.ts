@@ -81,6 +81,16 @@ test("a released claim is free again at once; releasing a free key changes nothi
   assert.equal(await stub.claim("pod-r", 600), false, "a fresh claim holds as before");
 });
 
+test("a remembered value is answered to every later caller until it expires or is released", async () => {
+  const stub = await ledger("remember");
+  assert.equal(await stub.remember("api/x/1", 1, "first"), "first");
+  assert.equal(await stub.remember("api/x/1", 1, "second"), "first", "the first caller's value");
+  assert.equal(await stub.remember("api/x/2", 60, "other"), "other");
+  await waitFor("the value to expire", async () => ((await stub.remember("api/x/1", 1, "third")) === "third" ? true : undefined), 15_000);
+  assert.equal(await stub.release("api/x/2"), true);
+  assert.equal(await stub.remember("api/x/2", 60, "after release"), "after release");
+});
+
 test("ledgers are per namespace", async () => {
   assert.equal(await (await ledger("ns-one")).claim("same-key", 60), true);
   assert.equal(await (await ledger("ns-two")).claim("same-key", 60), true);

@@ -89,7 +89,7 @@ function apiRequest(overrides: Record<string, unknown> = {}): Record<string, unk
 test("a forwarded API request is answered with the reply and the actions to apply first", async () => {
   const list = await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest() });
   assert.equal(list.status, 200);
-  assert.deepEqual(await list.json(), { status: 200, body: { success: true, message: "", data: ["default/p"] }, actions: [] });
+  assert.deepEqual(await list.json(), { status: 200, body: { success: true, message: "", data: ["default/p"] }, actions: [], concurrency: 1 });
   const create = await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ method: "POST", body: JSON.stringify({ namespace: "default", name: "q" }) }) });
   const answer = (await create.json()) as { status: number; actions: { type: string; object: { metadata: { name: string } } }[]; onApplyError: { status: number } };
   assert.equal(answer.status, 201);
@@ -105,7 +105,7 @@ test("a retried POST (same body, new request id) within the API's window gets th
   const token = first.actions[0]?.release;
   assert.equal(token?.namespace, "default");
   const again = (await (await post("retry-2", '{ "name": "retried", "namespace": "default" }')).json()) as Answer;
-  assert.deepEqual(again, { status: first.status, body: first.body, actions: [] }, "same JSON, other spacing and key order: the first reply, nothing to apply");
+  assert.deepEqual(again, { status: first.status, body: first.body, actions: [], concurrency: 1 }, "same JSON, other spacing and key order: the first reply, nothing to apply");
   const other = (await (await post("retry-3", '{"namespace":"default","name":"other"}')).json()) as Answer;
   assert.equal(other.actions.length, 1, "another body is another request");
   await signed(`${worker.url}/v1/claims/release`, { body: { claims: [token], now: new Date().toISOString() } });

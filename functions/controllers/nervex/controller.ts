@@ -8,6 +8,9 @@ import { defaultsWebhook, validateWebhook } from "./webhooks.ts";
 
 const parent = { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob" };
 
+/** How long changes of a job's pods and Services are gathered before the job is reconciled (deletions are not held back). */
+const BATCH_MS = 500;
+
 /**
  * NerveX (DI-engine's orchestrator): a NerveXJob's coordinator pod and Service, its status
  * and its cleanup; the webhooks defaulting and checking `cleanPodPolicy`; and the
@@ -20,8 +23,10 @@ const controller: SnapshotController = {
   parent,
   watches: [
     { ...parent, resource: "nervexjobs", namespaced: true, mapping: { by: "self" } },
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent } },
-    { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
+    // A replicas call starts ten pods at once: their changes are one reconcile (and one
+    // status write) half a second later, not one each while the call is being applied.
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: BATCH_MS },
+    { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: BATCH_MS },
     // Cached for the replicas API (the aggregator's template, per-node GPU counts); they reconcile nothing.
     { apiVersion: NERVEX_API_VERSION, kind: "AggregatorConfig", resource: "aggregatorconfigs", namespaced: true, mapping: { by: "none" } },
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "none" } },

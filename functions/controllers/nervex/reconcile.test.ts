@@ -243,6 +243,8 @@ function finishedJob(policy: string | undefined): { cluster: FakeCluster; collec
 for (const [policy, kept] of [
   ["Running", (c: string, l: string): string[] => [COORDINATOR, l].sort()],
   [undefined, (c: string, l: string): string[] => [COORDINATOR, l].sort()],
+  // Stored before the webhook existed (the CRD takes any string, as upstream's): the default.
+  ["Sometimes", (c: string, l: string): string[] => [COORDINATOR, l].sort()],
   ["ALL", (): string[] => []],
   ["None", (c: string, l: string): string[] => [COORDINATOR, c, l].sort()],
 ] as const) {

@@ -9,7 +9,7 @@ test("the spec parses; every related kind is narrowed; retries within 10 s are r
   assert.equal(spec.name, "replicas");
   assert.equal(spec.pathPrefix, "/v1alpha1/replicas");
   assert.equal(spec.timeoutSeconds, 10);
-  assert.deepEqual(spec.related.map((r) => `${r.kind}.${r.apiVersion}`), ["Pod.v1", "Service.v1", "NerveXJob.nervex.sensetime.com/v1alpha1", "AggregatorConfig.nervex.sensetime.com/v1alpha1", "Node.v1"]);
+  assert.deepEqual(spec.related.map((r) => `${r.kind}.${r.apiVersion}`), ["Pod.v1", "Pod.v1", "Pod.v1", "Service.v1", "NerveXJob.nervex.sensetime.com/v1alpha1", "AggregatorConfig.nervex.sensetime.com/v1alpha1", "Node.v1"]);
   for (const r of spec.related) assert.ok(RelatedObjects.safeParse(r).success);
   assert.deepEqual(spec.related.find((r) => r.kind === "AggregatorConfig")?.named, [{ namespace: "nervex-system", name: "aggregator-config" }]);
   assert.equal(replicasApi.retryWindowSeconds, 10);

@@ -8,7 +8,7 @@ import type { ApiAnswer, ApiRequest, RelatedObjectsInput } from "../../../../pro
 import type { ControllerSettings, HttpApi } from "../../../kit/controller.ts";
 import { DEFAULT_AGGREGATOR_CONFIG } from "../aggregator-config.ts";
 import { NERVEX_API_VERSION } from "../group.ts";
-import { CONTROLLER_NAME_LABEL, CONTROLLER_NAME_VALUE } from "../labels.ts";
+import { CONTROLLER_NAME_LABEL, CONTROLLER_NAME_VALUE, JOB_NAME_LABEL } from "../labels.ts";
 import { deleteReplicas } from "./delete.ts";
 import { failedAnswer } from "./envelope.ts";
 import { replaceFailed } from "./failed.ts";
@@ -22,18 +22,31 @@ export const FAILED_PATH = `${REPLICAS_PATH}/failed`;
 
 const NERVEX_PODS = { matchLabels: { [CONTROLLER_NAME_LABEL]: CONTROLLER_NAME_VALUE } };
 
+const POD = { apiVersion: "v1", kind: "Pod" };
+
+/** Where a request names one pod of a job: its coordinator, an aggregator, or any replica. */
+const NAMING_A_POD = ["body.coordinator", "query.coordinator", "query.aggregator", "query.name"];
+
+/** The job's pods and Services: those labelled with the job of the pod the request names. */
+const OF_THE_NAMED_JOB = { sameNamespace: true, sharingLabels: { kind: POD, namedBy: NAMING_A_POD, labels: [JOB_NAME_LABEL] } };
+
 /**
- * What the API reads, each kind narrowed: NerveX pods of every namespace (a GET without a
- * namespace lists all coordinators; the handler keeps to the request's namespace
- * otherwise), NerveX Services and NerveXJobs of the request's namespace, the one
- * AggregatorConfig, and the nodes (their allocatable GPUs decide how GPUs are split).
+ * What the API reads, each kind narrowed so that a call costs what its job holds, not
+ * what the cluster does: the pods and Services of the job whose pod the request names
+ * (the label `nervexjob-name` of that pod; a GET naming no pod gets the NerveX pods of
+ * its namespace, or of every namespace when it names none — the lists it answers), the
+ * NerveXJob that owns the named pod, the one AggregatorConfig, and, for a request
+ * asking for GPUs only, the nodes (their allocatable GPUs decide how GPUs are split).
  */
 export const REPLICAS_RELATED: readonly RelatedObjectsInput[] = [
-  { apiVersion: "v1", kind: "Pod", selector: NERVEX_PODS },
-  { apiVersion: "v1", kind: "Service", sameNamespace: true, selector: NERVEX_PODS },
-  { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob", sameNamespace: true },
+  { ...POD, ...OF_THE_NAMED_JOB },
+  { ...POD, sameNamespace: true, selector: NERVEX_PODS, unlessNamed: NAMING_A_POD },
+  { ...POD, selector: NERVEX_PODS, unlessNamed: ["query.namespace", "body.namespace", ...NAMING_A_POD] },
+  { apiVersion: "v1", kind: "Service", ...OF_THE_NAMED_JOB },
+  { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob", ownerOf: { kind: POD, namedBy: NAMING_A_POD } },
   { apiVersion: NERVEX_API_VERSION, kind: "AggregatorConfig", named: [{ ...DEFAULT_AGGREGATOR_CONFIG }] },
-  { apiVersion: "v1", kind: "Node", selector: {} },
+  // Only a request for GPUs reads the nodes (their GPU counts decide the split).
+  { apiVersion: "v1", kind: "Node", selector: {}, onlyWhen: ["body.learners.gpus"] },
 ];
 
 function route(request: ApiRequest, settings: ControllerSettings): ApiAnswer {

@@ -10,6 +10,7 @@
  * A recreated ddp-learner keeps its `MASTER_ADDR`: replacing the first ddp-learner of an
  * aggregator (the rendezvous host) leaves the group pointing at the old name, as upstream.
  */
+import { APPLY_CONCURRENCY } from "./concurrency.ts";
 import { type Action, type ApiAnswer, type ApiRequest, type KubeObject } from "../../../../protocol/index.ts";
 import { injectEnv } from "../../../kit/container-env.ts";
 import { boundedLabelValue } from "../../../kit/names.ts";
@@ -143,5 +144,6 @@ export function replaceFailed(request: ApiRequest): ApiAnswer {
     body: okBody(RECREATE_MESSAGE, built.value.set),
     actions: built.value.actions,
     onApplyError: { status: 500, body: failedBody(RECREATE_FAILED_MESSAGE) },
+    concurrency: APPLY_CONCURRENCY,
   };
 }

@@ -7,6 +7,7 @@
  * (the created URLs) is sent only once every create is applied; a failed create answers
  * 500 in the envelope.
  */
+import { APPLY_CONCURRENCY } from "./concurrency.ts";
 import type { Action, ApiAnswer, ApiRequest, KubeObject } from "../../../../protocol/index.ts";
 import type { ControllerSettings } from "../../../kit/controller.ts";
 import type { PodTemplate } from "../../../kit/pod.ts";
@@ -141,5 +142,6 @@ export function postReplicas(request: ApiRequest, settings: ControllerSettings):
     body: okBody(CREATE_MESSAGE, built.value.set),
     actions: built.value.actions,
     onApplyError: { status: 500, body: failedBody(CREATE_FAILED_MESSAGE) },
+    concurrency: APPLY_CONCURRENCY,
   };
 }
