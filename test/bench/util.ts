@@ -1,7 +1,8 @@
 /** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
 import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdtempSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
@@ -44,24 +45,35 @@ export async function relayBundle(): Promise<string> {
   return file;
 }
 
+/** A port free on 127.0.0.1 now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 /**
  * A relay process, running `script` (the bundle from {@link relayBundle}), against the
- * stack's sim and Worker. EDGELOOP_BENCH_PROFILE=DIR writes its CPU profile there.
+ * stack's sim and Worker. Its log goes to a file (EDGELOOP_BENCH_RELAY_LOG=FILE, else a
+ * temporary one), as a container's goes to its runtime: read through a pipe, the lines
+ * would be work for the benchmark's own process, which is the sim's.
+ * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
+ * writes its CPU profile there.
  */
 export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", "0", "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info"], {
+  const opsPort = await freePort();
+  const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
+  const log = openSync(logFile, "a");
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, NODE_OPTIONS: RELAY_NODE_OPTIONS },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", log, "inherit"],
   });
-  let opsUrl = "";
-  const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG;
-  child.stdout?.on("data", (chunk: Buffer) => {
-    opsUrl ||= /"ops":"(http:\/\/[^"]+)"/.exec(chunk.toString())?.[1] ?? "";
-    // EDGELOOP_BENCH_RELAY_LOG=FILE keeps the relay's log lines (with EDGELOOP_BENCH_LOG_LEVEL=debug, per-request timings).
-    if (logFile) appendFileSync(logFile, chunk);
-  });
-  await until("the relay process to be ready", async () => opsUrl !== "" && (await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false)), 120_000);
+  closeSync(log);
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  await until("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), 120_000);
   return { child, opsUrl, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
 }
 
