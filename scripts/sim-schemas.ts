@@ -47,6 +47,7 @@ export const ROOTS: readonly Root[] = [
   { group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", model: "V1EndpointSlice" },
   { group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", model: "V2HorizontalPodAutoscaler" },
   { group: "coordination.k8s.io", version: "v1", kind: "Lease", model: "V1Lease" },
+  { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", model: "V1PriorityClass" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", model: "V1Role" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", model: "V1RoleBinding" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", model: "V1ClusterRole" },
@@ -65,6 +66,13 @@ const PACKAGES: Readonly<Record<string, string>> = {
   V1LabelSelectorRequirement: "io.k8s.apimachinery.pkg.apis.meta.v1",
   V1Condition: "io.k8s.apimachinery.pkg.apis.meta.v1",
   V1PodTemplateSpec: "io.k8s.api.core.v1",
+};
+/**
+ * Required properties upstream's OpenAPI lists that the client-node model leaves optional
+ * (its generator made `PriorityClass.value` optional).
+ */
+const REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  V1PriorityClass: ["value"],
 };
 export const INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 
@@ -162,7 +170,7 @@ export function generate(): { source: string; kinds: Record<string, string>; sch
       properties[a.baseName] = { ...(d ? { description: d } : {}), ...fieldSchema(a.type, a.format, pkg) };
     }
     const root = ROOTS.find((r) => r.model === modelName);
-    const requiredJson = required.map((r) => attributes.find((a) => a.name === r)?.baseName ?? r);
+    const requiredJson = [...new Set([...required, ...(REQUIRED[modelName] ?? [])])].map((r) => attributes.find((a) => a.name === r)?.baseName ?? r);
     schemas[names.get(modelName) ?? ""] = {
       ...(description ? { description } : {}),
       type: "object",

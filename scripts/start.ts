@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { z } from "zod";
-import { DEFAULT_START_NODES, NodesFlag } from "../sim/flags.ts";
+import { DEFAULT_START_NODES, NodeGpusFlag, NodesFlag } from "../sim/flags.ts";
 import { StateBusyError, StateError } from "../sim/persistence.ts";
 import { chooseLogFormat, createLogger, LEVELS, LOG_FORMATS } from "../cli/log.ts";
 import { cli, stringOptions } from "../cli/args.ts";
@@ -40,6 +40,7 @@ kind cluster is); --fresh starts empty.
   --nodes N|NAMES        sim nodes created if missing: a count, or names separated by commas
                          (default ${DEFAULT_START_NODES}: the nodes upstream examples pin pods to)
   --node-grace-seconds S sim: seconds without heartbeat before a node is NotReady (default 40)
+  --node-gpus N          sim: nvidia.com/gpu on every node it creates (default 0: none)
   --log-level L          debug | info | warn | error (default info)
   --log-format F         json | text (default: text on a terminal, JSON lines when piped)
 
@@ -56,6 +57,7 @@ const Flags = z.object({
   fresh: z.boolean().default(false),
   nodes: NodesFlag.prefault(DEFAULT_START_NODES),
   "node-grace-seconds": z.coerce.number().int().min(1).default(40),
+  "node-gpus": NodeGpusFlag.default(0),
   "log-level": z.enum(LEVELS).default("info"),
   "log-format": z.enum(LOG_FORMATS).optional(),
 });
@@ -108,7 +110,7 @@ const kubeconfigPath = flags.kubeconfig ? resolve(flags.kubeconfig) : join(state
 let stack: ClusterStack & { sim?: { url: string } };
 try {
   stack = onSim
-    ? await startStack({ ...common, kubeconfigPath, simPort: flags.port, nodes: flags.nodes, nodeGraceSeconds: flags["node-grace-seconds"], clusterStateDir: folders.cluster, simLog: logger("sim") })
+    ? await startStack({ ...common, kubeconfigPath, simPort: flags.port, nodes: flags.nodes, nodeGraceSeconds: flags["node-grace-seconds"], nodeGpus: flags["node-gpus"], clusterStateDir: folders.cluster, simLog: logger("sim") })
     : await startOnCluster({ ...common, kubeconfigPath });
 } catch (error) {
   const message = addressInUse(error, ports) ?? (error instanceof StateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : undefined);

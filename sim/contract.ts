@@ -108,4 +108,6 @@ export interface SimControllerOptions {
   readonly heartbeatSeconds: number;
   /** Nodes created at start: a count (`sim-node-1` ...) or their names. */
   readonly nodes: number | readonly string[];
+  /** `nvidia.com/gpu` capacity and allocatable of every node created at start (0 or absent: none). */
+  readonly nodeGpus?: number;
 }

@@ -20,5 +20,8 @@ export const NodesFlag = z.string().transform((text, ctx): number | string[] => 
   return [...new Set(names)];
 });
 
+/** `--node-gpus`: `nvidia.com/gpu` on every node the sim creates (0: none). */
+export const NodeGpusFlag = z.coerce.number().int().min(0).max(1024);
+
 /** The nodes `npm start` creates: the node names the upstream Sedna examples pin their pods to. */
 export const DEFAULT_START_NODES = "cloud,edge1,edge2,edge-node";

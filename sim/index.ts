@@ -23,6 +23,11 @@ export interface SimOptions extends SimClusterOptions {
   readonly controllers?: boolean;
   /** Nodes created at start: a count (`sim-node-1` ...) or their names (default 3). */
   readonly nodes?: number | readonly string[];
+  /**
+   * `nvidia.com/gpu` capacity and allocatable of every node the sim creates at start
+   * (default 0: no GPUs). Nodes that already exist (restored with `stateDir`) keep theirs.
+   */
+  readonly nodeGpus?: number;
   /** Seconds without heartbeat before a node goes NotReady (default 40). */
   readonly nodeGraceSeconds?: number;
   /** Seconds between node heartbeats (default 10). */
@@ -71,7 +76,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const controllers: SimController[] =
     options.controllers === false
       ? []
-      : builtinControllers({ nodes: options.nodes ?? 3, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) });
+      : builtinControllers({ nodes: options.nodes ?? 3, nodeGpus: options.nodeGpus ?? 0, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) });
   for (const controller of controllers) controller.start(cluster);
   if (state?.restored) await resumeRestored(cluster, controllers.length > 0);
   await publishApiServer(cluster, "127.0.0.1", server.port);

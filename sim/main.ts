@@ -1,10 +1,10 @@
-/** `npm run sim -- --port P --kubeconfig FILE [--nodes N|NAMES] [--state DIR]`: the embedded cluster alone. */
+/** `npm run sim -- --port P --kubeconfig FILE [--nodes N|NAMES] [--node-gpus N] [--state DIR]`: the embedded cluster alone. */
 import { z } from "zod";
 import { chooseLogFormat, createLogger, LEVELS, LOG_FORMATS } from "../cli/log.ts";
 import { cli, stringOptions } from "../cli/args.ts";
 import { addressInUse, takenPort } from "../cli/ports.ts";
 import { stopOnSignal } from "../cli/signals.ts";
-import { NodesFlag } from "./flags.ts";
+import { NodeGpusFlag, NodesFlag } from "./flags.ts";
 import { startSim } from "./index.ts";
 import { clearState, StateBusyError, StateError } from "./persistence.ts";
 
@@ -18,6 +18,8 @@ writes a kubeconfig for kubectl to FILE. The cluster lives in memory, or in DIR 
   --kubeconfig FILE        where the kubeconfig goes (default .edgeloop/kubeconfig)
   --nodes N|NAMES          nodes created at start if missing: a count (sim-node-1..N) or
                            names separated by commas (default 3)
+  --node-gpus N            nvidia.com/gpu capacity and allocatable of every node created
+                           at start, for pods that request GPUs (default 0: none)
   --node-grace-seconds S   seconds without heartbeat before a node is NotReady (default 40)
   --state DIR              keep the cluster in DIR: loaded at start, every change saved
   --fresh                  with --state: discard what DIR holds and start empty
@@ -28,6 +30,7 @@ const Flags = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(6443),
   kubeconfig: z.string().min(1).default(".edgeloop/kubeconfig"),
   nodes: NodesFlag.default(3),
+  "node-gpus": NodeGpusFlag.default(0),
   "node-grace-seconds": z.coerce.number().int().min(1).default(40),
   state: z.string().min(1).optional(),
   fresh: z.boolean().default(false),
@@ -55,6 +58,7 @@ try {
     port: flags.port,
     kubeconfigPath: flags.kubeconfig,
     nodes: flags.nodes,
+    nodeGpus: flags["node-gpus"],
     nodeGraceSeconds: flags["node-grace-seconds"],
     log,
     ...(flags.state ? { stateDir: flags.state } : {}),

@@ -15,6 +15,8 @@ const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
 /** Resumes a restored cluster; `kubelets` when the node heartbeats run (the built-in controllers). */
 export async function resumeRestored(cluster: SimCluster, kubelets: boolean): Promise<void> {
   cluster.store.replay();
+  // The state may predate the system PriorityClasses (or have lost them): create them, as a starting kube-apiserver does.
+  cluster.ensureSystemPriorityClasses();
   if (kubelets) await reportNodesIn(cluster);
 }
 

@@ -33,6 +33,8 @@ export interface StackOptions {
   /** Sim nodes: a count or names. */
   readonly nodes?: number | readonly string[];
   readonly nodeGraceSeconds?: number;
+  /** `nvidia.com/gpu` on every node the sim creates (0: none). */
+  readonly nodeGpus?: number;
   /** Keep the sim's cluster in this folder across restarts (in memory when absent). */
   readonly clusterStateDir?: string;
   /** The sim's own log (restores, state warnings). */
@@ -81,6 +83,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     kubeconfigPath: options.kubeconfigPath,
     nodes: options.nodes ?? 3,
     ...(options.nodeGraceSeconds ? { nodeGraceSeconds: options.nodeGraceSeconds } : {}),
+    ...(options.nodeGpus ? { nodeGpus: options.nodeGpus } : {}),
     ...(options.clusterStateDir ? { stateDir: options.clusterStateDir } : {}),
     ...(options.simLog ? { log: options.simLog } : {}),
   });
@@ -101,7 +104,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** Starts the Worker and the relay against the cluster of `options.kubeconfigPath`, after installing the CRDs. */
-export async function startOnCluster(options: Omit<StackOptions, "simPort" | "nodes" | "nodeGraceSeconds" | "clusterStateDir" | "simLog">): Promise<ClusterStack> {
+export async function startOnCluster(options: Omit<StackOptions, "simPort" | "nodes" | "nodeGraceSeconds" | "nodeGpus" | "clusterStateDir" | "simLog">): Promise<ClusterStack> {
   const progress = options.progress ?? ((): void => undefined);
   const secret = options.secret ?? randomBytes(24).toString("hex");
   const extra = options.extraControllerDirs ?? [];

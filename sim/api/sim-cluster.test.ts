@@ -135,7 +135,10 @@ test("binding sets nodeName once; a second binding conflicts", async () => {
   await cluster.create(pod("b"));
   await cluster.bind("default", "b", "n1");
   assert.equal(((await cluster.get(POD, "default", "b")) as Obj).spec.nodeName, "n1");
-  assert.equal((await apiError(cluster.bind("default", "b", "n2"))).code, 409);
+  const again = await apiError(cluster.bind("default", "b", "n2"));
+  assert.equal(again.code, 409);
+  assert.equal(again.message, 'Operation cannot be fulfilled on pods/binding "b": pod b is already assigned to node "n1"', "kube-apiserver's BindingREST words it so");
+  assert.equal(((await cluster.get(POD, "default", "b")) as Obj).spec.nodeName, "n1", "the first binding stands");
 });
 
 test("watch delivers committed changes in resourceVersion order, with the old object on MODIFIED", async () => {

@@ -14,6 +14,7 @@ import { strategicMergePatch } from "../patch/strategic.ts";
 import { defaultOnCreate, defaultTolerationSeconds } from "../pipeline/defaults.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, type Cause } from "../pipeline/errors.ts";
 import { jobCauses } from "../pipeline/job.ts";
+import { admitPodPriority, checkPriorityClassTypes, defaultPriorityClass, globalDefaultConflict, isPriorityClass, keepPodPriority, PRIORITY_CLASSES, priorityClassCauses, systemClassDeletion, systemPriorityClasses } from "../pipeline/priority.ts";
 import { dropUnknownFields, goFormat, introduced, strictDecodingError, strictPatchError, undeclaredFieldError, unknownFieldMessage, type FieldValidation } from "../pipeline/unknown-fields.ts";
 import { validateObject } from "../pipeline/validation.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
@@ -67,6 +68,17 @@ export class SimCluster implements Cluster {
       this.store.commit("/namespaces", "ADDED", this.#stamp({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } }));
     }
     this.store.commit("/services", "ADDED", this.#stamp(kubernetesService()));
+    this.ensureSystemPriorityClasses();
+  }
+
+  /**
+   * Creates the system PriorityClasses that are missing, as kube-apiserver's post-start
+   * hook does on every start (a cluster restored from disk may predate them).
+   */
+  ensureSystemPriorityClasses(): void {
+    for (const pc of systemPriorityClasses()) {
+      if (!this.store.get(PRIORITY_CLASSES, undefined, pc.metadata.name ?? "")) this.store.commit(PRIORITY_CLASSES, "ADDED", this.#stamp(pc));
+    }
   }
 
   // ---- lookups -------------------------------------------------------------------
@@ -144,12 +156,17 @@ export class SimCluster implements Cluster {
     let draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
     const uid = crypto.randomUUID();
     draft = defaultOnCreate(resource, draft, () => this.#allocateIp(), uid);
-    if (resource.kind === "Pod" && resource.group === "") draft = defaultTolerationSeconds(draft);
+    if (resource.kind === "Pod" && resource.group === "") {
+      draft = defaultTolerationSeconds(draft);
+      // The Priority plugin names a pod by its generateName while the name is still to come.
+      draft = admitPodPriority(draft, this.#priorityClasses(), object.metadata.name || object.metadata.generateName || name);
+    }
     if (isNamespace(resource)) draft = withKubernetesFinalizer(draft);
     draft = this.#customResource(resource, draft, object.apiVersion);
     const version = splitApiVersion(object.apiVersion).version;
     draft = await this.#admit({ operation: "CREATE", resource, version, subresource: "", namespace, name, object: draft, oldObject: null, nsLabels, dryRun: options.dryRun ?? false });
     this.#validate(resource, draft);
+    if (isPriorityClass(resource)) this.#checkGlobalDefault(draft, "CREATE");
     if (this.stored(resource, namespace, name)) throw alreadyExists(resource, name);
     const final: KubeObject = {
       ...draft,
@@ -206,6 +223,8 @@ export class SimCluster implements Cluster {
     const current = this.stored(resource, ns, name);
     if (!current) throw notFound(resource, name);
     if (isNamespace(resource) && IMMORTAL_NAMESPACES.includes(name)) throw immortalError(name);
+    const system = isPriorityClass(resource) ? systemClassDeletion(name) : undefined;
+    if (system) throw system;
     const object = current.object;
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== object.metadata.uid) {
@@ -229,8 +248,10 @@ export class SimCluster implements Cluster {
     const pod = current.object as KubeObject & Obj;
     if (podUid && podUid !== pod.metadata.uid) throw conflict(resource, podName, `Precondition failed: UID in precondition: ${podUid}, UID in object meta: ${pod.metadata.uid ?? ""}`);
     const spec = asObj(pod.spec);
-    if (spec.nodeName) throw conflict(resource, podName, `pod ${podName} is already assigned to node "${String(spec.nodeName)}"`);
-    if (pod.metadata.deletionTimestamp) throw conflict(resource, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
+    // BindingREST wraps these refusals as a Conflict on pods/binding (the UID precondition is the store's, on pods).
+    const binding = { group: "", plural: "pods/binding", kind: "Binding" };
+    if (pod.metadata.deletionTimestamp) throw conflict(binding, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
+    if (spec.nodeName) throw conflict(binding, podName, `pod ${podName} is already assigned to node "${String(spec.nodeName)}"`);
     const status = asObj(pod.status);
     const conditions = ((status.conditions as Obj[] | undefined) ?? []).filter((c) => c.type !== "PodScheduled");
     const bound = { ...pod, spec: { ...spec, nodeName }, status: { ...status, conditions: [...conditions, { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: timestamp(this.#now()) }] } };
@@ -247,6 +268,7 @@ export class SimCluster implements Cluster {
    */
   #decode(resource: ResourceType, object: KubeObject, options: WriteOptions, strictError: (unknown: readonly string[]) => ApiError, before?: () => readonly string[], typed = false): KubeObject {
     const decoded = dropUnknownFields(resource, kept(object, options), object.apiVersion);
+    if (isPriorityClass(resource)) checkPriorityClassTypes(decoded.object);
     if (decoded.unknown.length === 0) return decoded.object;
     const unknown = before ? introduced(decoded.unknown, before()) : decoded.unknown;
     if (unknown.length === 0) return decoded.object;
@@ -299,6 +321,8 @@ export class SimCluster implements Cluster {
       if (!draft.metadata.deletionTimestamp) delete draft.metadata.deletionTimestamp;
       if (draft.metadata.deletionGracePeriodSeconds === undefined) delete draft.metadata.deletionGracePeriodSeconds;
       if (isNamespace(resource)) draft = keepSpecFinalizers(draft, current);
+      if (resource.group === "" && resource.kind === "Pod") draft = keepPodPriority(draft, current);
+      if (isPriorityClass(resource)) draft = defaultPriorityClass(draft);
       if (current.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).some((f) => !(current.metadata.finalizers ?? []).includes(f))) {
         throw invalid(resource.kind, resource.group, name, [{ field: "metadata.finalizers", reason: "FieldValueForbidden", message: "Forbidden: no new finalizers can be added if the object is being deleted" }]);
       }
@@ -308,6 +332,7 @@ export class SimCluster implements Cluster {
     const nsLabels = namespace === undefined ? {} : this.#namespaceLabels(namespace);
     draft = await this.#admit({ operation: "UPDATE", resource, version, subresource: options.subresource ?? "", namespace, name, object: draft, oldObject: current, nsLabels, dryRun: options.dryRun ?? false });
     this.#validate(resource, draft, current, options.subresource);
+    if (isPriorityClass(resource) && !options.subresource) this.#checkGlobalDefault(draft, "UPDATE");
     if (!status && current.metadata.generation !== undefined && specOf(draft) !== specOf(current)) {
       draft.metadata = { ...draft.metadata, generation: current.metadata.generation + 1 };
     }
@@ -413,6 +438,7 @@ export class SimCluster implements Cluster {
     // Metadata and the kind's spec (sim/pipeline/validation.ts); status and finalize writes change neither.
     const causes: Cause[] = subresource ? [] : validateObject(resource, object, old);
     if (resource.group === "batch" && resource.kind === "Job") causes.push(...jobCauses(object));
+    if (isPriorityClass(resource) && !subresource) causes.push(...priorityClassCauses(object, old));
     if (resource.group === "apiextensions.k8s.io") {
       const checked = checkCrd(object);
       if ("causes" in checked) causes.push(...checked.causes);
@@ -452,6 +478,17 @@ export class SimCluster implements Cluster {
     for (const stored of this.store.list(key)) this.store.commit(key, "DELETED", stored.object);
     this.store.dropTable(key);
     if (crd.metadata.deletionTimestamp && (crd.metadata.finalizers ?? []).length === 0) this.store.commit("apiextensions.k8s.io/customresourcedefinitions", "DELETED", crd);
+  }
+
+  /** The stored PriorityClasses (what the Priority admission plugin resolves pods with). */
+  #priorityClasses(): KubeObject[] {
+    return this.store.list(PRIORITY_CLASSES).map((s) => s.object);
+  }
+
+  /** The Priority plugin's validation of a PriorityClass: one global default at most. */
+  #checkGlobalDefault(object: KubeObject, operation: "CREATE" | "UPDATE"): void {
+    const error = globalDefaultConflict(object, operation, this.#priorityClasses());
+    if (error) throw error;
   }
 
   /** NamespaceLifecycle: the namespace must exist, and take no new content while terminating. */

@@ -1,5 +1,6 @@
 /**
- * Simulated nodes: `sim-node-1..N` created at start, each heartbeating (Ready condition
+ * Simulated nodes: `sim-node-1..N` (or the names given) created at start, with GPUs
+ * (`nvidia.com/gpu`) when asked, each heartbeating (Ready condition
  * and its Lease in kube-node-lease) unless annotated `sim.edgeloop.dev/heartbeat: stopped`.
  */
 import type { KubeObject } from "../../protocol/index.ts";
@@ -10,9 +11,12 @@ export const HEARTBEAT_ANNOTATION = "sim.edgeloop.dev/heartbeat";
 const NODE = { apiVersion: "v1", kind: "Node" };
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
 
-/** A fresh simulated node. */
-export function simNode(name: string): KubeObject {
-  const capacity = { cpu: "8", memory: "32Gi", pods: "110", "ephemeral-storage": "100Gi" };
+/** The extended resource a GPU device plugin advertises. */
+export const GPU_RESOURCE = "nvidia.com/gpu";
+
+/** A fresh simulated node; `gpus` > 0 adds that many `nvidia.com/gpu`, as the NVIDIA device plugin would. */
+export function simNode(name: string, gpus = 0): KubeObject {
+  const capacity = { cpu: "8", memory: "32Gi", pods: "110", "ephemeral-storage": "100Gi", ...(gpus > 0 ? { [GPU_RESOURCE]: String(gpus) } : {}) };
   return {
     apiVersion: "v1",
     kind: "Node",
@@ -80,7 +84,7 @@ export function nodeHeartbeats(options: SimControllerOptions): SimController {
     start(cluster: Cluster): void {
       void (async (): Promise<void> => {
         for (const name of nodeNames(options.nodes)) {
-          if (!(await cluster.find(NODE, undefined, name))) await cluster.create(simNode(name)).catch(() => undefined);
+          if (!(await cluster.find(NODE, undefined, name))) await cluster.create(simNode(name, options.nodeGpus ?? 0)).catch(() => undefined);
         }
       })();
       timer = setInterval(() => void beat(cluster).catch(() => undefined), options.heartbeatSeconds * 1000);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
+import { idleUsage } from "./resources.ts";
 import { fitErrorMessage, unfit } from "./scheduler.ts";
 import type { Obj } from "./runtime.ts";
 
@@ -14,7 +15,7 @@ const node = (name: string, extra: Obj = {}, labels: Record<string, string> = {}
     status: { allocatable: { cpu: "2", memory: "4Gi", pods: "10" }, conditions: [{ type: "Ready", status: extra.ready ?? "True" }] },
   }) as KubeObject;
 const pod = (spec: Obj = {}): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers: [{ name: "c", image: "i" }], ...spec } }) as KubeObject;
-const idle = { cpu: 0, memory: 0, pods: 0 };
+const idle = idleUsage();
 
 test("kube-scheduler's FailedScheduling message: a sorted histogram, then the preemption verdict", () => {
   assert.equal(
@@ -36,7 +37,24 @@ test("unfit follows the filter plugins' order and words", () => {
   assert.deepEqual(unfit(pod(), node("n", { ready: "Unknown" }), idle), ["node(s) had untolerated taint {node.kubernetes.io/unreachable: }"], "a node gone silent counts as tainted before the lifecycle controller taints it");
   assert.deepEqual(unfit(pod({ nodeSelector: { zone: "mars" } }), node("n"), idle), ["node(s) didn't match Pod's node affinity/selector"]);
   const big = pod({ containers: [{ name: "c", image: "i", resources: { requests: { cpu: "3", memory: "8Gi" } } }] });
-  assert.deepEqual(unfit(big, node("n"), { cpu: 0, memory: 0, pods: 10 }), ["Too many pods", "Insufficient cpu", "Insufficient memory"], "NodeResourcesFit names every shortage");
+  assert.deepEqual(unfit(big, node("n"), { pods: 10, requested: new Map() }), ["Too many pods", "Insufficient cpu", "Insufficient memory"], "NodeResourcesFit names every shortage");
+});
+
+test("NodeResourcesFit: extended resources counted as integers against allocatable, absent = 0", () => {
+  const gpus = (n: string, limitsOnly = false): KubeObject => pod({ containers: [{ name: "c", image: "i", resources: limitsOnly ? { limits: { "nvidia.com/gpu": n } } : { requests: { "nvidia.com/gpu": n }, limits: { "nvidia.com/gpu": n } } }] });
+  const gpuNode = (count: string): KubeObject => ({ ...node("g"), status: { allocatable: { cpu: "2", memory: "4Gi", pods: "10", "nvidia.com/gpu": count }, conditions: [{ type: "Ready", status: "True" }] } }) as KubeObject;
+  assert.deepEqual(unfit(gpus("1"), node("n"), idle), ["Insufficient nvidia.com/gpu"], "a node without the resource has none");
+  assert.deepEqual(unfit(gpus("2"), gpuNode("2"), idle), []);
+  assert.deepEqual(unfit(gpus("1"), gpuNode("2"), { pods: 1, requested: new Map([["nvidia.com/gpu", 2]]) }), ["Insufficient nvidia.com/gpu"], "what bound pods use is taken");
+  assert.deepEqual(unfit(gpus("3"), gpuNode("2"), idle), ["Insufficient nvidia.com/gpu"]);
+  assert.deepEqual(unfit(pod(), gpuNode("0"), { pods: 1, requested: new Map([["cpu", 5000]]) }), [], "a resource the pod does not request is not checked, even overcommitted");
+  const both = pod({ containers: [{ name: "c", image: "i", resources: { requests: { cpu: "3", "example.com/fpga": "1", "nvidia.com/gpu": "1" } } }] });
+  assert.deepEqual(unfit(both, node("n"), idle), ["Insufficient cpu", "Insufficient example.com/fpga", "Insufficient nvidia.com/gpu"], "cpu first, then every extended resource short");
+  assert.equal(
+    fitErrorMessage([["Insufficient nvidia.com/gpu"], ["Insufficient nvidia.com/gpu"]]),
+    "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
+    "preemption could free extended resources",
+  );
 });
 
 test("required node affinity: terms ORed, requirements ANDed, matchFields on metadata.name", () => {

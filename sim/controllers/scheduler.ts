@@ -1,7 +1,8 @@
 /**
  * The default scheduler: binds pods whose schedulerName is empty or `default-scheduler`
  * to a node that fits (schedulable, taints tolerated, node selector and required node
- * affinity, pod count, cpu, memory), least-loaded first, and records `Scheduled`. A pod
+ * affinity, pod count and every requested resource: cpu, memory, extended resources such
+ * as `nvidia.com/gpu`), least-loaded first, and records `Scheduled`. A pod
  * that fits nowhere gets a `FailedScheduling` Warning and a PodScheduled=False condition
  * with kube-scheduler's message, and is retried as kube-scheduler retries it: when a
  * node or a pod changes in a way that may make room, no sooner than its back-off (1 s
@@ -12,6 +13,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
+import { allocatableOf, charge, idleUsage, insufficient, podRequests, type Amounts, type Usage } from "./resources.ts";
 import { arr, ignoreNotFound, isConflict, keyOf, KeyQueue, now, obj, splitNsKey, terminal, type Obj } from "./runtime.ts";
 import { Wakeups } from "./wakeups.ts";
 
@@ -22,32 +24,10 @@ const BACKOFF_INITIAL_MS = 1000;
 const BACKOFF_MAX_MS = 10_000;
 /** podMaxInUnschedulablePodsDuration: an unschedulable pod is retried at least this often. */
 const UNSCHEDULABLE_RETRY_MS = 5 * 60_000;
-/** Reasons preemption could resolve (NodeResourcesFit's Unschedulable); the rest are UnschedulableAndUnresolvable. */
-const RESOLVABLE = new Set(["Too many pods", "Insufficient cpu", "Insufficient memory"]);
+/** Whether preemption could resolve a reason (NodeResourcesFit's Unschedulable); the rest are UnschedulableAndUnresolvable. */
+const resolvable = (reason: string): boolean => reason === "Too many pods" || reason.startsWith("Insufficient ");
 /** The status of nodes a matchFields pin leaves out (the NodeAffinity PreFilter result). */
 const NOT_PINNED = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
-
-/** `500m` → 0.5, `2` → 2 (cpu); `1Gi` → bytes (memory). */
-export function quantity(value: unknown): number {
-  if (typeof value === "number") return value;
-  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(String(value ?? "0"));
-  if (!m) return 0;
-  const n = Number(m[1]);
-  const units: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-  return n * (units[m[2] ?? ""] ?? 1);
-}
-
-/** A pod's summed container requests. */
-export function requestsOf(pod: KubeObject): { cpu: number; memory: number } {
-  let cpu = 0;
-  let memory = 0;
-  for (const c of arr(obj((pod as Obj).spec).containers)) {
-    const requests = obj(obj(c.resources).requests);
-    cpu += quantity(requests.cpu);
-    memory += quantity(requests.memory);
-  }
-  return { cpu, memory };
-}
 
 /** Whether the tolerations tolerate a taint. */
 export function tolerates(tolerations: readonly Obj[], taint: Obj): boolean {
@@ -77,22 +57,17 @@ function untoleratedTaint(pod: KubeObject, node: KubeObject): Obj | undefined {
 /**
  * Why a node cannot take a pod, as kube-scheduler's filter plugins in their default order
  * say it (the first failing plugin; NodeResourcesFit names every resource short); empty
- * when it fits.
+ * when it fits. `requests` and `allocatable` are parsed once by the caller (the scheduler
+ * tries one pod on every node).
  */
-export function unfit(pod: KubeObject, node: KubeObject, used: { cpu: number; memory: number; pods: number }): string[] {
+export function unfit(pod: KubeObject, node: KubeObject, used: Usage, requests: Amounts = podRequests(pod), allocatable: Amounts = allocatableOf(node)): string[] {
   const nodeSpec = obj((node as Obj).spec);
   const tolerations = arr(obj((pod as Obj).spec).tolerations);
   if (nodeSpec.unschedulable === true && !tolerates(tolerations, { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" })) return ["node(s) were unschedulable"];
   const taint = untoleratedTaint(pod, node);
   if (taint) return [`node(s) had untolerated taint {${String(taint.key ?? "")}: ${String(taint.value ?? "")}}`];
   if (!matchesNodeAffinity(pod, node)) return ["node(s) didn't match Pod's node affinity/selector"];
-  const allocatable = obj(obj((node as Obj).status).allocatable);
-  const wants = requestsOf(pod);
-  const short: string[] = [];
-  if (used.pods + 1 > quantity(allocatable.pods ?? 110)) short.push("Too many pods");
-  if (used.cpu + wants.cpu > quantity(allocatable.cpu ?? 0) + 1e-9) short.push("Insufficient cpu");
-  if (used.memory + wants.memory > quantity(allocatable.memory ?? 0)) short.push("Insufficient memory");
-  return short;
+  return insufficient(requests, allocatable, used);
 }
 
 /** `N reason` per reason, sorted as strings, as kube-scheduler's FitError prints its histogram. */
@@ -110,7 +85,7 @@ function histogram(reasons: readonly string[]): string {
 export function fitErrorMessage(perNode: readonly (readonly string[])[]): string {
   const total = perNode.length;
   if (total === 0) return "no nodes available to schedule pods";
-  const preemption = perNode.map((reasons) => (reasons.every((r) => RESOLVABLE.has(r)) ? "No preemption victims found for incoming pod" : "Preemption is not helpful for scheduling"));
+  const preemption = perNode.map((reasons) => (reasons.every(resolvable) ? "No preemption victims found for incoming pod" : "Preemption is not helpful for scheduling"));
   return `0/${total} nodes are available: ${histogram(perNode.flat())}. preemption: 0/${total} nodes are available: ${histogram(preemption)}.`;
 }
 
@@ -132,8 +107,10 @@ function podFingerprint(pod: KubeObject): string {
 
 /** The default scheduler as a sim controller. */
 export function scheduler(): SimController {
-  const nodes = new Map<string, KubeObject>();
-  const bound = new Map<string, { node: string; cpu: number; memory: number }>();
+  /** Nodes with their allocatable parsed once per change. */
+  const nodes = new Map<string, { object: KubeObject; allocatable: Amounts }>();
+  /** Bound pods: their node and requests (parsed once, when the binding is seen). */
+  const bound = new Map<string, { node: string; requests: Amounts }>();
   /** Unschedulable pods: their failed attempts, when the last one was, and whether a node lacked resources. */
   const pending = new Map<string, { attempts: number; last: number; resources: boolean }>();
   let cluster: Cluster | undefined;
@@ -142,22 +119,27 @@ export function scheduler(): SimController {
   const wakeups = new Wakeups((key) => queue.add(key));
   let flush: ReturnType<typeof setInterval> | undefined;
 
-  const perNode = new Map<string, { cpu: number; memory: number; pods: number }>();
+  const perNode = new Map<string, Usage>();
+  const IDLE = idleUsage();
 
-  function usage(node: string): { cpu: number; memory: number; pods: number } {
-    return perNode.get(node) ?? { cpu: 0, memory: 0, pods: 0 };
+  function usage(node: string): Usage {
+    return perNode.get(node) ?? IDLE;
   }
 
-  function account(key: string, next: { node: string; cpu: number; memory: number } | undefined): boolean {
+  function usageFor(node: string): Usage {
+    let u = perNode.get(node);
+    if (!u) perNode.set(node, (u = idleUsage()));
+    return u;
+  }
+
+  function account(key: string, next: { node: string; requests: Amounts } | undefined): boolean {
     const before = bound.get(key);
     if (before) {
-      const u = usage(before.node);
-      perNode.set(before.node, { cpu: u.cpu - before.cpu, memory: u.memory - before.memory, pods: u.pods - 1 });
+      charge(usageFor(before.node), before.requests, -1);
       bound.delete(key);
     }
     if (next) {
-      const u = usage(next.node);
-      perNode.set(next.node, { cpu: u.cpu + next.cpu, memory: u.memory + next.memory, pods: u.pods + 1 });
+      charge(usageFor(next.node), next.requests, 1);
       bound.set(key, next);
     }
     return before !== undefined;
@@ -187,17 +169,17 @@ export function scheduler(): SimController {
     const pod = await cluster.find(POD, namespace, name);
     if (!pod || pod.metadata.deletionTimestamp || obj((pod as Obj).spec).nodeName || !forUs(pod)) return forget(key);
     const pinned = pinnedNodeNames(pod);
+    const requests = podRequests(pod);
     const perNodeReasons: string[][] = [];
     let best: { name: string; pods: number } | undefined;
-    for (const node of nodes.values()) {
-      const nodeName = node.metadata.name ?? "";
+    for (const [nodeName, node] of nodes) {
       const used = usage(nodeName);
-      const why = pinned && !pinned.has(nodeName) ? [NOT_PINNED] : unfit(pod, node, used);
+      const why = pinned && !pinned.has(nodeName) ? [NOT_PINNED] : unfit(pod, node.object, used, requests, node.allocatable);
       if (why.length > 0) perNodeReasons.push(why);
       else if (!best || used.pods < best.pods) best = { name: nodeName, pods: used.pods };
     }
     if (best) return bind(pod, key, best.name);
-    await unschedulable(pod, key, fitErrorMessage(perNodeReasons), perNodeReasons.some((why) => why.some((r) => RESOLVABLE.has(r))));
+    await unschedulable(pod, key, fitErrorMessage(perNodeReasons), perNodeReasons.some((why) => why.some(resolvable)));
   }
 
   async function bind(pod: KubeObject, key: string, node: string): Promise<void> {
@@ -236,7 +218,7 @@ export function scheduler(): SimController {
     }
     if (typeof nodeName === "string" && nodeName) {
       forget(key);
-      if (!bound.has(key)) account(key, { node: nodeName, ...requestsOf(pod) });
+      if (!bound.has(key)) account(key, { node: nodeName, requests: podRequests(pod) });
       return;
     }
     if (!forUs(pod) || pod.metadata.deletionTimestamp) return forget(key);
@@ -248,9 +230,14 @@ export function scheduler(): SimController {
   function onNode(event: ClusterEvent): void {
     const name = event.object.metadata.name ?? "";
     const before = nodes.get(name);
-    if (event.type === "DELETED") nodes.delete(name);
-    else nodes.set(name, event.object);
-    if (event.type !== "DELETED" && (!before || nodeFingerprint(before) !== nodeFingerprint(event.object))) retryPending();
+    if (event.type === "DELETED") {
+      nodes.delete(name);
+      return;
+    }
+    // Heartbeats change nothing the scheduler reads: the parsed allocatable is kept.
+    const changed = !before || nodeFingerprint(before.object) !== nodeFingerprint(event.object);
+    nodes.set(name, { object: event.object, allocatable: before && !changed ? before.allocatable : allocatableOf(event.object) });
+    if (changed) retryPending();
   }
 
   /** Pods left unschedulable for 5 minutes are tried again whatever happened. */
@@ -264,7 +251,7 @@ export function scheduler(): SimController {
     start(c: Cluster): void {
       cluster = c;
       unwatch.push(c.watch(NODE, onNode), c.watch(POD, onPod));
-      void c.list(NODE).then((list) => list.items.forEach((node) => nodes.set(node.metadata.name ?? "", node)));
+      void c.list(NODE).then((list) => list.items.forEach((node) => nodes.set(node.metadata.name ?? "", { object: node, allocatable: allocatableOf(node) })));
       flush = setInterval(flushUnschedulable, 30_000);
       flush.unref();
     },

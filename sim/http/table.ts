@@ -152,6 +152,13 @@ const columnsByKind: Record<string, Column[]> = {
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: (o) => list(asObj(asObj(asObj(o.spec).template).spec).containers).map((c) => String(c.image ?? "")).join(",") },
     { name: "Selector", type: "string", priority: 1, description: "A label query over pods that should match the pod count.", cell: (o) => Object.entries(asObj(asObj(asObj(o.spec).selector).matchLabels)).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${String(v)}`).join(",") || "<none>" },
   ],
+  "scheduling.k8s.io/priorityclasses": [
+    nameColumn,
+    { name: "Value", type: "integer", description: "value represents the integer value of this priority class.", cell: (o) => Number(o.value ?? 0) },
+    { name: "Global-Default", type: "boolean", description: "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.", cell: (o) => o.globalDefault === true },
+    ageColumn,
+    { name: "PreemptionPolicy", type: "string", description: "preemptionPolicy is the Policy for preempting pods with lower priority.", cell: (o) => (typeof o.preemptionPolicy === "string" ? o.preemptionPolicy : "Unknown") },
+  ],
   "/namespaces": [nameColumn, { name: "Status", type: "string", cell: (o) => asObj(o.status).phase ?? "Active" }, ageColumn],
   "/events": [
     { name: "Last Seen", type: "string", cell: (o, now) => age(String(o.lastTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp ?? ""), now) },

@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import type { ResourceType } from "../registry/resource.ts";
 import { defaultJob } from "./job.ts";
+import { defaultPriorityClass } from "./priority.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -34,13 +35,30 @@ export function defaultPodSpec(spec: Obj): Obj {
     schedulerName: "default-scheduler",
     securityContext: {},
     enableServiceLinks: true,
-    preemptionPolicy: "PreemptLowerPriority",
-    priority: 0,
     serviceAccountName: "default",
     serviceAccount: typeof spec.serviceAccountName === "string" ? spec.serviceAccountName : "default",
     ...spec,
     containers: list(spec.containers).map(defaultContainer),
     ...(spec.initContainers ? { initContainers: list(spec.initContainers).map(defaultContainer) } : {}),
+  };
+}
+
+/**
+ * SetDefaults_Pod: a container's requests default to its limits, resource by resource
+ * (pods only, not templates). An extended resource (`nvidia.com/gpu`) is usually given as
+ * a limit only; the scheduler counts requests.
+ */
+function defaultRequests(spec: Obj): Obj {
+  const withRequests = (container: Obj): Obj => {
+    const resources = obj(container.resources);
+    const limits = obj(resources.limits);
+    if (Object.keys(limits).length === 0) return container;
+    return { ...container, resources: { ...resources, requests: { ...limits, ...obj(resources.requests) } } };
+  };
+  return {
+    ...spec,
+    containers: list(spec.containers).map(withRequests),
+    ...(spec.initContainers ? { initContainers: list(spec.initContainers).map(withRequests) } : {}),
   };
 }
 
@@ -75,7 +93,7 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
   const key = `${type.group}/${type.plural}`;
   switch (key) {
     case "/pods": {
-      const spec = defaultPodSpec(obj(o.spec));
+      const spec = defaultRequests(defaultPodSpec(obj(o.spec)));
       return { ...o, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
     }
     case "/namespaces":
@@ -116,6 +134,8 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
       return { type: "Opaque", ...o };
     case "/nodes":
       return o;
+    case "scheduling.k8s.io/priorityclasses":
+      return defaultPriorityClass(o);
     default: {
       if (type.statusSubresource) {
         const copy: Obj = { ...o };

@@ -76,6 +76,7 @@ export function builtinResources(): ResourceType[] {
     resource({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true }),
     resource({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
     resource({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true }),
+    resource({ group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, shortNames: ["pc"] }),
     resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true }),
     resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true }),
     resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false }),

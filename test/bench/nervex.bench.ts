@@ -14,7 +14,9 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { call } from "../support/di-engine-client.ts";
+import { fork } from "node:child_process";
+import { join } from "node:path";
+import type { CoordinatorAnswer, CoordinatorCall } from "./coordinator-process.ts";
 import { percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -34,6 +36,19 @@ function job(name: string): KubeObject {
   } as KubeObject;
 }
 
+/** The coordinator's process (`./coordinator-process.ts`), one call at a time. */
+function coordinatorProcess(): { call(request: CoordinatorCall): Promise<CoordinatorAnswer>; stop(): void } {
+  const child = fork(join(import.meta.dirname, "coordinator-process.ts"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return {
+    call: (request) =>
+      new Promise((resolve) => {
+        child.once("message", (answer) => resolve(answer as CoordinatorAnswer));
+        child.send(request);
+      }),
+    stop: () => child.disconnect(),
+  };
+}
+
 const bench: Benchmark = {
   name: "nervex",
   async run(report, progress) {
@@ -42,6 +57,7 @@ const bench: Benchmark = {
     await stack.relay.stop();
     const relay = await relayProcess(stack, await relayBundle());
     const server = new URL(stack.apiUrl).host;
+    const coordinator = coordinatorProcess();
     try {
       await stack.sim.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } as KubeObject);
       progress(`apply → coordinator Running: ${JOBS} jobs, one at a time`);
@@ -59,11 +75,9 @@ const bench: Benchmark = {
 
       const post = async (job: string, memory: string): Promise<number> => {
         const body = { namespace: NAMESPACE, coordinator: `${job}-coordinator`, collectors: { replicas: 8, cpus: "100m", memory }, learners: { replicas: 2, cpus: "100m", memory } };
-        const started = performance.now();
-        const reply = await call(server, "POST", "/v1alpha1/replicas", body);
-        const took = performance.now() - started;
-        if (reply.status !== 200 || reply.body.success !== true) throw new Error(`POST for ${job}: ${reply.status} ${JSON.stringify(reply.body)}`);
-        return took;
+        const reply = await coordinator.call({ server, method: "POST", path: "/v1alpha1/replicas", body });
+        if (reply.status !== 200 || !reply.success) throw new Error(`POST for ${job}: ${reply.status} ${reply.body}`);
+        return reply.ms;
       };
       const replicasRunning = async (job: string, count: number): Promise<boolean> =>
         ((await stack.sim.cluster.list(POD, { namespace: NAMESPACE, labelSelector: `nervexjob-name=${job}` })).items as { status?: { phase?: string } }[]).filter((p) => p.status?.phase === "Running").length >= count;
@@ -94,6 +108,7 @@ const bench: Benchmark = {
         report({ metric: `${name}_p99_ms`, value: tenth(percentile(latencies, 99)), unit: "ms", ...(target ? { target } : {}) });
       }
     } finally {
+      coordinator.stop();
       relay.child.kill("SIGTERM");
       await stack.stop();
     }

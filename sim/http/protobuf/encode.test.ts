@@ -118,3 +118,10 @@ test("what the definitions do not declare is not sent; a kind without a definiti
   assert.equal(encodeBody({ kind: "Widget", apiVersion: "example.com/v1", metadata: { name: "w" } }), undefined);
   assert.equal(messageType("v1", "Table"), undefined);
 });
+
+test("a PriorityClass survives the round trip: value 0 and preemptionPolicy kept, false globalDefault left out", () => {
+  const pc = { apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: "low" }, value: 0, description: "d", preemptionPolicy: "Never" };
+  assert.deepEqual(roundTrip(pc), pc);
+  assert.deepEqual(roundTrip({ ...pc, value: -5, globalDefault: true }), { ...pc, value: -5, globalDefault: true });
+  assert.deepEqual(roundTrip({ ...pc, globalDefault: false }), pc);
+});

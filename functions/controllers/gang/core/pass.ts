@@ -1,0 +1,38 @@
+/**
+ * A whole pass from the Durable Object's state: view, queue, backfill.
+ */
+import { backfill, type PassResult } from "./backfill.ts";
+import { gatherGroups, orderQueue, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+import type { NodeRecord, PodRecord } from "./records.ts";
+import { buildView, type Allocation, type ClusterView } from "./view.ts";
+
+/** What the Durable Object keeps and hands to a pass. */
+export interface PassInput {
+  /** Now, ms since the epoch. */
+  readonly now: number;
+  /** Every node, parsed with `parseNode`. */
+  readonly nodes: readonly NodeRecord[];
+  /** Every pod of every scheduler, parsed with `parsePod`: bound ones make the usage, ours unbound make the queue. */
+  readonly pods: readonly PodRecord[];
+  /** Our running allocations (`GroupStart.allocation` of earlier passes, until the group is cleaned up). */
+  readonly allocations: readonly Allocation[];
+  /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined: no known end. */
+  readonly defaultDurationSeconds?: number | undefined;
+}
+
+/** A pass's outcome with what it was computed from, for the inspection output. */
+export interface PassReport extends PassResult {
+  /** Complete groups in queue order, allocated ones left out. */
+  readonly queue: readonly PendingGroup[];
+  readonly provisional: readonly ProvisionalGroup[];
+  readonly view: ClusterView;
+}
+
+/** Builds the view and the queue, then runs the backfill pass. Groups that have an allocation are not queued again. */
+export function schedulePass(input: PassInput): PassReport {
+  const view = buildView(input.nodes, input.pods, input.allocations);
+  const exclude = new Set(input.allocations.map((allocation) => allocation.group));
+  const { complete, provisional } = gatherGroups(input.pods, { exclude, defaultDurationSeconds: input.defaultDurationSeconds });
+  const queue = orderQueue(complete);
+  return { ...backfill({ now: input.now, queue, allocations: input.allocations, view }), queue, provisional, view };
+}

@@ -1,0 +1,90 @@
+/**
+ * The pending queue: groups whose pods have all arrived, in the order a pass walks them —
+ * priority (highest first), then group creation time (the earliest pod's), then
+ * `namespace/group`.
+ */
+import { UNKNOWN_TIME, type PodRecord } from "./records.ts";
+
+/** A group with all its pods: what the pass places. */
+export interface PendingGroup {
+  /** `namespace/group`. */
+  readonly key: string;
+  readonly size: number;
+  /** The highest `spec.priority` among its pods. */
+  readonly priority: number;
+  /** The earliest creation time among its pods, ms since the epoch. */
+  readonly createdAt: number;
+  /** Its pods, sorted by uid; at least `size` of them. */
+  readonly pods: readonly PodRecord[];
+  /** How long it runs once started: the largest `activeDeadlineSeconds` of its pods, else the default; undefined = no known end. */
+  readonly durationSeconds: number | undefined;
+}
+
+/** A group still gathering its pods. */
+export interface ProvisionalGroup {
+  readonly key: string;
+  readonly have: number;
+  readonly size: number;
+  readonly createdAt: number;
+}
+
+/** Options for gathering groups. */
+export interface GatherOptions {
+  /** Groups to leave out (e.g. those already allocated). */
+  readonly exclude?: ReadonlySet<string>;
+  /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined = no known end. */
+  readonly defaultDurationSeconds?: number | undefined;
+}
+
+/** Whether a pod waits for us: ours, unbound, not finished, not being deleted. */
+export function awaitsScheduling(pod: PodRecord): boolean {
+  return pod.ours && pod.nodeName === undefined && !pod.terminal && !pod.deleting && pod.uid !== "";
+}
+
+/**
+ * Sorts pods waiting for us into complete groups (at least `size` distinct pods: a pod seen
+ * twice counts once) and provisional ones. The group's size is the largest its pods
+ * declare. Both lists are sorted by key. O(pods log pods).
+ */
+export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions = {}): { readonly complete: PendingGroup[]; readonly provisional: ProvisionalGroup[] } {
+  const byGroup = new Map<string, Map<string, PodRecord>>();
+  for (const pod of pods) {
+    if (!awaitsScheduling(pod) || options.exclude?.has(pod.group.key) === true) continue;
+    let members = byGroup.get(pod.group.key);
+    if (members === undefined) byGroup.set(pod.group.key, (members = new Map()));
+    members.set(pod.uid, pod);
+  }
+  const complete: PendingGroup[] = [];
+  const provisional: ProvisionalGroup[] = [];
+  for (const key of [...byGroup.keys()].sort()) {
+    const members = [...(byGroup.get(key) ?? new Map<string, PodRecord>()).values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    const size = Math.max(...members.map((pod) => pod.group.size));
+    const createdAt = Math.min(UNKNOWN_TIME, ...members.map((pod) => pod.createdAt));
+    if (members.length < size) {
+      provisional.push({ key, have: members.length, size, createdAt });
+      continue;
+    }
+    const deadlines = members.map((pod) => pod.deadlineSeconds).filter((d): d is number => d !== undefined);
+    complete.push({
+      key,
+      size,
+      priority: Math.max(...members.map((pod) => pod.priority)),
+      createdAt,
+      pods: members,
+      durationSeconds: deadlines.length > 0 ? Math.max(...deadlines) : options.defaultDurationSeconds,
+    });
+  }
+  return { complete, provisional };
+}
+
+/** The queue order: negative when `a` goes first. */
+export function compareGroups(a: Pick<PendingGroup, "key" | "priority" | "createdAt">, b: Pick<PendingGroup, "key" | "priority" | "createdAt">): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** The groups in queue order (a new array). */
+export function orderQueue<T extends Pick<PendingGroup, "key" | "priority" | "createdAt">>(groups: readonly T[]): T[] {
+  return [...groups].sort(compareGroups);
+}
