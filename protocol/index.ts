@@ -7,6 +7,7 @@
  */
 export const PROTOCOL_VERSION = "v2";
 export * from "./objects.ts";
+export * from "./selector-requirement.ts";
 export * from "./reconcile.ts";
 export * from "./plan.ts";
 export * from "./paths.ts";

@@ -1,3 +1,4 @@
+import { requirementHolds } from "./selector-requirement.ts";
 import { z } from "zod";
 
 /** An ownerReference as Kubernetes stores it. */
@@ -155,14 +156,7 @@ export function matchesLabelSelector(labels: Readonly<Record<string, string>> | 
   const have = labels ?? {};
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (have[key] !== value) return false;
   for (const expression of selector.matchExpressions ?? []) {
-    const value = have[expression.key];
-    const values = expression.values ?? [];
-    const ok =
-      expression.operator === "In" ? value !== undefined && values.includes(value)
-      : expression.operator === "NotIn" ? value === undefined || !values.includes(value)
-      : expression.operator === "Exists" ? value !== undefined
-      : value === undefined;
-    if (!ok) return false;
+    if (!requirementHolds(expression.operator, expression.values ?? [], Object.hasOwn(have, expression.key) ? have[expression.key] : undefined)) return false;
   }
   return true;
 }

@@ -4,7 +4,7 @@
  * (ORed; their matchExpressions on labels and matchFields on `metadata.name` ANDed).
  * Pure.
  */
-import type { KubeObject } from "../../protocol/index.ts";
+import { requirementHolds, type KubeObject } from "../../protocol/index.ts";
 import { arr, obj, type Obj } from "./runtime.ts";
 
 /** The required node selector terms of a pod, if it has any. */
@@ -14,27 +14,8 @@ function requiredTerms(pod: KubeObject): Obj[] | undefined {
 }
 
 /** One requirement (`key`, `operator`, `values`) against a value that is there or not. */
-function requirementHolds(requirement: Obj, value: string | undefined): boolean {
-  const values = Array.isArray(requirement.values) ? requirement.values.map(String) : [];
-  switch (requirement.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      const mine = Number(value);
-      const theirs = Number(values[0]);
-      if (value === undefined || !Number.isInteger(mine) || !Number.isInteger(theirs)) return false;
-      return requirement.operator === "Gt" ? mine > theirs : mine < theirs;
-    }
-    default:
-      return false;
-  }
+function holds(requirement: Obj, value: string | undefined): boolean {
+  return requirementHolds(String(requirement.operator), Array.isArray(requirement.values) ? requirement.values.map(String) : [], value);
 }
 
 /** A term matches when all its requirements hold; an empty term matches nothing. */
@@ -44,8 +25,8 @@ function termMatches(term: Obj, node: KubeObject): boolean {
   if (expressions.length === 0 && fields.length === 0) return false;
   const labels = node.metadata.labels ?? {};
   return (
-    expressions.every((r) => requirementHolds(r, labels[String(r.key)])) &&
-    fields.every((r) => r.key === "metadata.name" && requirementHolds(r, node.metadata.name))
+    expressions.every((r) => holds(r, Object.hasOwn(labels, String(r.key)) ? labels[String(r.key)] : undefined)) &&
+    fields.every((r) => r.key === "metadata.name" && holds(r, node.metadata.name))
   );
 }
 

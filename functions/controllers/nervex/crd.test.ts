@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import type { z } from "zod";
 import controller from "./controller.ts";
 import { crdOf, openApiSchemaOf } from "../../kit/crd/generate.ts";
 import type { CustomResource } from "../../kit/crd/resource.ts";
-import { validateStructural, type Violation } from "../../kit/crd/validate.ts";
+import { validateStructural } from "../../kit/crd/validate.ts";
 import { structuralProblems, type SchemaNode } from "../../kit/crd/structural.ts";
-import { errorFromZod } from "../../../protocol/index.ts";
-import { parseManifests } from "../../kit/testing/index.ts";
+import { gateVerdict, parseManifests, resourceOf, type GateVerdict } from "../../kit/testing/index.ts";
 import { AggregatorConfig } from "./aggregator-config.ts";
 import { NerveXJob } from "./schema.ts";
 
@@ -19,19 +17,10 @@ function loadFixture(file: string): Record<string, unknown> {
 }
 
 const resources = controller.resources ?? [];
-const byKind = (kind: string): CustomResource => {
-  const found = resources.find((r) => r.kind === kind);
-  assert.ok(found, `resource ${kind}`);
-  return found;
-};
+const byKind = (kind: string): CustomResource => resourceOf(resources, kind);
 
 /** What both gates say about a manifest: the generated CRD schema (strict, as kubectl) and the zod schema. */
-function check(kind: string, manifest: Record<string, unknown>): { crd: Violation[]; zod: string | undefined } {
-  const resource = byKind(kind);
-  const crd = validateStructural(openApiSchemaOf(resource), manifest, { unknownFields: "reject" });
-  const parsed = (resource.spec as z.ZodType).safeParse(manifest["spec"]);
-  return { crd, zod: parsed.success ? undefined : errorFromZod(parsed.error, "spec").error.path };
-}
+const check = (kind: string, manifest: Record<string, unknown>): GateVerdict => gateVerdict(resources, kind, manifest);
 
 test("the NerveX kinds: nvxjob with a status subresource and a Phase column, agconfig", () => {
   assert.deepEqual(resources.map((r) => r.kind).sort(), ["AggregatorConfig", "NerveXJob"]);

@@ -1,34 +1,22 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import type { z } from "zod";
 import federatedLearning from "./federatedlearning/controller.ts";
 import jointInference from "./jointinference/controller.ts";
 import { crdOf, openApiSchemaOf, uniqueResources } from "../../kit/crd/generate.ts";
 import type { CustomResource } from "../../kit/crd/resource.ts";
-import { validateStructural, type Violation } from "../../kit/crd/validate.ts";
 import { structuralProblems, type SchemaNode } from "../../kit/crd/structural.ts";
-import { errorFromZod } from "../../../protocol/index.ts";
-import { parseManifests } from "../../kit/testing/index.ts";
+import { gateVerdict, parseManifests, resourceOf, type GateVerdict } from "../../kit/testing/index.ts";
 
 function loadFixture(file: string): Record<string, unknown>[] {
   return parseManifests(readFileSync(new URL(`fixtures/${file}`, import.meta.url), "utf8"));
 }
 
 const resources = uniqueResources([...(jointInference.resources ?? []), ...(federatedLearning.resources ?? [])]);
-const byKind = (kind: string): CustomResource => {
-  const found = resources.find((r) => r.kind === kind);
-  assert.ok(found, `resource ${kind}`);
-  return found;
-};
+const byKind = (kind: string): CustomResource => resourceOf(resources, kind);
 
 /** What both gates say about a manifest: the generated CRD schema (strict, as kubectl) and the zod schema. */
-function check(kind: string, manifest: Record<string, unknown>): { crd: Violation[]; zod: string | undefined } {
-  const resource = byKind(kind);
-  const crd = validateStructural(openApiSchemaOf(resource), manifest, { unknownFields: "reject" });
-  const parsed = (resource.spec as z.ZodType).safeParse(manifest["spec"]);
-  return { crd, zod: parsed.success ? undefined : errorFromZod(parsed.error, "spec").error.path };
-}
+const check = (kind: string, manifest: Record<string, unknown>): GateVerdict => gateVerdict(resources, kind, manifest);
 
 test("the Sedna kinds are served: ji, fl, Dataset, Model, namespaced, with a status subresource", () => {
   assert.deepEqual(resources.map((r) => r.kind).sort(), ["Dataset", "FederatedLearningJob", "JointInferenceService", "Model"]);

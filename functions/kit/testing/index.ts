@@ -6,3 +6,4 @@
 export { FakeCluster, type Applied } from "./fake-cluster.ts";
 export { parseManifests } from "./manifests.ts";
 export { actionsOf, deletedTrigger, modifiedTrigger } from "./triggers.ts";
+export { gateVerdict, resourceOf, type GateVerdict } from "./crd-gates.ts";

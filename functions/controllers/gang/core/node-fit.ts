@@ -5,6 +5,7 @@
  * filters). Pod and node are parsed once into the records below; the check itself reads
  * only those.
  */
+import { requirementHolds } from "../../../../protocol/index.ts";
 import { asArray, asObject, asString, asStringMap, dig } from "./read.ts";
 
 /** One requirement of a node selector term (`matchExpressions` or `matchFields`). */
@@ -118,33 +119,9 @@ function tolerated(tolerations: readonly Toleration[], taint: Taint): boolean {
   return tolerations.some((toleration) => tolerates(toleration, taint));
 }
 
-/** An integer label value for Gt/Lt, as Kubernetes parses it (base-10 int64), or undefined. */
-function integer(value: string | undefined): number | undefined {
-  return value !== undefined && /^[+-]?\d{1,18}$/.test(value) ? Number(value) : undefined;
-}
-
 /** One requirement against a label-like map (`labels`, or `{ metadata.name }` for fields). */
 export function matchesRequirement(have: Readonly<Record<string, string>>, requirement: Requirement): boolean {
-  const value = Object.hasOwn(have, requirement.key) ? have[requirement.key] : undefined;
-  switch (requirement.operator) {
-    case "In":
-      return value !== undefined && requirement.values.includes(value);
-    case "NotIn":
-      return value === undefined || !requirement.values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      const left = integer(value);
-      const right = requirement.values.length === 1 ? integer(requirement.values[0]) : undefined;
-      if (left === undefined || right === undefined) return false;
-      return requirement.operator === "Gt" ? left > right : left < right;
-    }
-    default:
-      return false;
-  }
+  return requirementHolds(requirement.operator, requirement.values, Object.hasOwn(have, requirement.key) ? have[requirement.key] : undefined);
 }
 
 /** One term: a term with neither expressions nor fields matches nothing (as in Kubernetes). */
