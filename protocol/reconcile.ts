@@ -46,6 +46,12 @@ export const EventBatch = z.object({
   controller: z.string().min(1),
   /** Set when this batch starts a fresh initial list: state built from earlier batches is stale. */
   relist: z.boolean().default(false),
+  /**
+   * Set on every batch of a relist but its last (a list is sent in chunks the Worker can
+   * read): the controller's view is incomplete until a batch without it, so it must not
+   * act on what it has not seen yet (a scheduler must not place pods on half a cluster).
+   */
+  partialList: z.boolean().default(false),
   events: z.array(WatchEvent),
   now: Timestamp,
 });

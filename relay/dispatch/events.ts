@@ -1,7 +1,10 @@
 /**
  * Events delivery: an events controller's watch events are buffered in order and sent
- * as one batch per queue run; a relist replaces the buffer with every cached object; a
- * batch the Worker did not take goes back in front of what came meanwhile.
+ * in batches per queue run, each within what the Worker reads (at most
+ * {@link BATCH_BYTES} of objects and {@link BATCH_EVENTS} events: a relist of 10,000 pods
+ * is about 30 MB); a relist replaces the buffer with every cached object, its first batch
+ * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
+ * back in front of what came meanwhile.
  */
 import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from "../../protocol/index.ts";
 import type { Informers } from "../informers.ts";
@@ -12,7 +15,28 @@ import type { Delivered } from "./snapshots.ts";
 
 interface Pending {
   readonly events: WatchEvent[];
+  /** The next batch starts a relist. */
   readonly relist: boolean;
+  /** How many events at the front of `events` belong to a relist still being sent. */
+  readonly listing: number;
+}
+
+/** Bytes of objects in one batch (the Worker reads at most 8 MiB of body). */
+export const BATCH_BYTES = 4 * 1024 * 1024;
+/** Events in one batch. */
+export const BATCH_EVENTS = 5_000;
+
+/** How many events from the front of `events` go in the next batch: at least one, then within the bounds. */
+export function batchSize(events: readonly WatchEvent[], maxBytes = BATCH_BYTES, maxEvents = BATCH_EVENTS): number {
+  let bytes = 0;
+  let count = 0;
+  for (const event of events) {
+    if (count >= maxEvents) break;
+    bytes += JSON.stringify(event.object).length;
+    if (count > 0 && bytes > maxBytes) break;
+    count += 1;
+  }
+  return count;
 }
 
 /** Events delivery for every events controller. */
@@ -31,7 +55,7 @@ export class EventsDelivery {
   /** Appends one event to the controller's buffer. */
   buffer(controller: ControllerManifest, event: WatchEvent): void {
     let buffer = this.#buffers.get(controller.name);
-    if (!buffer) this.#buffers.set(controller.name, (buffer = { events: [], relist: false }));
+    if (!buffer) this.#buffers.set(controller.name, (buffer = { events: [], relist: false, listing: 0 }));
     buffer.events.push(event);
     this.#queue.add(queueKey(controller.name, EVENTS_KEY));
   }
@@ -39,20 +63,27 @@ export class EventsDelivery {
   /** Replaces the buffer with an ADDED event per cached object, marked as a relist. */
   relist(controller: ControllerManifest): void {
     const events: WatchEvent[] = controller.watches.flatMap((watch) => (this.#informers.forWatch(watch)?.list() ?? []).map((object) => ({ type: "ADDED" as const, kind: kindKey(watch), object, initial: true })));
-    this.#buffers.set(controller.name, { events, relist: true });
+    this.#buffers.set(controller.name, { events, relist: true, listing: events.length });
     this.#queue.add(queueKey(controller.name, EVENTS_KEY));
   }
 
-  /** Sends the buffered events; on failure they go back in front, in order. */
+  /** Sends the next batch of buffered events (more are queued again); on failure they go back in front, in order. */
   async send(controller: ControllerManifest): Promise<Delivered> {
-    const buffer = this.#buffers.get(controller.name) ?? { events: [], relist: false };
-    this.#buffers.delete(controller.name);
+    const buffer = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
+    const size = batchSize(buffer.events);
+    const events = buffer.events.slice(0, size);
+    const listing = Math.max(0, buffer.listing - size);
+    // The rest waits, ahead of anything that arrives while this batch is out.
+    this.#buffers.set(controller.name, { events: buffer.events.slice(size), relist: false, listing });
     try {
-      const plan = await this.#worker.events(controller.name, { controller: controller.name, relist: buffer.relist, events: buffer.events, now: new Date().toISOString() });
+      const plan = await this.#worker.events(controller.name, { controller: controller.name, relist: buffer.relist, partialList: listing > 0, events, now: new Date().toISOString() });
+      if ((this.#buffers.get(controller.name)?.events.length ?? 0) > 0) this.#queue.add(queueKey(controller.name, EVENTS_KEY));
       return { plan, parent: undefined };
     } catch (error) {
-      const later = this.#buffers.get(controller.name);
-      this.#buffers.set(controller.name, { events: [...buffer.events, ...(later?.events ?? [])], relist: buffer.relist || (later?.relist ?? false) });
+      const later = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
+      // A relist that began meanwhile replaced what was left: it stands, and the failed batch is moot.
+      if (later.relist) throw error;
+      this.#buffers.set(controller.name, { events: [...events, ...later.events], relist: buffer.relist, listing: buffer.listing });
       throw error;
     }
   }

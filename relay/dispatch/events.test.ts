@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ControllerManifest, EventBatch, KubeObject, Plan, Trigger, Watch, WatchEvent } from "../../protocol/index.ts";
+import type { Informers } from "../informers.ts";
+import type { WorkQueue } from "../queue/workqueue.ts";
+import type { WorkerClient } from "../worker-client.ts";
+import { BATCH_EVENTS, EventsDelivery, batchSize } from "./events.ts";
+
+const POD_WATCH: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } };
+const controller: ControllerManifest = { name: "gang", delivery: "events", watches: [POD_WATCH], webhooks: [], apis: [], permissions: [] };
+const pod = (name: string, padding = ""): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", annotations: { padding } } });
+
+/** A delivery over a cache of `pods`, a queue that counts adds and a Worker that records batches (failing when told). */
+function delivery(pods: KubeObject[]): { events: EventsDelivery; sent: EventBatch[]; adds: () => number; failNext: () => void } {
+  const sent: EventBatch[] = [];
+  let added = 0;
+  let fail = false;
+  const informers = { forWatch: () => ({ list: () => pods }) } as unknown as Informers;
+  const queue = { add: () => void (added += 1) } as unknown as WorkQueue<Trigger>;
+  const worker = {
+    events: (_name: string, batch: EventBatch): Promise<Plan> => {
+      if (fail) {
+        fail = false;
+        return Promise.reject(new Error("worker unreachable"));
+      }
+      sent.push(batch);
+      return Promise.resolve({ actions: [] });
+    },
+  } as unknown as WorkerClient;
+  return { events: new EventsDelivery(queue, informers, worker), sent, adds: () => added, failNext: () => void (fail = true) };
+}
+
+test("a batch stays within the bytes and events bounds, and holds at least one event", () => {
+  const events: WatchEvent[] = ["a", "b", "c"].map((name) => ({ type: "ADDED", kind: "Pod.v1", object: pod(name, "x".repeat(1000)), initial: false }));
+  assert.equal(batchSize(events, 2_500), 2);
+  assert.equal(batchSize(events, 10), 1, "one object over the bound still goes, alone");
+  assert.equal(batchSize(events, 1_000_000, 2), 2);
+  assert.equal(batchSize([], 10), 0);
+});
+
+test("a relist bigger than a batch goes in chunks: the first marked relist, all but the last partialList, new events after it", async () => {
+  const pods = Array.from({ length: BATCH_EVENTS + 10 }, (_, i) => pod(`p${i}`));
+  const { events, sent, adds } = delivery(pods);
+  events.relist(controller);
+  events.buffer(controller, { type: "MODIFIED", kind: "Pod.v1", object: pod("p0"), initial: false });
+  await events.send(controller);
+  assert.equal(adds(), 3, "queued by relist and buffer, and again for what is left");
+  await events.send(controller);
+  assert.deepEqual(sent.map((b) => [b.relist, b.partialList, b.events.length]), [[true, true, BATCH_EVENTS], [false, false, 11]]);
+  assert.equal(sent[1]?.events.at(-1)?.type, "MODIFIED", "the event that came during the relist follows it");
+});
+
+test("a batch the Worker did not take goes back in front, still marked as it was", async () => {
+  const pods = Array.from({ length: BATCH_EVENTS + 1 }, (_, i) => pod(`p${i}`));
+  const { events, sent, failNext } = delivery(pods);
+  events.relist(controller);
+  failNext();
+  await assert.rejects(events.send(controller));
+  await events.send(controller);
+  await events.send(controller);
+  assert.deepEqual(sent.map((b) => [b.relist, b.partialList, b.events.length]), [[true, true, BATCH_EVENTS], [false, false, 1]]);
+});
