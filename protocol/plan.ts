@@ -42,7 +42,18 @@ export const DeleteAction = z.object({
     .object({ uid: z.string().min(1).optional(), resourceVersion: z.string().min(1).optional() })
     .optional(),
   propagationPolicy: z.enum(["Background", "Foreground", "Orphan"]).optional(),
+  /**
+   * Delete the root of the target's owners instead: the relay follows controller
+   * ownerReferences (else the first one) up from the target, at most
+   * {@link MAX_OWNER_DEPTH} levels, and deletes the last owner it finds (the target itself
+   * when it has none), as a deadline ends a Job's pods by deleting the Job. Each kind on
+   * the way must be one the controller may read, and the root's one it may write.
+   */
+  root: z.boolean().optional(),
 });
+
+/** How many ownerReferences a `root` delete follows up at most. */
+export const MAX_OWNER_DEPTH = 8;
 
 /** Bind a pod to a node (`pods/binding`). */
 export const BindAction = z.object({

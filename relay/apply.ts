@@ -128,6 +128,9 @@ export class PlanApplier {
         return;
       }
       case "delete": {
+        // The scope guard turns a root delete into the delete of the root it found; one that
+        // reaches here unresolved must not delete its target instead.
+        if (action.root === true) throw new KubeError(400, "BadRequest", "a root delete was not resolved to its root owner");
         const path = await client.path(action.target, action.target.namespace, action.target.name);
         const body = { kind: "DeleteOptions", apiVersion: "v1", ...(action.propagationPolicy ? { propagationPolicy: action.propagationPolicy } : {}), ...(action.preconditions ? { preconditions: action.preconditions } : {}) };
         try {

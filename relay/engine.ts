@@ -111,9 +111,10 @@ export class RelayEngine {
   async applyApiAction(action: Action, api: string, namespace: string | undefined): Promise<void> {
     const controller = this.#manifest.controllers.find((c) => c.apis.some((a) => a.name === api));
     if (!controller) throw new Error(`refused: API ${api} is not in the manifest`);
-    const reason = await this.#guard.check(action, controller, { namespace: namespace ?? "" });
+    const resolved = await this.#guard.resolve(action);
+    const reason = await this.#guard.check(resolved, controller, { namespace: namespace ?? "" });
     if (reason !== null) throw new Error(`refused: ${reason}`);
-    await this.#applier.applyOne(action);
+    await this.#applier.applyOne(resolved);
   }
 
   /**

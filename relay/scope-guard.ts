@@ -9,11 +9,12 @@ import type { Action, ControllerManifest, ObjectRef, Plan, TypeRef } from "../pr
 import type { Logger } from "../cli/log.ts";
 import type { KubeClient } from "./kube/client.ts";
 import type { Metrics } from "./metrics.ts";
+import { rootOwner } from "./root-owner.ts";
 import { actionAllowed, actionKind, watchedPlurals, type Scope } from "./scope.ts";
 
 /** What the guard uses. */
 export interface ScopeGuardDeps {
-  readonly client: Pick<KubeClient, "resource">;
+  readonly client: Pick<KubeClient, "resource" | "path" | "request">;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** Records a Warning Event (the applier's `event` action). */
@@ -36,15 +37,32 @@ export class ScopeGuard {
     return reason;
   }
 
-  /** `plan` without the actions outside the scope; each refused one is reported. */
+  /**
+   * `plan` without the actions outside the scope; each refused one is reported. A `root`
+   * delete becomes the delete of its target's root owner first, and it is that one the
+   * scope must allow (a controller deletes only kinds it declares it writes).
+   */
   async filter(plan: Plan, controller: ControllerManifest, scope: Scope, parent: ObjectRef | undefined): Promise<Plan> {
     const kept: Action[] = [];
-    for (const action of plan.actions) {
+    let changed = false;
+    for (const given of plan.actions) {
+      const action = await this.resolve(given);
+      changed ||= action !== given;
       const reason = await this.check(action, controller, scope);
       if (reason === null) kept.push(action);
       else if (parent) await this.#deps.recordEvent({ type: "event", target: parent, eventType: "Warning", reason: "ActionRefused", message: `refused: ${reason}`.slice(0, 1024) }).catch(() => undefined);
     }
-    return kept.length === plan.actions.length ? plan : { ...plan, actions: kept };
+    return !changed && kept.length === plan.actions.length ? plan : { ...plan, actions: kept };
+  }
+
+  /** A `root` delete as the delete of the root owner (pinned to its uid); any other action as it is. */
+  async resolve(action: Action): Promise<Action> {
+    if (action.type !== "delete" || action.root !== true) return action;
+    const { root: _root, preconditions, ...rest } = action;
+    const target = await rootOwner(this.#deps.client, action.target);
+    if (target === action.target) return { ...rest, target, ...(preconditions ? { preconditions } : {}) };
+    // The target's preconditions were about the target: the root is pinned to its own uid.
+    return { ...rest, target, ...(target.uid !== undefined ? { preconditions: { uid: target.uid } } : {}) };
   }
 
   async #plural(controller: ControllerManifest, kind: TypeRef | undefined): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ControllerManifest, type Action, type KubeObject, type Plan } from "../protocol/index.ts";
+import { KubeError } from "./kube/client.ts";
 import { Metrics } from "./metrics.ts";
 import { ScopeGuard } from "./scope-guard.ts";
 import { actionAllowed, type PluralOf } from "./scope.ts";
@@ -19,7 +20,7 @@ const mirror = ControllerManifest.parse({
 const plurals: Record<string, string> = { ConfigMap: "configmaps", Deployment: "deployments", Pod: "pods", Secret: "secrets" };
 const pluralOf: PluralOf = (type) => plurals[type.kind];
 const cm = (namespace: string | undefined, name = "x"): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(namespace ? { namespace } : {}) } });
-const ref = (kind: string, apiVersion: string, namespace: string): { apiVersion: string; kind: string; name: string; namespace: string } => ({ apiVersion, kind, name: "x", namespace });
+const ref = (kind: string, apiVersion: string, namespace: string, name = "x"): { apiVersion: string; kind: string; name: string; namespace: string } => ({ apiVersion, kind, name, namespace });
 const inDefault = { namespace: "default" };
 
 test("declared writes in the parent's namespace are allowed", () => {
@@ -73,11 +74,13 @@ test("without a namespace in scope (events controllers, outbox), only kinds boun
   assert.equal(actionAllowed({ type: "create", object: cm("kube-system") }, mirror, {}, pluralOf), null);
 });
 
+const unused = (): Promise<never> => Promise.reject(new Error("not used by this test"));
+
 function guard(): { guard: ScopeGuard; metrics: Metrics; events: Action[]; logged: string[] } {
   const metrics = new Metrics();
   const events: Action[] = [];
   const logged: string[] = [];
-  const client = { resource: (): Promise<never> => Promise.reject(new Error("no discovery")) };
+  const client = { resource: (): Promise<never> => Promise.reject(new Error("no discovery")), path: unused, request: unused };
   const g = new ScopeGuard({ client, metrics, log: (_level, message) => void logged.push(message), recordEvent: (event) => Promise.resolve(void events.push(event)) });
   return { guard: g, metrics, events, logged };
 }
@@ -105,8 +108,30 @@ test("the guard resolves plurals from watches, and a kind discovery does not kno
 
 test("the guard falls back to discovery for kinds the controller does not watch", async () => {
   const metrics = new Metrics();
-  const client = { resource: (): Promise<{ plural: string; namespaced: boolean }> => Promise.resolve({ plural: "deployments", namespaced: true }) };
+  const client = { resource: (): Promise<{ plural: string; namespaced: boolean }> => Promise.resolve({ plural: "deployments", namespaced: true }), path: unused, request: unused };
   const g = new ScopeGuard({ client, metrics, log: () => undefined, recordEvent: () => Promise.resolve() });
   assert.match((await g.check({ type: "patch", target: ref("Deployment", "apps/v1", "default"), patch: {} }, mirror, inDefault)) ?? "", /deployments\.apps: .* does not declare write/);
   assert.equal(await g.check({ type: "status", target: ref("Deployment", "apps/v1", "default"), status: {} }, mirror, inDefault), null);
+});
+
+test("a root delete becomes the delete of the root owner (pinned to its uid), and the scope is checked on that kind", async () => {
+  const objects: Record<string, KubeObject> = {
+    "/Pod/default/p": { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default", uid: "u-p", ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: "j", uid: "u-j", controller: true }] } },
+    "/Job/default/j": { apiVersion: "batch/v1", kind: "Job", metadata: { name: "j", namespace: "default", uid: "u-j", ownerReferences: [{ apiVersion: "example.dev/v1", kind: "Sweep", name: "s", uid: "u-s" }] } },
+  };
+  const client = {
+    resource: (type: { kind: string }): Promise<{ plural: string; namespaced: boolean }> => Promise.resolve({ plural: `${type.kind.toLowerCase()}s`, namespaced: true }),
+    path: (type: { kind: string }, namespace: string | undefined, name?: string): Promise<string> => Promise.resolve(`/${type.kind}/${namespace ?? ""}/${name ?? ""}`),
+    request: (_method: string, path: string): Promise<unknown> => (objects[path] ? Promise.resolve(objects[path]) : Promise.reject(new KubeError(404, "NotFound", `${path} not found`))),
+  };
+  const g = new ScopeGuard({ client, metrics: new Metrics(), log: () => undefined, recordEvent: () => Promise.resolve() });
+  const gang: ControllerManifest = { ...mirror, permissions: [...mirror.permissions, { group: "batch", resource: "jobs", access: ["read", "write"] }] };
+  const rootDelete: Action = { type: "delete", target: ref("Pod", "v1", "default", "p"), root: true, preconditions: { uid: "u-p" }, propagationPolicy: "Background" };
+  const kept = await g.filter({ actions: [rootDelete] }, gang, inDefault, undefined);
+  assert.deepEqual(kept.actions, [{ type: "delete", target: { apiVersion: "batch/v1", kind: "Job", namespace: "default", name: "j", uid: "u-j" }, preconditions: { uid: "u-j" }, propagationPolicy: "Background" }], "the Job: its owner Sweep does not exist, so the Job is the root");
+  const refused = await g.filter({ actions: [rootDelete] }, mirror, inDefault, undefined);
+  assert.deepEqual(refused.actions, [], "a controller that does not declare writing Jobs may not delete one");
+  delete objects["/Pod/default/p"]?.metadata.ownerReferences;
+  const alone = await g.filter({ actions: [rootDelete] }, gang, inDefault, undefined);
+  assert.deepEqual(alone.actions, [], "no owner: the pod itself, which this controller does not declare writing");
 });
