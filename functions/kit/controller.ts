@@ -88,12 +88,16 @@ export interface OutboxWriter {
   append(plan: Plan, key?: string): Promise<string>;
 }
 
-/** The durable state an `events` controller reaches, provided by the Worker shell. */
-export interface EventsContext {
-  /** The Worker's Outbox, bound to this controller. */
-  readonly outbox: OutboxWriter;
+/** The Durable Objects a controller reaches, provided by the Worker shell. */
+export interface DurableContext {
   /** The Durable Object named `name` of a binding in `durable/table.ts`, typed by its contract. */
   durableObject<B extends DurableObjectBinding>(binding: B, name: string): DurableObjectContracts[B];
+}
+
+/** The durable state an `events` controller reaches, provided by the Worker shell. */
+export interface EventsContext extends DurableContext {
+  /** The Worker's Outbox, bound to this controller. */
+  readonly outbox: OutboxWriter;
 }
 
 /** A controller fed with ordered raw watch events; keeps its own view (in a Durable Object). */
@@ -128,7 +132,11 @@ export interface HttpApi {
    * actions are remembered.
    */
   readonly retryWindowSeconds?: number;
-  handle(request: ApiRequest, settings: ControllerSettings): ApiAnswer;
+  /**
+   * The answer: pure over the request and its related objects, or, for an API that
+   * answers from durable state (a scheduler's queue), read through `context`.
+   */
+  handle(request: ApiRequest, settings: ControllerSettings, context: DurableContext): ApiAnswer | Promise<ApiAnswer>;
 }
 
 /** What a controller folder's `controller.ts` exports as `default`. */

@@ -14,7 +14,7 @@ export async function apiRoute(registry: Registry, name: string, body: Uint8Arra
   if (request.path !== prefix && !request.path.startsWith(`${prefix}/`)) {
     throw new HttpError(400, "invalid", `path ${request.path} is not under ${prefix}`, "path");
   }
-  const answer = ApiResponse.parse(api.handle(request, deps.settings));
+  const answer = ApiResponse.parse(await api.handle(request, deps.settings, { durableObject: deps.durableObject }));
   return api.retryWindowSeconds === undefined || !remembered(request, answer) ? answer : answerOnce(name, api.retryWindowSeconds, request, answer, deps);
 }
 

@@ -97,6 +97,13 @@ test("a forwarded API request is answered with the reply and the actions to appl
   assert.equal(answer.onApplyError.status, 500);
 });
 
+test("an API may answer from durable state through its context (here: the claims a namespace's ledger holds)", async () => {
+  const ask = async (): Promise<unknown> => ((await (await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ id: `ledger-${Math.random()}`, path: "/v1alpha1/mirrors/ledger", query: { namespace: "ledger-api" } }) })).json()) as { body: { data: unknown } }).body.data;
+  assert.deepEqual(await ask(), { claims: 0 });
+  await signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ id: "ledger-post", method: "POST", query: {}, body: JSON.stringify({ namespace: "ledger-api", name: "held" }) }) });
+  assert.deepEqual(await ask(), { claims: 1 }, "the retry window's remembered reply is held there");
+});
+
 test("a retried POST (same body, new request id) within the API's window gets the first reply and no actions, until released", async () => {
   const post = (id: string, body: string): Promise<Response> => signed(`${worker.url}/v1/api/mirror-api`, { body: apiRequest({ id, method: "POST", query: {}, body }) });
   type Answer = { status: number; body: unknown; actions: { release?: { namespace?: string; key: string } }[] };

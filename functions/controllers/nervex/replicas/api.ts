@@ -68,15 +68,18 @@ function route(request: ApiRequest, settings: ControllerSettings): ApiAnswer {
   return failedAnswer({ status: 404, message: `path ${request.path} not found` });
 }
 
+/** Answers one request, purely; a bug answers 500 in the envelope, never a throw. */
+export function handleReplicas(request: ApiRequest, settings: ControllerSettings): ApiAnswer {
+  try {
+    return route(request, settings);
+  } catch (error) {
+    return failedAnswer({ status: 500, message: `internal error: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
 /** The replicas API; retried POSTs and DELETEs within 10 s get the first reply and apply nothing. */
 export const replicasApi: HttpApi = {
   spec: { name: "replicas", pathPrefix: REPLICAS_PATH, timeoutSeconds: 10, related: [...REPLICAS_RELATED] },
   retryWindowSeconds: 10,
-  handle(request: ApiRequest, settings: ControllerSettings): ApiAnswer {
-    try {
-      return route(request, settings);
-    } catch (error) {
-      return failedAnswer({ status: 500, message: `internal error: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  },
+  handle: handleReplicas,
 };

@@ -10,7 +10,7 @@ import { coordinatorName } from "../../names.ts";
 import { replicaObjects } from "../../replica-pod.ts";
 import { NerveXJob } from "../../schema.ts";
 import { asDdpLearner, ddpEnv } from "../ddp.ts";
-import { replicasApi } from "../api.ts";
+import { handleReplicas } from "../api.ts";
 import { AGGREGATOR_CONFIG_KEY, JOB_KEY, NODE_KEY, POD_KEY, SERVICE_KEY } from "../lookup.ts";
 
 export const settings = { apiAddress: "edgeloop-relay.edgeloop-system:8080" };
@@ -150,7 +150,7 @@ export function request(input: { method: string; path?: string; query?: Record<s
 
 /** Calls the API as the Worker route does, checking the answer against the protocol. */
 export function call(req: ApiRequest): ApiResponse {
-  return ApiResponse.parse(replicasApi.handle(req, settings));
+  return ApiResponse.parse(handleReplicas(req, settings));
 }
 
 /** The objects an answer creates, of one kind. */
