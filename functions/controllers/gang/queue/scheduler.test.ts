@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { test } from "node:test";
+import type { DeleteAction, StatusAction } from "../../../../protocol/plan.ts";
+import { rawNode, rawPod, type PodOptions } from "../core/testing/build.ts";
+import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
+import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
+import { SqliteSql } from "./testing/sqlite.ts";
+
+const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60 };
+
+/** A scheduler over a fresh in-memory database. */
+function scheduler(options: GangQueueOptions = OPTIONS): GangQueueLogic {
+  return new GangQueueLogic(new SqliteSql(new DatabaseSync(":memory:")), options);
+}
+
+/** Pod `name` of group `group` (size `size`, in `default`). */
+function member(name: string, group: string, size: number, options: PodOptions = {}): Record<string, unknown> {
+  return rawPod(name, { group, size, cpu: "1", ...options });
+}
+
+/** A pod owned by Job `job`. */
+function owned(pod: Record<string, unknown>, job: string): Record<string, unknown> {
+  return with_(pod, { metadata: { ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: job, uid: `uid-job-${job}`, controller: true }] } });
+}
+
+test("pods of a group arriving over several batches bind all at once; a pod seen twice counts once", () => {
+  const gang = scheduler();
+  assert.deepEqual(gang.apply(list([rawNode("n1", { cpu: "8" })])).actions, []);
+  assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("a-0", "g", 3))], 1)).actions), []);
+  const twice = gang.apply(batch([event("ADDED", member("a-1", "g", 3)), event("MODIFIED", member("a-1", "g", 3)), event("ADDED", member("a-0", "g", 3))], 2));
+  assert.deepEqual(binds(twice.actions), [], "two distinct pods of three");
+  assert.equal(gang.groups(at(2))[0]?.present, 2);
+  const plan = gang.apply(batch([event("ADDED", member("a-2", "g", 3))], 3));
+  assert.deepEqual(binds(plan.actions), ["a-0→n1", "a-1→n1", "a-2→n1"]);
+  assert.deepEqual(events(plan.actions), ["Normal Scheduled a-0", "Normal Scheduled a-1", "Normal Scheduled a-2"]);
+  const scheduled = plan.actions.find((a) => a.type === "event");
+  assert.equal(scheduled?.type === "event" && scheduled.message, "Successfully assigned default/a-0 to n1 (gang default/g, 3 pods)");
+  assert.equal(scheduled?.type === "event" && scheduled.ifPreviousApplied, true);
+  assert.deepEqual(binds(gang.apply(batch([event("MODIFIED", member("a-2", "g", 3))], 4)).actions), [], "an allocated group is not bound again");
+});
+
+test("nothing is decided before a list completes or while one is sent; a relist removes what it did not list", () => {
+  const gang = scheduler();
+  assert.deepEqual(gang.apply(batch([event("ADDED", rawNode("n1")), event("ADDED", member("a-0", "g", 1))])).actions, [], "no list yet");
+  assert.deepEqual(gang.apply(batch([event("ADDED", rawNode("n1"), true)], 1, { relist: true, partialList: true })).actions, []);
+  assert.deepEqual(gang.apply(batch([event("ADDED", member("b-0", "h", 2), true)], 2, { partialList: true })).actions, []);
+  assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("a-0", "g", 1), true)], 3)).actions), ["a-0→n1"]);
+  assert.deepEqual(gang.groups(at(3)).map((g) => [g.group, g.state]), [["g", "running"], ["h", "provisional"]]);
+  gang.apply(list([rawNode("n1"), rawPod("a-0", { group: "g", size: 1, cpu: "1", nodeName: "n1" })], 4));
+  assert.deepEqual(gang.groups(at(4)).map((g) => [g.group, g.state]), [["g", "running"]], "b-0 was not listed again");
+});
+
+test("an unsatisfiable group gets one Warning and PodScheduled False per pod, once", () => {
+  const gang = scheduler();
+  const plan = gang.apply(list([rawNode("n1", { cpu: "4" }), member("x-0", "big", 2, { cpu: "8" }), member("x-1", "big", 2, { cpu: "8" })]));
+  assert.deepEqual(events(plan.actions), ["Warning FailedScheduling x-0", "Warning FailedScheduling x-1"]);
+  const status = plan.actions.filter((a): a is StatusAction => a.type === "status");
+  assert.equal(status.length, 2);
+  const conditions = status[0]?.status["conditions"] as Record<string, unknown>[];
+  assert.equal(conditions.length, 1);
+  assert.equal(conditions[0]?.["type"], "PodScheduled");
+  assert.equal(conditions[0]?.["status"], "False");
+  assert.equal(conditions[0]?.["reason"], "Unschedulable");
+  assert.match(String(conditions[0]?.["message"]), /can never fit on this cluster: cpu/);
+  assert.deepEqual(gang.apply(batch([event("MODIFIED", member("x-0", "big", 2, { cpu: "8" }))], 5)).actions, [], "not reported again");
+  const row = gang.groups(at(5))[0];
+  assert.equal(row?.state, "rejected");
+  assert.equal(row?.reason?.kind, "unsatisfiable");
+});
+
+test("backfill, and groups() rows for every state", () => {
+  const gang = scheduler();
+  const plan = gang.apply(
+    list([
+      rawNode("n1", { cpu: "4" }),
+      rawPod("r-0", { group: "r", size: 1, cpu: "3", deadline: 100, created: 1 }),
+      rawPod("h-0", { group: "head", size: 1, cpu: "4", created: 2 }),
+      rawPod("s-0", { group: "small", size: 1, cpu: "1", deadline: 50, created: 3 }),
+      rawPod("w-0", { group: "wait", size: 1, cpu: "1", created: 4 }),
+      rawPod("p-0", { group: "prov", size: 3, cpu: "1", created: 5 }),
+      rawPod("x-0", { group: "never", size: 1, cpu: "100", created: 6 }),
+    ]),
+  );
+  assert.deepEqual(binds(plan.actions), ["r-0→n1", "s-0→n1"], "small backfills behind head's reservation");
+  const rows = gang.groups(at(0));
+  assert.deepEqual(rows.map((g) => [g.group, g.state, g.position]), [
+    ["head", "reserved", 1],
+    ["never", "rejected", null],
+    ["prov", "provisional", null],
+    ["r", "running", null],
+    ["small", "running", null],
+    ["wait", "pending", 2],
+  ]);
+  const head = rows.find((g) => g.group === "head");
+  assert.equal(head?.reservedStart, new Date(at(100)).toISOString());
+  assert.deepEqual(head?.nodes, ["n1"]);
+  assert.equal(head?.reason?.resource, "cpu");
+  const r = rows.find((g) => g.group === "r");
+  assert.deepEqual([r?.nodes, r?.deadline, r?.present, r?.size], [["n1"], new Date(at(100)).toISOString(), 1, 1]);
+  assert.equal(rows.find((g) => g.group === "wait")?.waitingFor, "cpu: 1 pod needs 1 more on 1 candidate node");
+  assert.deepEqual([rows.find((g) => g.group === "prov")?.present, rows.find((g) => g.group === "prov")?.size], [1, 3]);
+});
+
+test("a finished group releases its resources and a waiting group starts; a deleted pod releases nothing until the group is done", () => {
+  const gang = scheduler();
+  const a0 = rawPod("a-0", { group: "a", size: 2, cpu: "2", created: 1 });
+  const a1 = rawPod("a-1", { group: "a", size: 2, cpu: "2", created: 1 });
+  assert.deepEqual(binds(gang.apply(list([rawNode("n1", { cpu: "4" }), a0, a1, rawPod("b-0", { group: "b", size: 1, cpu: "4", created: 2 })])).actions), ["a-0→n1", "a-1→n1"]);
+  const bound = (pod: Record<string, unknown>, phase: string): Record<string, unknown> => with_(pod, { spec: { nodeName: "n1" }, status: { phase } });
+  assert.deepEqual(binds(gang.apply(batch([event("MODIFIED", bound(a0, "Running")), event("DELETED", bound(a1, "Running"))], 1)).actions), [], "a-0 still runs");
+  assert.deepEqual(binds(gang.apply(batch([event("MODIFIED", bound(a0, "Succeeded"))], 2)).actions), ["b-0→n1"]);
+  assert.deepEqual(gang.groups(at(2)).map((g) => [g.group, g.state]), [["b", "running"]]);
+});
+
+test("a deadline deletes the group's Job once (root delete) and warns its pods", () => {
+  const gang = scheduler();
+  const pods = [0, 1].map((i) => owned(rawPod(`j-${i}`, { group: "j", size: 2, cpu: "1", deadline: 30 }), "train"));
+  assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods, owned(rawPod("solo", { cpu: "1" }), "other")])).actions), ["j-0→n1", "j-1→n1", "solo→n1"]);
+  assert.equal(gang.nextWake(), at(30));
+  assert.deepEqual(gang.due(at(29)).actions, []);
+  const plan = gang.due(at(30));
+  const deletes = plan.actions.filter((a): a is DeleteAction => a.type === "delete");
+  assert.deepEqual(deletes, [{ type: "delete", target: { apiVersion: "batch/v1", kind: "Job", namespace: "default", name: "train", uid: "uid-job-train" }, propagationPolicy: "Background", root: true }]);
+  assert.deepEqual(events(plan.actions), ["Warning DeadlineExceeded j-0", "Warning DeadlineExceeded j-1"]);
+  assert.equal(gang.nextWake(), undefined, "solo declares no deadline: the default duration only estimates its end");
+  assert.deepEqual(gang.apply(batch([], 31)).actions, [], "the ended group's unbound pods are not bound again");
+  assert.deepEqual(gang.groups(at(31)).map((g) => g.group), ["fluxnetes-group-default-solo"]);
+});
+
+test("an arrival timeout warns the present pods once with the counts", () => {
+  const gang = scheduler();
+  gang.apply(list([rawNode("n1"), member("a-0", "g", 3), member("a-1", "g", 3)], 10));
+  assert.equal(gang.nextWake(), at(70));
+  const plan = gang.due(at(70));
+  assert.deepEqual(events(plan.actions), ["Warning GangIncomplete a-0", "Warning GangIncomplete a-1"]);
+  const message = plan.actions[0]?.type === "event" ? plan.actions[0].message : "";
+  assert.equal(message, "2 of 3 pods of group default/g arrived after 60s; waiting for 1 more");
+  assert.deepEqual(gang.due(at(200)).actions, []);
+  assert.equal(gang.nextWake(), undefined);
+});
+
+test("a restart keeps everything and a replayed list binds nothing twice", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gang-"));
+  try {
+    const path = join(dir, "state.sqlite");
+    const first = new DatabaseSync(path);
+    const nodes = [rawNode("n1", { cpu: "2" })];
+    const a = [member("a-0", "g", 2), member("a-1", "g", 2)];
+    assert.deepEqual(binds(new GangQueueLogic(new SqliteSql(first), OPTIONS).apply(list([...nodes, ...a])).actions), ["a-0→n1", "a-1→n1"]);
+    first.close();
+    const second = new GangQueueLogic(new SqliteSql(new DatabaseSync(path)), OPTIONS);
+    assert.deepEqual(second.groups(at(1)).map((g) => [g.group, g.state]), [["g", "running"]]);
+    // a-0 is seen bound, a-1's binding is still in flight: neither is bound again.
+    const replay = [...nodes, with_(a[0] as Record<string, unknown>, { spec: { nodeName: "n1" }, status: { phase: "Running" } }), a[1] as Record<string, unknown>];
+    assert.deepEqual(gang2(second, replay), []);
+    assert.deepEqual(binds(second.apply(batch([event("ADDED", member("b-0", "h", 1))], 3)).actions), [], "n1 is full: the allocation holds a-1's room");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The binds of a replayed list, sent in two chunks. */
+function gang2(gang: GangQueueLogic, objects: Record<string, unknown>[]): string[] {
+  const half = Math.ceil(objects.length / 2);
+  const head = gang.apply(batch(objects.slice(0, half).map((o) => event("ADDED", o, true)), 2, { relist: true, partialList: true }));
+  const tail = gang.apply(batch(objects.slice(half).map((o) => event("ADDED", o, true)), 2));
+  return [...binds(head.actions), ...binds(tail.actions)];
+}

@@ -1,0 +1,226 @@
+/**
+ * The gang scheduler's state machine over SQL (ADR 0012): it stores watch events, runs one
+ * pass of the pure core per complete batch, records each allocation before returning the
+ * binds, reports rejections once, cleans up finished groups, and fires deadline and
+ * arrival timers. The Durable Object wraps it, passing `ctx.storage.sql` and arming its
+ * alarm at `nextWake()`.
+ */
+import type { Action, Plan } from "../../../../protocol/plan.ts";
+import type { EventBatch, WatchEvent } from "../../../../protocol/reconcile.ts";
+import { awaitsScheduling, gatherGroups, schedulePass, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
+import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
+import type { Sql } from "./sql.ts";
+import { GangStore, type GroupRow, type StoredPod } from "./store.ts";
+import { summarize, type GangSummary } from "./summary.ts";
+
+/** How the scheduler is tuned. */
+export interface GangQueueOptions {
+  /** The expected run time of a group whose pods declare no `activeDeadlineSeconds`, for backfill only (it never ends a group); 0 or less: unknown. */
+  readonly defaultDurationSeconds: number;
+  /** After how long a group still short of pods gets a `GangIncomplete` warning; 0 or less: never. */
+  readonly arrivalTimeoutSeconds: number;
+}
+
+/** What a pass reads, loaded from the tables. */
+interface Loaded {
+  readonly pods: StoredPod[];
+  readonly groups: Map<string, GroupRow>;
+}
+
+/** The gang scheduler's logic over its SQL state. Not re-entrant: the object's input gate serialises calls. */
+export class GangQueueLogic {
+  readonly #store: GangStore;
+  readonly #options: GangQueueOptions;
+
+  constructor(sql: Sql, options: GangQueueOptions) {
+    this.#store = new GangStore(sql);
+    this.#options = options;
+  }
+
+  /**
+   * Stores a batch of Pod and Node events, then, once a list is complete and unless this
+   * batch is part of one still being sent, runs a scheduling pass and returns its plan.
+   */
+  apply(batch: EventBatch): Plan {
+    const store = this.#store;
+    if (batch.relist) store.beginList();
+    for (const event of batch.events) this.#store_(event);
+    if (store.listing() && !batch.partialList) store.endList();
+    if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
+    return { actions: this.#pass(Date.parse(batch.now), batch.now) };
+  }
+
+  /** The earliest time a timer is due (ms since the epoch), if any. */
+  nextWake(): number | undefined {
+    return this.#store.nextWake();
+  }
+
+  /** Fires every timer due at `nowMs`: deadlines delete their group's root owners, arrival timeouts warn once. */
+  due(nowMs: number): Plan {
+    const actions: Action[] = [];
+    for (const timer of this.#store.dueTimers(nowMs)) {
+      this.#store.removeTimer(timer.id);
+      actions.push(...(timer.kind === "deadline" ? this.#deadline(timer.group, nowMs) : this.#arrival(timer.group, nowMs)));
+    }
+    return { actions };
+  }
+
+  /** One row per group for inspection, from a pass over the stored state at `nowMs` (nothing is written). */
+  groups(nowMs: number): GangSummary[] {
+    const loaded = this.#load();
+    const pods = schedulable(loaded);
+    const allocations = this.#store.allocations();
+    const report = this.#schedule(nowMs, pods, allocations);
+    const deadlines = new Map<string, number>();
+    for (const allocation of allocations) {
+      const due = this.#store.timer("deadline", allocation.group);
+      if (due !== undefined) deadlines.set(allocation.group, due);
+    }
+    return summarize({ report, allocations, pods, deadlines });
+  }
+
+  /** Stores one watch event. */
+  #store_(event: WatchEvent): void {
+    const kind = event.kind.split(".")[0];
+    if (kind === "Pod") {
+      if (event.type === "DELETED") this.#store.deletePod(event.object.metadata.uid ?? "");
+      else this.#store.putPod(event.object);
+    } else if (kind === "Node") {
+      if (event.type === "DELETED") this.#store.deleteNode(event.object.metadata.name ?? "");
+      else this.#store.putNode(event.object);
+    }
+  }
+
+  /** The stored pods and group rows. */
+  #load(): Loaded {
+    return { pods: this.#store.pods(), groups: new Map(this.#store.groupRows().map((row) => [row.key, row] as const)) };
+  }
+
+  /** The core pass. */
+  #schedule(now: number, pods: readonly PodRecord[], allocations: ReturnType<GangStore["allocations"]>): PassReport {
+    const duration = this.#options.defaultDurationSeconds > 0 ? this.#options.defaultDurationSeconds : undefined;
+    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration });
+  }
+
+  /** Cleanup, then a pass, then its decisions stored and turned into actions. */
+  #pass(now: number, nowIso: string): Action[] {
+    const loaded = this.#cleanup(this.#load());
+    const allocations = this.#store.allocations();
+    const report = this.#schedule(now, schedulable(loaded), allocations);
+    const queue = new Map(report.queue.map((group) => [group.key, group] as const));
+    const actions: Action[] = [];
+    for (const start of report.starts) {
+      const group = queue.get(start.group);
+      if (group === undefined) continue;
+      this.#store.putAllocation(start.allocation);
+      this.#store.ensureGroup(start.group, now);
+      this.#store.cancelTimers(start.group, "arrival");
+      if (start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
+      actions.push(...binds(group, start.placed));
+    }
+    this.#store.clearOutcomes();
+    for (const { group: key, reason } of report.rejected) {
+      this.#store.ensureGroup(key, now);
+      this.#store.cancelTimers(key, "arrival");
+      this.#store.setOutcome(key, JSON.stringify(reason), null);
+      const group = queue.get(key);
+      if (group === undefined || loaded.groups.get(key)?.reported === reason.text) continue;
+      const message = `gang ${key} (${group.pods.length} pods) ${reason.text}`;
+      for (const pod of group.pods) actions.push(podEvent(pod, "Warning", "FailedScheduling", message), unschedulable(pod, message, nowIso));
+      this.#store.setReported(key, reason.text);
+    }
+    const waits = [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])];
+    for (const { group: key, reason } of waits) {
+      this.#store.ensureGroup(key, now);
+      this.#store.cancelTimers(key, "arrival");
+      this.#store.setOutcome(key, null, JSON.stringify(reason));
+    }
+    const timeout = this.#options.arrivalTimeoutSeconds;
+    for (const group of report.provisional) {
+      if (this.#store.ensureGroup(group.key, now) && timeout > 0) this.#store.setTimer("arrival", group.key, now + timeout * 1000);
+    }
+    return actions;
+  }
+
+  /**
+   * Removes every group whose pods are all gone or finished: its allocation (resources
+   * released), its row, its timers and its finished pods' rows. A group ended by its
+   * deadline loses its row once the pods it had then are gone.
+   */
+  #cleanup(loaded: Loaded): Loaded {
+    const live = new Map<string, number>();
+    const finished = new Map<string, string[]>();
+    for (const { record } of loaded.pods) {
+      if (!record.ours) continue;
+      const ended = loaded.groups.get(record.group.key)?.endedAt ?? null;
+      if (ended !== null && record.createdAt > ended) continue;
+      if (record.terminal) finished.set(record.group.key, [...(finished.get(record.group.key) ?? []), record.uid]);
+      else live.set(record.group.key, (live.get(record.group.key) ?? 0) + 1);
+    }
+    const keys = new Set([...loaded.groups.keys(), ...this.#store.allocations().map((a) => a.group)]);
+    const gone = new Set<string>();
+    for (const key of keys) {
+      if ((live.get(key) ?? 0) > 0) continue;
+      gone.add(key);
+      this.#store.deleteAllocation(key);
+      this.#store.deleteGroup(key);
+      this.#store.cancelTimers(key);
+      this.#store.deleteTerminalPodsOf(key, finished.get(key) ?? []);
+    }
+    if (gone.size === 0) return loaded;
+    const groups = new Map([...loaded.groups].filter(([key]) => !gone.has(key)));
+    const pods = loaded.pods.filter(({ record }) => !(record.terminal && record.ours && gone.has(record.group.key)));
+    return { pods, groups };
+  }
+
+  /** A deadline: delete the group's root owners, warn its pods, release its allocation and mark it ended. */
+  #deadline(key: string, now: number): Action[] {
+    const allocation = this.#store.allocation(key);
+    if (allocation === undefined) return [];
+    const present = this.#store.podsOf(key).filter(({ record }) => !record.terminal);
+    const seconds = allocation.endsAt === undefined ? 0 : Math.round((allocation.endsAt - allocation.startedAt) / 1000);
+    const roots = deleteRoots(present);
+    const what = roots.map((action) => (action.type === "delete" ? `${action.target.kind} ${action.target.name}` : "")).join(", ");
+    const message = `gang ${key} reached its deadline of ${seconds}s (started ${new Date(allocation.startedAt).toISOString()}); deleting ${what}`;
+    const actions: Action[] = [...roots, ...present.map(({ record }) => podEvent(record, "Warning", "DeadlineExceeded", message))];
+    this.#store.deleteAllocation(key);
+    this.#store.cancelTimers(key);
+    this.#store.setEnded(key, now);
+    return actions;
+  }
+
+  /** An arrival timeout: a group still short of pods warns its present pods, once. */
+  #arrival(key: string, now: number): Action[] {
+    const row = this.#store.group(key);
+    if (row === undefined || row.warnedMissing || row.endedAt !== null || this.#store.allocation(key) !== undefined) return [];
+    const pods = this.#store.podsOf(key).map(({ record }) => record);
+    const group = gatherGroups(pods).provisional.find((g) => g.key === key);
+    if (group === undefined) return [];
+    const seconds = Math.round((now - row.firstSeen) / 1000);
+    const message = `${group.have} of ${group.size} pods of group ${key} arrived after ${seconds}s; waiting for ${group.size - group.have} more`;
+    this.#store.setWarnedMissing(key);
+    return pods.filter(awaitsScheduling).map((pod) => podEvent(pod, "Warning", "GangIncomplete", message));
+  }
+}
+
+/** The pods a pass reads: all stored, but not the unbound pods of a group ended by its deadline (they are being deleted). */
+function schedulable(loaded: Loaded): PodRecord[] {
+  return loaded.pods
+    .map(({ record }) => record)
+    .filter((pod) => {
+      const ended = pod.ours ? (loaded.groups.get(pod.group.key)?.endedAt ?? null) : null;
+      return ended === null || pod.createdAt > ended || pod.nodeName !== undefined;
+    });
+}
+
+/** A bind and a `Scheduled` Event (recorded only if the bind was applied) per pod of a started group. */
+function binds(group: PendingGroup, placed: ReadonlyMap<string, string>): Action[] {
+  const actions: Action[] = [];
+  for (const pod of group.pods) {
+    const node = placed.get(pod.uid);
+    if (node === undefined) continue;
+    const message = `Successfully assigned ${pod.namespace}/${pod.name} to ${node} (gang ${group.key}, ${placed.size} pods)`;
+    actions.push(bind(pod, node), podEvent(pod, "Normal", "Scheduled", message, true));
+  }
+  return actions;
+}

@@ -1,0 +1,324 @@
+/**
+ * The gang scheduler's tables and every statement over them. Pods and nodes are keyed by
+ * uid and name (a pod seen twice is one row; a replayed list rewrites the same rows) and
+ * carry the list generation that last saw them, so the end of a relist removes what it
+ * did not list. Allocations, groups and timers are the scheduler's own decisions and
+ * survive relists.
+ */
+import { parseNode, parsePod, type Allocation, type NodeRecord, type PodRecord } from "../core/index.ts";
+import type { Sql } from "./sql.ts";
+
+/** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
+export interface OwnerRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string | undefined;
+}
+
+/** A stored pod: its record and its owner. */
+export interface StoredPod {
+  readonly record: PodRecord;
+  readonly owner: OwnerRef | undefined;
+}
+
+/** A row of `groups`. */
+export interface GroupRow {
+  readonly key: string;
+  /** When a pass first saw the group, ms since the epoch. */
+  readonly firstSeen: number;
+  /** The arrival warning was given. */
+  readonly warnedMissing: boolean;
+  /** JSON of the core `WaitReason` while the last pass rejected the group. */
+  readonly rejectedReason: string | null;
+  /** The rejection text already reported on the pods (Event and PodScheduled). */
+  readonly reported: string | null;
+  /** JSON of the core `WaitReason` while the last pass left the group waiting. */
+  readonly waiting: string | null;
+  /** When its deadline fired: its pods created up to then are being deleted and never scheduled again. */
+  readonly endedAt: number | null;
+}
+
+/** A timer kind: the end of a group's declared duration, or the arrival timeout of a provisional group. */
+export type TimerKind = "deadline" | "arrival";
+
+/** A due timer. */
+export interface TimerRow {
+  readonly id: string;
+  readonly due: number;
+  readonly kind: TimerKind;
+  readonly group: string;
+}
+
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, group_key TEXT, record TEXT NOT NULL, ours INTEGER NOT NULL, bound_node TEXT, owner TEXT, gen INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS pods_group ON pods (group_key)",
+  "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, record TEXT NOT NULL, gen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS allocations (group_key TEXT PRIMARY KEY, allocation TEXT NOT NULL, started_at INTEGER NOT NULL, ends_at INTEGER)",
+  "CREATE TABLE IF NOT EXISTS groups (group_key TEXT PRIMARY KEY, first_seen INTEGER NOT NULL, warned_missing INTEGER NOT NULL DEFAULT 0, rejected_reason TEXT, reported TEXT, waiting TEXT, ended_at INTEGER)",
+  // Not `timers`: durable/timers.ts owns a table of that name with another shape, and the object may use both.
+  "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS gang_timers_due ON gang_timers (due)",
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+/** The scheduler's state in SQL. Every method is one or a few statements; nothing is cached in memory. */
+export class GangStore {
+  readonly #sql: Sql;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  // --- meta: the list generation and whether a list is complete ---
+
+  /** A meta value. */
+  #meta(key: string): string | undefined {
+    return this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value;
+  }
+
+  #setMeta(key: string, value: string): void {
+    this.#sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
+  }
+
+  /** The current list generation (0 before any relist). */
+  generation(): number {
+    return Number(this.#meta("generation") ?? "0");
+  }
+
+  /** A relist starts: a new generation, and a list in progress. */
+  beginList(): void {
+    this.#setMeta("generation", String(this.generation() + 1));
+    this.#setMeta("listing", "1");
+  }
+
+  /** A relist is being received. */
+  listing(): boolean {
+    return this.#meta("listing") === "1";
+  }
+
+  /** A list has completed since the object was created. */
+  listed(): boolean {
+    return this.#meta("listed") === "1";
+  }
+
+  /** The relist is complete: pods and nodes it did not list are removed. */
+  endList(): void {
+    const generation = this.generation();
+    this.#sql.exec("DELETE FROM pods WHERE gen < ?", generation);
+    this.#sql.exec("DELETE FROM nodes WHERE gen < ?", generation);
+    this.#setMeta("listing", "0");
+    this.#setMeta("listed", "1");
+  }
+
+  // --- pods and nodes ---
+
+  /** Stores a pod as the watch delivers it: ours in any state, others' only while bound and not finished. */
+  putPod(object: unknown): void {
+    const record = parsePod(object);
+    if (record.uid === "") return;
+    if (!record.ours && (record.nodeName === undefined || record.terminal)) {
+      this.deletePod(record.uid);
+      return;
+    }
+    const owner = record.ours ? ownerOf(object) : undefined;
+    this.#sql.exec(
+      "INSERT INTO pods (uid, namespace, name, group_key, record, ours, bound_node, owner, gen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, group_key = excluded.group_key, record = excluded.record, ours = excluded.ours, bound_node = excluded.bound_node, owner = excluded.owner, gen = excluded.gen",
+      record.uid,
+      record.namespace,
+      record.name,
+      record.ours ? record.group.key : null,
+      JSON.stringify(record),
+      record.ours ? 1 : 0,
+      record.nodeName ?? null,
+      owner === undefined ? null : JSON.stringify(owner),
+      this.generation(),
+    );
+  }
+
+  /** Forgets a pod. */
+  deletePod(uid: string): void {
+    this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
+  }
+
+  /** Stores a node. */
+  putNode(object: unknown): void {
+    const record = parseNode(object);
+    if (record.name === "") return;
+    this.#sql.exec(
+      "INSERT INTO nodes (name, record, gen) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record, gen = excluded.gen",
+      record.name,
+      JSON.stringify(record),
+      this.generation(),
+    );
+  }
+
+  /** Forgets a node. */
+  deleteNode(name: string): void {
+    this.#sql.exec("DELETE FROM nodes WHERE name = ?", name);
+  }
+
+  /** Every stored pod. */
+  pods(): StoredPod[] {
+    return this.#sql.exec<{ record: string; owner: string | null }>("SELECT record, owner FROM pods ORDER BY uid").toArray().map(storedPod);
+  }
+
+  /** The stored pods of one group (ours). */
+  podsOf(group: string): StoredPod[] {
+    return this.#sql.exec<{ record: string; owner: string | null }>("SELECT record, owner FROM pods WHERE group_key = ? ORDER BY uid", group).toArray().map(storedPod);
+  }
+
+  /** Removes the finished pods of a group. */
+  deleteTerminalPodsOf(group: string, uids: readonly string[]): void {
+    for (const uid of uids) this.#sql.exec("DELETE FROM pods WHERE uid = ? AND group_key = ?", uid, group);
+  }
+
+  /** Every node. */
+  nodes(): NodeRecord[] {
+    return this.#sql.exec<{ record: string }>("SELECT record FROM nodes ORDER BY name").toArray().map((row) => JSON.parse(row.record) as NodeRecord);
+  }
+
+  // --- allocations ---
+
+  /** Every allocation. */
+  allocations(): Allocation[] {
+    return this.#sql.exec<{ allocation: string }>("SELECT allocation FROM allocations ORDER BY group_key").toArray().map((row) => allocationOf(row.allocation));
+  }
+
+  /** One group's allocation. */
+  allocation(group: string): Allocation | undefined {
+    const row = this.#sql.exec<{ allocation: string }>("SELECT allocation FROM allocations WHERE group_key = ?", group).toArray()[0];
+    return row === undefined ? undefined : allocationOf(row.allocation);
+  }
+
+  /** Records an allocation (before its pods are bound). */
+  putAllocation(allocation: Allocation): void {
+    this.#sql.exec(
+      "INSERT INTO allocations (group_key, allocation, started_at, ends_at) VALUES (?, ?, ?, ?) ON CONFLICT (group_key) DO UPDATE SET allocation = excluded.allocation, started_at = excluded.started_at, ends_at = excluded.ends_at",
+      allocation.group,
+      JSON.stringify(allocation),
+      allocation.startedAt,
+      allocation.endsAt ?? null,
+    );
+  }
+
+  /** Releases an allocation. */
+  deleteAllocation(group: string): void {
+    this.#sql.exec("DELETE FROM allocations WHERE group_key = ?", group);
+  }
+
+  // --- groups ---
+
+  /** Every group row. */
+  groupRows(): GroupRow[] {
+    return this.#sql
+      .exec<{ group_key: string; first_seen: number; warned_missing: number; rejected_reason: string | null; reported: string | null; waiting: string | null; ended_at: number | null }>("SELECT * FROM groups ORDER BY group_key")
+      .toArray()
+      .map((row) => ({ key: row.group_key, firstSeen: row.first_seen, warnedMissing: row.warned_missing === 1, rejectedReason: row.rejected_reason, reported: row.reported, waiting: row.waiting, endedAt: row.ended_at }));
+  }
+
+  /** One group row. */
+  group(key: string): GroupRow | undefined {
+    return this.groupRows().find((row) => row.key === key);
+  }
+
+  /** Creates the group's row if it has none; true when it was created. */
+  ensureGroup(key: string, now: number): boolean {
+    return this.#sql.exec("INSERT INTO groups (group_key, first_seen) VALUES (?, ?) ON CONFLICT (group_key) DO NOTHING", key, now).rowsWritten > 0;
+  }
+
+  /** Sets what the last pass decided of a group: its rejection or its wait (JSON of a `WaitReason`), or neither. */
+  setOutcome(key: string, rejected: string | null, waiting: string | null): void {
+    this.#sql.exec("UPDATE groups SET rejected_reason = ?, waiting = ? WHERE group_key = ?", rejected, waiting, key);
+  }
+
+  /** Clears the outcome of every group (before a pass records the new ones). */
+  clearOutcomes(): void {
+    this.#sql.exec("UPDATE groups SET rejected_reason = NULL, waiting = NULL WHERE rejected_reason IS NOT NULL OR waiting IS NOT NULL");
+  }
+
+  /** Records the rejection text reported on the group's pods. */
+  setReported(key: string, text: string): void {
+    this.#sql.exec("UPDATE groups SET reported = ? WHERE group_key = ?", text, key);
+  }
+
+  /** Records that the arrival warning was given. */
+  setWarnedMissing(key: string): void {
+    this.#sql.exec("UPDATE groups SET warned_missing = 1 WHERE group_key = ?", key);
+  }
+
+  /** Marks a group ended by its deadline at `now`. */
+  setEnded(key: string, now: number): void {
+    this.#sql.exec("INSERT INTO groups (group_key, first_seen, ended_at) VALUES (?, ?, ?) ON CONFLICT (group_key) DO UPDATE SET ended_at = excluded.ended_at", key, now, now);
+  }
+
+  /** Removes a group's row. */
+  deleteGroup(key: string): void {
+    this.#sql.exec("DELETE FROM groups WHERE group_key = ?", key);
+  }
+
+  // --- timers ---
+
+  /** Sets (or moves) the `kind` timer of a group. */
+  setTimer(kind: TimerKind, group: string, due: number): void {
+    this.#sql.exec(
+      "INSERT INTO gang_timers (id, due, kind, group_key) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due = excluded.due",
+      `${kind}:${group}`,
+      Math.floor(due),
+      kind,
+      group,
+    );
+  }
+
+  /** When the `kind` timer of a group is due, if set. */
+  timer(kind: TimerKind, group: string): number | undefined {
+    return this.#sql.exec<{ due: number }>("SELECT due FROM gang_timers WHERE id = ?", `${kind}:${group}`).toArray()[0]?.due;
+  }
+
+  /** Cancels a group's timers (of one kind, or all). */
+  cancelTimers(group: string, kind?: TimerKind): void {
+    if (kind === undefined) this.#sql.exec("DELETE FROM gang_timers WHERE group_key = ?", group);
+    else this.#sql.exec("DELETE FROM gang_timers WHERE id = ?", `${kind}:${group}`);
+  }
+
+  /** The timers due at `now`, earliest first. */
+  dueTimers(now: number): TimerRow[] {
+    return this.#sql
+      .exec<{ id: string; due: number; kind: string; group_key: string }>("SELECT id, due, kind, group_key FROM gang_timers WHERE due <= ? ORDER BY due, id", now)
+      .toArray()
+      .map((row) => ({ id: row.id, due: row.due, kind: row.kind === "deadline" ? "deadline" : "arrival", group: row.group_key }));
+  }
+
+  /** Removes a fired timer. */
+  removeTimer(id: string): void {
+    this.#sql.exec("DELETE FROM gang_timers WHERE id = ?", id);
+  }
+
+  /** The earliest due time of any timer. */
+  nextWake(): number | undefined {
+    return this.#sql.exec<{ due: number | null }>("SELECT MIN(due) AS due FROM gang_timers").one().due ?? undefined;
+  }
+}
+
+/** A pod row as a stored pod. */
+function storedPod(row: { record: string; owner: string | null }): StoredPod {
+  return { record: JSON.parse(row.record) as PodRecord, owner: row.owner === null ? undefined : (JSON.parse(row.owner) as OwnerRef) };
+}
+
+/** An allocation from its JSON (an absent `endsAt` is undefined). */
+function allocationOf(json: string): Allocation {
+  const parsed = JSON.parse(json) as Allocation;
+  return { ...parsed, endsAt: parsed.endsAt ?? undefined };
+}
+
+/** The controller ownerReference of a pod, else its first one. */
+function ownerOf(object: unknown): OwnerRef | undefined {
+  const metadata = (object as { metadata?: { ownerReferences?: unknown } } | null)?.metadata;
+  const refs = Array.isArray(metadata?.ownerReferences) ? (metadata.ownerReferences as unknown[]) : [];
+  const valid = refs.filter((ref): ref is Record<string, unknown> => typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>)["kind"] === "string" && typeof (ref as Record<string, unknown>)["name"] === "string" && typeof (ref as Record<string, unknown>)["apiVersion"] === "string");
+  const ref = valid.find((r) => r["controller"] === true) ?? valid[0];
+  if (ref === undefined) return undefined;
+  return { apiVersion: ref["apiVersion"] as string, kind: ref["kind"] as string, name: ref["name"] as string, uid: typeof ref["uid"] === "string" ? ref["uid"] : undefined };
+}

@@ -1,0 +1,100 @@
+/** The inspection output: one row per group, from a pass computed over the stored state. */
+import type { Allocation, PassReport, PodRecord, WaitReason } from "../core/index.ts";
+
+/** What a group's row says. */
+export type GangState = "provisional" | "pending" | "reserved" | "running" | "rejected";
+
+/** One group as `GET /v1/gangs` shows it. */
+export interface GangSummary {
+  readonly namespace: string;
+  readonly group: string;
+  readonly state: GangState;
+  /** Its pods present (not finished). */
+  readonly present: number;
+  readonly size: number;
+  /** Queue position, 1-based, for pending and reserved groups; null otherwise. */
+  readonly position: number | null;
+  /** When a reserved group is expected to start (ISO), or null. */
+  readonly reservedStart: string | null;
+  /** Its allocated nodes (running) or the nodes reserved for it, sorted. */
+  readonly nodes: readonly string[];
+  /** When its declared deadline ends it (ISO), or null. */
+  readonly deadline: string | null;
+  /** Why it waits, in a sentence, or null. */
+  readonly waitingFor: string | null;
+  /** Why it waits, structured (resource, how short, on how many nodes), or null. */
+  readonly reason: WaitReason | null;
+}
+
+/** What the summary reads. */
+export interface SummaryInput {
+  readonly report: PassReport;
+  readonly allocations: readonly Allocation[];
+  /** The pods the pass read (ended groups' old pods left out). */
+  readonly pods: readonly PodRecord[];
+  /** Deadline timers by group key, ms since the epoch. */
+  readonly deadlines: ReadonlyMap<string, number>;
+}
+
+/** One row per group, sorted by namespace then group. */
+export function summarize(input: SummaryInput): GangSummary[] {
+  const { report } = input;
+  const present = new Map<string, number>();
+  const sizes = new Map<string, number>();
+  for (const pod of input.pods) {
+    if (!pod.ours || pod.terminal) continue;
+    present.set(pod.group.key, (present.get(pod.group.key) ?? 0) + 1);
+    sizes.set(pod.group.key, Math.max(sizes.get(pod.group.key) ?? 0, pod.group.size));
+  }
+  const rows: GangSummary[] = [];
+  const rejected = new Map(report.rejected.map((r) => [r.group, r.reason] as const));
+  const waiting = new Map(report.waiting.map((w) => [w.group, w.reason] as const));
+  let position = 0;
+  for (const group of report.queue) {
+    const reason = rejected.get(group.key);
+    if (reason !== undefined) {
+      rows.push(row(group.key, "rejected", group.pods.length, group.size, { reason }));
+      continue;
+    }
+    position += 1;
+    const reservation = report.reservation?.group === group.key ? report.reservation : undefined;
+    if (reservation !== undefined) {
+      const nodes = reservation.placed === undefined ? [] : [...new Set(reservation.placed.values())].sort();
+      const reservedStart = reservation.at === undefined ? null : new Date(reservation.at).toISOString();
+      rows.push(row(group.key, "reserved", group.pods.length, group.size, { position, reservedStart, nodes, reason: reservation.reason }));
+    } else rows.push(row(group.key, "pending", group.pods.length, group.size, { position, reason: waiting.get(group.key) ?? null }));
+  }
+  for (const group of report.provisional) {
+    rows.push(row(group.key, "provisional", group.have, group.size, { waitingFor: `${group.size - group.have} more of ${group.size} pods` }));
+  }
+  for (const allocation of input.allocations) {
+    const due = input.deadlines.get(allocation.group);
+    const nodes = [...new Set(allocation.pods.map((pod) => pod.node))].sort();
+    rows.push(row(allocation.group, "running", present.get(allocation.group) ?? 0, sizes.get(allocation.group) ?? allocation.pods.length, { nodes, deadline: due === undefined ? null : new Date(due).toISOString() }));
+  }
+  return rows.sort((a, b) => compare(a.namespace, b.namespace) || compare(a.group, b.group));
+}
+
+/** A row with defaults. */
+function row(key: string, state: GangState, present: number, size: number, extra: Partial<Omit<GangSummary, "namespace" | "group" | "state" | "present" | "size">>): GangSummary {
+  const slash = key.indexOf("/");
+  const reason = extra.reason ?? null;
+  return {
+    namespace: key.slice(0, slash),
+    group: key.slice(slash + 1),
+    state,
+    present,
+    size,
+    position: extra.position ?? null,
+    reservedStart: extra.reservedStart ?? null,
+    nodes: extra.nodes ?? [],
+    deadline: extra.deadline ?? null,
+    waitingFor: extra.waitingFor ?? reason?.text ?? null,
+    reason,
+  };
+}
+
+/** String order. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
