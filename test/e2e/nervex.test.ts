@@ -173,6 +173,9 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
   assert.match(String(bad.body.message), /collectors\.replicas/);
   const put = await call(server, "PUT", "/v1alpha1/replicas", {});
   assert.equal(put.status, 501);
+  // The plain port serves the APIs and /healthz, never admission (that stays on the TLS front).
+  assert.equal((await call(server, "POST", "/admission/nervexjob-validate", {})).status, 404);
+  assert.equal((await call(server, "GET", "/healthz")).status, 200);
 });
 
 test("GPU learners: without an AggregatorConfig only they fail; with it, 10 GPUs on 8-GPU nodes are an aggregator and two ddp-learners", { skip }, async () => {
