@@ -3,7 +3,7 @@
  * the controllers call objects through these, and each class implements its own (the
  * compiler checks both sides). No runtime imports, so Node-side code may read them too.
  */
-import type { OutboxBatch, Plan } from "../protocol/index.ts";
+import type { EventBatch, GangRow, OutboxBatch, Plan } from "../protocol/index.ts";
 
 /** The recreated-pods ledger (one object per namespace). */
 export interface LedgerContract {
@@ -36,4 +36,15 @@ export interface ReplayContract {
   first(signature: string, expiresAt: number): Promise<boolean>;
   /** Signatures held. */
   size(): Promise<number>;
+}
+
+/**
+ * The gang scheduler's queue (one object per cluster; the class is the gang family's own,
+ * `functions/controllers/gang/durable.ts`, ADR 0012).
+ */
+export interface GangQueueContract {
+  /** Takes an events batch of pods and nodes; answers the plan of the pass it allows (binds, Events, statuses). */
+  apply(batch: EventBatch): Promise<Plan>;
+  /** One row per group, as of `nowMs`. */
+  groups(nowMs: number): Promise<GangRow[]>;
 }

@@ -4,7 +4,7 @@
  * options (`scripts/lib/worker.ts`) and the controllers' typed accessors are derived
  * from it; a test fails when `wrangler.jsonc` disagrees. Plain data, no runtime imports.
  */
-import type { LedgerContract, OutboxContract, ReplayContract } from "./contracts.ts";
+import type { GangQueueContract, LedgerContract, OutboxContract, ReplayContract } from "./contracts.ts";
 
 /** One Durable Object binding. */
 export interface DurableObjectDeclaration {
@@ -19,6 +19,8 @@ export const DURABLE_OBJECTS = {
   LEDGER: { className: "RecreationLedger", migration: "v1" },
   OUTBOX: { className: "Outbox", migration: "v1" },
   REPLAY: { className: "ReplayGuard", migration: "v2" },
+  // A controller family's own class (exported by the Worker from `edgeloop:durable-objects`).
+  GANG: { className: "GangQueue", migration: "v3" },
 } as const satisfies Record<keyof DurableObjectContracts, DurableObjectDeclaration>;
 
 /** The RPC contract of each binding's objects. */
@@ -26,6 +28,7 @@ export interface DurableObjectContracts {
   readonly LEDGER: LedgerContract;
   readonly OUTBOX: OutboxContract;
   readonly REPLAY: ReplayContract;
+  readonly GANG: GangQueueContract;
 }
 
 /** A binding's name. */

@@ -4,7 +4,7 @@
  * once; `test/worker/wrangler.test.ts` checks that wrangler.jsonc says the same.
  */
 import { z } from "zod";
-import type * as DurableClasses from "../durable/index.ts";
+import type * as DurableClasses from "./durable-classes.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../durable/names.ts";
 import type { DURABLE_OBJECTS, DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
 import type { DurableObjects, WorkerDeps } from "./deps.ts";
@@ -21,7 +21,7 @@ export type Env = { readonly EDGELOOP_SECRET: string; readonly EDGELOOP_API_ADDR
  * contract method it lacks, fails the typecheck here.
  */
 type StubsFit = { [B in DurableObjectBinding]: DurableObjectStub<ClassOf<B>> extends DurableObjectContracts[B] ? true : false };
-const STUBS_FIT: StubsFit = { LEDGER: true, OUTBOX: true, REPLAY: true };
+const STUBS_FIT: StubsFit = { LEDGER: true, OUTBOX: true, REPLAY: true, GANG: true };
 void STUBS_FIT;
 
 const Vars = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters") });

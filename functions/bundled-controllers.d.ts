@@ -4,3 +4,6 @@ declare module "edgeloop:controllers" {
   const controllers: readonly Controller[];
   export default controllers;
 }
+
+/** Generated at bundle time: the Durable Object classes of every family's `durable.ts` (ADR 0012). */
+declare module "edgeloop:durable-objects" {}

@@ -7,6 +7,7 @@ import { createApp } from "./app.ts";
 import { depsFromEnv } from "./bindings.ts";
 
 export { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
+export * from "edgeloop:durable-objects";
 
 const app = createApp(controllers, depsFromEnv);
 

@@ -30,6 +30,7 @@ async function bundle(options: BuildOptions): Promise<Bundled> {
 
 /** The id esbuild gives the Worker's virtual module of controllers (scripts/lib/bundle.ts). */
 const VIRTUAL_CONTROLLERS = "edgeloop:edgeloop:controllers";
+const VIRTUAL_DURABLES = "edgeloop:edgeloop:durable-objects";
 
 /** The inputs that start with none of the allowed prefixes. */
 function outside(inputs: readonly string[], allowed: readonly string[]): string[] {
@@ -67,9 +68,9 @@ test("the relay bundles only relay/, protocol/, cli/ and packages", () => {
 });
 
 test("the Worker bundles only functions/, durable/, protocol/ and its packages, and every controller", () => {
-  const missing = ["functions/worker.ts", "durable/index.ts", ...controllers].filter((file) => !worker.inputs.includes(file));
+  const missing = ["functions/worker.ts", "durable/index.ts", "functions/controllers/gang/durable.ts", ...controllers].filter((file) => !worker.inputs.includes(file));
   assert.ok(missing.length === 0, `expected inputs missing from the Worker bundle:${list(missing)}`);
-  const bad = outside(worker.inputs, ["functions/", "durable/", "protocol/", "node_modules/", VIRTUAL_CONTROLLERS]);
+  const bad = outside(worker.inputs, ["functions/", "durable/", "protocol/", "node_modules/", VIRTUAL_CONTROLLERS, VIRTUAL_DURABLES]);
   assert.ok(bad.length === 0, `the Worker bundle reaches outside functions/, durable/, protocol/ and node_modules/:${list(bad)}`);
 });
 

@@ -1,11 +1,12 @@
 /**
  * Bundles the Worker and the relay with esbuild. The Worker's virtual module
  * `edgeloop:controllers` imports the default export of every controller folder, so the
- * registry needs no central list.
+ * registry needs no central list; `edgeloop:durable-objects` re-exports the Durable Object
+ * classes controller families own.
  */
 import { build, type BuildOptions, type Plugin } from "esbuild";
 import { join } from "node:path";
-import { controllerFiles, ROOT } from "./controllers.ts";
+import { controllerFiles, durableFiles, ROOT } from "./controllers.ts";
 
 /** What to bundle. */
 export interface BundleOptions {
@@ -17,19 +18,20 @@ export interface BundleOptions {
 /** What both bundles share: one ES module, esbuild quiet (errors are thrown). */
 const ESM_BUNDLE = { bundle: true, format: "esm", logLevel: "silent" } as const;
 
-function controllersPlugin(files: readonly string[]): Plugin {
+/**
+ * The virtual modules: `edgeloop:controllers` (every controller's default export) and
+ * `edgeloop:durable-objects` (every family's Durable Object classes, re-exported by name).
+ */
+function controllersPlugin(files: readonly string[], durables: readonly string[]): Plugin {
+  const modules: Record<string, string> = {
+    "edgeloop:controllers": [...files.map((file, i) => `import c${i} from ${JSON.stringify(file)};`), `export default [${files.map((_, i) => `c${i}`).join(", ")}];`].join("\n"),
+    "edgeloop:durable-objects": [...durables.map((file) => `export * from ${JSON.stringify(file)};`), "export {};"].join("\n"),
+  };
   return {
     name: "edgeloop-controllers",
     setup(b): void {
-      b.onResolve({ filter: /^edgeloop:controllers$/ }, () => ({ path: "edgeloop:controllers", namespace: "edgeloop" }));
-      b.onLoad({ filter: /.*/, namespace: "edgeloop" }, () => ({
-        contents: [
-          ...files.map((file, i) => `import c${i} from ${JSON.stringify(file)};`),
-          `export default [${files.map((_, i) => `c${i}`).join(", ")}];`,
-        ].join("\n"),
-        loader: "js",
-        resolveDir: ROOT,
-      }));
+      b.onResolve({ filter: /^edgeloop:(controllers|durable-objects)$/ }, (args) => ({ path: args.path, namespace: "edgeloop" }));
+      b.onLoad({ filter: /.*/, namespace: "edgeloop" }, (args) => ({ contents: modules[args.path] ?? "", loader: "js", resolveDir: ROOT }));
     },
   };
 }
@@ -46,7 +48,7 @@ export function workerBuildOptions(options: BundleOptions = {}): BuildOptions {
     external: ["cloudflare:*", "node:*"],
     minify: options.minify ?? false,
     write: false,
-    plugins: [controllersPlugin(controllerFiles(options.extraControllerDirs))],
+    plugins: [controllersPlugin(controllerFiles(options.extraControllerDirs), durableFiles())],
   };
 }
 

@@ -25,6 +25,15 @@ export function controllerFiles(extraDirs: readonly string[] = []): string[] {
   );
 }
 
+/**
+ * Absolute paths of every family's Durable Object module (`durable.ts` beside a
+ * `controller.ts`, or at a family's top) under the built-in root: the classes the Worker
+ * exports besides `durable/`'s (ADR 0012). Their bindings are declared in `durable/table.ts`.
+ */
+export function durableFiles(): string[] {
+  return [...globSync("*/durable.ts", { cwd: CONTROLLERS_DIR }), ...globSync("*/*/durable.ts", { cwd: CONTROLLERS_DIR })].sort().map((file) => join(CONTROLLERS_DIR, file));
+}
+
 /** Imports every controller's default export in Node (for scripts: CRDs, install, manifest). */
 export async function loadControllers(extraDirs: readonly string[] = []): Promise<Controller[]> {
   const modules = await Promise.all(

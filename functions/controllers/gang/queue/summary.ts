@@ -1,30 +1,12 @@
 /** The inspection output: one row per group, from a pass computed over the stored state. */
-import type { Allocation, PassReport, PodRecord, WaitReason } from "../core/index.ts";
+import type { GangRow, GangState } from "../../../../protocol/index.ts";
+import type { Allocation, PassReport, PodRecord } from "../core/index.ts";
 
 /** What a group's row says. */
-export type GangState = "provisional" | "pending" | "reserved" | "running" | "rejected";
+export type { GangState } from "../../../../protocol/index.ts";
 
-/** One group as `GET /v1/gangs` shows it. */
-export interface GangSummary {
-  readonly namespace: string;
-  readonly group: string;
-  readonly state: GangState;
-  /** Its pods present (not finished). */
-  readonly present: number;
-  readonly size: number;
-  /** Queue position, 1-based, for pending and reserved groups; null otherwise. */
-  readonly position: number | null;
-  /** When a reserved group is expected to start (ISO), or null. */
-  readonly reservedStart: string | null;
-  /** Its allocated nodes (running) or the nodes reserved for it, sorted. */
-  readonly nodes: readonly string[];
-  /** When its declared deadline ends it (ISO), or null. */
-  readonly deadline: string | null;
-  /** Why it waits, in a sentence, or null. */
-  readonly waitingFor: string | null;
-  /** Why it waits, structured (resource, how short, on how many nodes), or null. */
-  readonly reason: WaitReason | null;
-}
+/** One group as `GET /v1/gangs` shows it (the protocol's `GangRow`). */
+export type GangSummary = GangRow;
 
 /** What the summary reads. */
 export interface SummaryInput {

@@ -1,0 +1,72 @@
+/**
+ * The gang scheduler's Durable Object (`GANG` in `durable/table.ts`, ADR 0012): the
+ * queue's state machine (`queue/`) over the object's SQLite storage, its timers as the
+ * object's one alarm. What an alarm decides (a deadline's root deletes, a warning) goes to
+ * the Worker's Outbox through a table of its own first, in the same transaction that
+ * fires the timers, so a failed append is sent again, never lost.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { EventBatch, GangRow, Plan } from "../../../protocol/index.ts";
+import { outboxOf } from "../../kit/outbox.ts";
+import { GangQueueLogic } from "./queue/index.ts";
+
+/** The controller the alarm's plans are appended under (its events controller's name). */
+const CONTROLLER = "gang";
+
+/** How long a group's members may take to arrive before a warning, and the duration assumed for groups without a deadline. */
+const OPTIONS = { arrivalTimeoutSeconds: 300, defaultDurationSeconds: 3600 } as const;
+
+/** When to try again to hand plans to the Outbox after it failed. */
+const OUTBOX_RETRY_MS = 5_000;
+
+/** The queue of gangs: one object for the cluster. */
+export class GangQueue extends DurableObject<Record<string, unknown>> {
+  readonly #logic: GangQueueLogic;
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS gang_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, plan TEXT NOT NULL)");
+    this.#logic = new GangQueueLogic(ctx.storage.sql, OPTIONS);
+  }
+
+  /** Takes a batch of pod and node events; answers the plan of the pass it allows. */
+  async apply(batch: EventBatch): Promise<Plan> {
+    const plan = this.#logic.apply(batch);
+    await this.#rearm();
+    return plan;
+  }
+
+  /** One row per group, as of `nowMs`. */
+  groups(nowMs: number): Promise<GangRow[]> {
+    return Promise.resolve(this.#logic.groups(nowMs));
+  }
+
+  /** Fires the due timers into the local outbox (one transaction), then hands what waits there to the Worker's Outbox. */
+  override async alarm(): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      const plan = this.#logic.due(Date.now());
+      if (plan.actions.length > 0) this.ctx.storage.sql.exec("INSERT INTO gang_outbox (plan) VALUES (?)", JSON.stringify(plan));
+    });
+    const waiting = this.ctx.storage.sql.exec<{ id: number; plan: string }>("SELECT id, plan FROM gang_outbox ORDER BY id").toArray();
+    try {
+      for (const row of waiting) {
+        await outboxOf(this.env).append(CONTROLLER, JSON.parse(row.plan) as Plan);
+        this.ctx.storage.sql.exec("DELETE FROM gang_outbox WHERE id = ?", row.id);
+      }
+    } finally {
+      await this.#rearm();
+    }
+  }
+
+  /** The alarm at the next timer, or soon while plans wait for the Outbox. */
+  async #rearm(): Promise<void> {
+    const pending = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM gang_outbox").one().n > 0;
+    const next = this.#logic.nextWake();
+    const at = pending ? Math.min(next ?? Infinity, Date.now() + OUTBOX_RETRY_MS) : next;
+    if (at === undefined) {
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
+  }
+}
