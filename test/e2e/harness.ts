@@ -12,10 +12,36 @@ export { waitFor };
 /** The test controllers (mirror, journal). */
 export const FIXTURE_CONTROLLERS = join(import.meta.dirname, "../fixtures/controllers");
 
-/** Starts a stack in a temporary folder; `stop()` removes it. */
+/** How long a stack may take to start before the test file gives up (it takes seconds). */
+const START_DEADLINE_MS = 120_000;
+
+/**
+ * Starts a stack in a temporary folder; `stop()` removes it. A start that hangs (once in
+ * CI a relay waited forever for a Worker whose workerd had not come up) fails the test
+ * file, naming the step it hung at, and ends its process: a `before` hook has no
+ * timeout of its own, and the hung start keeps the event loop alive.
+ */
 export async function testStack(options: Partial<StackOptions> = {}): Promise<Stack & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "edgeloop-e2e-"));
-  const stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), extraControllerDirs: [FIXTURE_CONTROLLERS], ...options });
+  let step = "nothing yet";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`the test stack did not start within ${START_DEADLINE_MS / 1000} s; last step: ${step}`));
+      setTimeout(() => process.exit(1), 5_000);
+    }, START_DEADLINE_MS);
+  });
+  const starting = startStack({
+    kubeconfigPath: join(dir, "kubeconfig"),
+    persistDir: join(dir, "do"),
+    extraControllerDirs: [FIXTURE_CONTROLLERS],
+    ...options,
+    progress: (message) => {
+      step = message;
+      options.progress?.(message);
+    },
+  });
+  const stack = await Promise.race([starting, deadline]).finally(() => clearTimeout(timer));
   const stop = stack.stop.bind(stack);
   return Object.assign(stack, {
     dir,
