@@ -61,3 +61,25 @@ export type ApiResponse = z.infer<typeof ApiResponse>;
 
 /** An `ApiResponse` as a handler writes it (defaults may be left out). */
 export type ApiAnswer = z.input<typeof ApiResponse>;
+
+/** A request body parsed as JSON; `undefined` when it is not JSON (or empty). */
+export function apiJsonBody(body: string): unknown {
+  if (body.trim() === "") return undefined;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The namespace an API request names: `?namespace=` first, else a top-level `namespace`
+ * of a JSON object body. One reading for the relay (which scopes the request's actions
+ * to it) and the Worker (whose ledger for the request it names).
+ */
+export function apiRequestNamespace(query: Readonly<Record<string, string>>, parsedBody: unknown): string | undefined {
+  if (query.namespace) return query.namespace;
+  if (typeof parsedBody !== "object" || parsedBody === null || Array.isArray(parsedBody)) return undefined;
+  const namespace = (parsedBody as { namespace?: unknown }).namespace;
+  return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
+}

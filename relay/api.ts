@@ -5,7 +5,7 @@
  * only then is the client answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
-import { ApiRequest, type ApiResponse, type ApiSpec, type ClaimToken, type Manifest } from "../protocol/index.ts";
+import { ApiRequest, apiJsonBody, apiRequestNamespace, type ApiResponse, type ApiSpec, type ClaimToken, type Manifest } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
 import { relatedObjects, type RelatedCaches } from "./related.ts";
 
@@ -46,26 +46,9 @@ export function apiFor(manifest: Manifest, path: string): ApiSpec | undefined {
   return manifest.controllers.flatMap((c) => c.apis).find((api) => path === api.pathPrefix || path.startsWith(`${api.pathPrefix}/`));
 }
 
-/** A request body parsed as JSON; `undefined` when it is not JSON (or empty). */
-function jsonBody(body: string): unknown {
-  if (body.trim() === "") return undefined;
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The namespace a request names: `?namespace=` first, else a top-level `namespace` of a JSON object body. */
 export function requestNamespace(query: Readonly<Record<string, string>>, body: string): string | undefined {
-  return namespaceOf(query, jsonBody(body));
-}
-
-function namespaceOf(query: Readonly<Record<string, string>>, parsed: unknown): string | undefined {
-  if (query.namespace) return query.namespace;
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-  const namespace = (parsed as { namespace?: unknown }).namespace;
-  return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
+  return apiRequestNamespace(query, apiJsonBody(body));
 }
 
 function appendMessage(body: unknown, error: string): unknown {
@@ -128,9 +111,9 @@ export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingA
   if (!METHODS.has(incoming.method)) return { status: 501, body: { error: { code: "method_not_supported", message: `method ${incoming.method} is not served`, path: "method" } } };
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] ??= value;
-  const body = jsonBody(incoming.body);
+  const body = apiJsonBody(incoming.body);
   // `namedBy` paths of an API start from the query and the parsed body.
-  const namespace = namespaceOf(query, body);
+  const namespace = apiRequestNamespace(query, body);
   const related = relatedObjects(spec.related, { namespace, root: { query, body } }, host.relatedCaches);
   const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related, now: new Date().toISOString() };
   const reply = await forwardAndApply(host, spec, request, namespace, log);

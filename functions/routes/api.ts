@@ -1,6 +1,6 @@
 import { parseJson } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { ApiRequest, ApiResponse, type Action } from "../../protocol/index.ts";
+import { ApiRequest, ApiResponse, apiJsonBody, apiRequestNamespace, type Action } from "../../protocol/index.ts";
 import type { WorkerDeps } from "../deps.ts";
 import { stableStringify } from "../kit/hash.ts";
 import type { Registry } from "../registry.ts";
@@ -65,16 +65,7 @@ function canonicalBody(body: string): string {
 
 /** The namespace the request names (`?namespace=`, else a top-level `namespace` of a JSON body): its ledger. */
 function requestNamespace(request: ApiRequest): string | undefined {
-  const named = request.query.namespace ?? bodyNamespace(request.body);
+  const named = apiRequestNamespace(request.query, apiJsonBody(request.body));
   // Only a valid namespace names a ledger; anything else shares the cluster-wide one.
-  return typeof named === "string" && named.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(named) ? named : undefined;
-}
-
-function bodyNamespace(body: string): unknown {
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    return typeof parsed === "object" && parsed !== null ? (parsed as { namespace?: unknown }).namespace : undefined;
-  } catch {
-    return undefined;
-  }
+  return named !== undefined && named.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(named) ? named : undefined;
 }

@@ -6,10 +6,10 @@
  * with its ddp-learners. Asking for more than there are deletes what there is. The reply
  * lists the deleted URLs (aggregators' as learners, not their ddp-learners').
  */
-import { APPLY_CONCURRENCY } from "./concurrency.ts";
+import { changeAnswer } from "./change.ts";
 import type { Action, ApiAnswer, ApiRequest, KubeObject } from "../../../../protocol/index.ts";
 import { parseBody, ReplicasBody } from "./body.ts";
-import { failedAnswer, failedBody, okBody } from "./envelope.ts";
+import { failedAnswer } from "./envelope.ts";
 import { ddpLearnersOf, findCoordinator, live, POD_KEY, relatedIn } from "./lookup.ts";
 import { removeReplica } from "./removal.ts";
 import { replicaSetOf } from "./replica-set.ts";
@@ -46,5 +46,5 @@ export function deleteReplicas(request: ApiRequest): ApiAnswer {
     for (const ddp of ddpLearners) actions.push(...removeReplica(request, ddp));
   }
   const set = replicaSetOf(namespace, coordinator, [...chosenCollectors, ...chosenLearners]);
-  return { status: 200, body: okBody(DELETE_MESSAGE, set), actions, onApplyError: { status: 500, body: failedBody(DELETE_FAILED_MESSAGE) }, concurrency: APPLY_CONCURRENCY };
+  return changeAnswer(DELETE_MESSAGE, DELETE_FAILED_MESSAGE, set, actions);
 }

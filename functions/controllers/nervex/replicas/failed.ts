@@ -10,7 +10,7 @@
  * A recreated ddp-learner keeps its `MASTER_ADDR`: replacing the first ddp-learner of an
  * aggregator (the rendezvous host) leaves the group pointing at the old name, as upstream.
  */
-import { APPLY_CONCURRENCY } from "./concurrency.ts";
+import { changeAnswer } from "./change.ts";
 import { type Action, type ApiAnswer, type ApiRequest, type KubeObject } from "../../../../protocol/index.ts";
 import { injectEnv } from "../../../kit/container-env.ts";
 import { boundedLabelValue } from "../../../kit/names.ts";
@@ -18,7 +18,7 @@ import { PodSpec } from "../../../kit/pod.ts";
 import { POD_NAME_LABEL, replicaLabels, type ReplicaType } from "../labels.ts";
 import { PORT_NAME } from "../ports.ts";
 import { FailedBody, parseBody } from "./body.ts";
-import { failedAnswer, failedBody, failure, okBody, success, type Outcome } from "./envelope.ts";
+import { failedAnswer, failure, success, type Outcome } from "./envelope.ts";
 import { AGGREGATOR_NAME_LABEL, controlledBy, findCoordinator, findJob, POD_KEY, relatedIn, SERVICE_KEY, type CoordinatedPods } from "./lookup.ts";
 import { nameSource, type NameSource } from "./naming.ts";
 import { removeReplica } from "./removal.ts";
@@ -139,11 +139,5 @@ export function replaceFailed(request: ApiRequest): ApiAnswer {
   if (!body.ok) return failedAnswer(body.failure);
   const built = build(request, body.value);
   if (!built.ok) return failedAnswer(built.failure);
-  return {
-    status: 200,
-    body: okBody(RECREATE_MESSAGE, built.value.set),
-    actions: built.value.actions,
-    onApplyError: { status: 500, body: failedBody(RECREATE_FAILED_MESSAGE) },
-    concurrency: APPLY_CONCURRENCY,
-  };
+  return changeAnswer(RECREATE_MESSAGE, RECREATE_FAILED_MESSAGE, built.value.set, built.value.actions);
 }

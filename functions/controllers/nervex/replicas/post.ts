@@ -7,7 +7,7 @@
  * (the created URLs) is sent only once every create is applied; a failed create answers
  * 500 in the envelope.
  */
-import { APPLY_CONCURRENCY } from "./concurrency.ts";
+import { changeAnswer } from "./change.ts";
 import type { Action, ApiAnswer, ApiRequest, KubeObject } from "../../../../protocol/index.ts";
 import type { ControllerSettings } from "../../../kit/controller.ts";
 import type { PodTemplate } from "../../../kit/pod.ts";
@@ -16,7 +16,7 @@ import { GPU_RESOURCE, replicaObjects, replicaUrl } from "../replica-pod.ts";
 import type { NerveXJob } from "../schema.ts";
 import { isZeroQuantity, parseBody, ReplicasBody, type ReplicaResources } from "./body.ts";
 import { asDdpLearner, ddpEnv } from "./ddp.ts";
-import { failedAnswer, failedBody, failure, okBody, success, type Outcome } from "./envelope.ts";
+import { failedAnswer, failure, success, type Outcome } from "./envelope.ts";
 import { commonGpuCount, layoutLearners, nodeGpus, type LearnerLayout } from "./gpu-split.ts";
 import { findAggregatorConfig, findCoordinator, findJob, NODE_KEY, POD_KEY, relatedIn, SERVICE_KEY } from "./lookup.ts";
 import { nameSource, type NameSource } from "./naming.ts";
@@ -137,11 +137,5 @@ export function postReplicas(request: ApiRequest, settings: ControllerSettings):
   if (!body.ok) return failedAnswer(body.failure);
   const built = build(request, settings, body.value);
   if (!built.ok) return failedAnswer(built.failure);
-  return {
-    status: 200,
-    body: okBody(CREATE_MESSAGE, built.value.set),
-    actions: built.value.actions,
-    onApplyError: { status: 500, body: failedBody(CREATE_FAILED_MESSAGE) },
-    concurrency: APPLY_CONCURRENCY,
-  };
+  return changeAnswer(CREATE_MESSAGE, CREATE_FAILED_MESSAGE, built.value.set, built.value.actions);
 }
