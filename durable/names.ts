@@ -16,6 +16,3 @@ export const OUTBOX_OBJECT_NAME = "outbox";
 export function replayShardName(signatureHeader: string): string {
   return `shard:${signatureHeader.charAt("sha256=".length)}`;
 }
-
-/** The gang scheduler's one queue: the whole cluster's nodes are one pool (ADR 0012 says how it would shard). */
-export const GANG_QUEUE_OBJECT_NAME = "cluster";

@@ -42,3 +42,14 @@ export const GangRow = z.object({
   reason: GangWaitReason.nullable(),
 });
 export type GangRow = z.infer<typeof GangRow>;
+
+/** Where the gang scheduler's inspection API is served (through the relay, like every controller API). */
+export const GANGS_PATH = "/v1/gangs";
+
+/** The body of `GET /v1/gangs`: one row per group, sorted by namespace then group. */
+export const GangList = z.object({
+  /** The scheduler's clock when the rows were computed (RFC 3339). */
+  now: z.string(),
+  items: z.array(GangRow),
+});
+export type GangList = z.infer<typeof GangList>;

@@ -109,6 +109,13 @@ export type EventAction = z.infer<typeof EventAction>;
 export const Plan = z.object({
   actions: z.array(Action),
   requeueAfterSeconds: z.number().positive().max(86_400).optional(),
+  /**
+   * Up to this many consecutive actions of one type (binds, creates, deletes, status
+   * writes), each with the `ifPreviousApplied` Events right after it, are applied at once;
+   * absent or 1: strictly in order. For plans whose actions do not depend on each other,
+   * such as the binds of a scheduling pass.
+   */
+  concurrency: z.number().int().min(1).max(64).optional(),
 });
 export type Plan = z.infer<typeof Plan>;
 

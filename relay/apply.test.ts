@@ -75,3 +75,74 @@ test("a create refused for good is a FailedCreate Event; the SuccessfulCreate ma
   const reasons = sent.filter((s) => s.path.startsWith("/Event/")).map((s) => s.body.reason);
   assert.deepEqual(reasons, ["FailedCreate", "SuccessfulCreate"], "one FailedCreate for the refused pod, one SuccessfulCreate for the created one");
 });
+
+/** A client that answers binds of the pods named in `outcomes` with that status, holds every request until `release`, and counts how many were in flight at once. */
+function bindingClient(outcomes: Record<string, number>): { client: KubeClient; sent: string[]; peak: () => number; release: () => void } {
+  const sent: string[] = [];
+  let inFlight = 0;
+  let peak = 0;
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const client = {
+    path: (type: { kind: string }, namespace: string | undefined, name?: string, sub?: string): Promise<string> => Promise.resolve(`/${type.kind}/${namespace ?? ""}/${name ?? ""}${sub ? `/${sub}` : ""}`),
+    request: async (_method: string, path: string, options: { body?: { involvedObject?: { name?: string } } } = {}): Promise<unknown> => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await gate;
+      inFlight -= 1;
+      const pod = path.startsWith("/Event/") ? `event:${options.body?.involvedObject?.name ?? ""}` : (path.split("/")[3] ?? "");
+      const status = outcomes[pod];
+      if (status !== undefined) throw new KubeError(status, "X", `injected ${status}`);
+      sent.push(pod);
+      return options.body;
+    },
+  };
+  return { client: client as unknown as KubeClient, sent, peak: () => peak, release: () => open() };
+}
+
+/** A bind of pod `name` and its Scheduled Event marked ifPreviousApplied. */
+function bindWithEvent(name: string): Plan["actions"] {
+  const ref = { apiVersion: "v1", kind: "Pod", namespace: "default", name };
+  return [
+    { type: "bind", pod: { namespace: "default", name }, node: "n1" },
+    { type: "event", target: ref, eventType: "Normal", reason: "Scheduled", message: `assigned ${name}`, ifPreviousApplied: true },
+  ];
+}
+
+test("a plan's concurrency applies runs of binds at once, each with its Event after it", async () => {
+  const { client, sent, peak, release } = bindingClient({});
+  const plan: Plan = { actions: ["a", "b", "c", "d", "e"].flatMap(bindWithEvent), concurrency: 4 };
+  const applying = new PlanApplier(client).apply(plan, undefined);
+  release();
+  assert.deepEqual(await applying, { ok: true, failed: 0 });
+  assert.equal(peak(), 4, "four binds were in flight at once");
+  assert.equal(sent.length, 10);
+  for (const name of ["a", "b", "c", "d", "e"]) assert.ok(sent.indexOf(name) < sent.indexOf(`event:${name}`), `${name}'s Event came after its bind`);
+});
+
+test("without concurrency a plan is applied one action at a time", async () => {
+  const { client, peak, release } = bindingClient({});
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent) }, undefined);
+  release();
+  await applying;
+  assert.equal(peak(), 1);
+});
+
+test("a bind answered 409 (already bound) is neither retried nor reported, and its Event is skipped", async () => {
+  const { client, sent, release } = bindingClient({ b: 409 });
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent), concurrency: 8 }, undefined);
+  release();
+  assert.deepEqual(await applying, { ok: true, failed: 0 });
+  assert.deepEqual([...sent].sort(), ["a", "c", "event:a", "event:c"]);
+});
+
+test("a transient failure in a run stops the plan after the run, handing back the failed unit and every later one", async () => {
+  const { client, sent, release } = bindingClient({ b: 500 });
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c", "d"].flatMap(bindWithEvent), concurrency: 2 }, undefined);
+  release();
+  const result = await applying;
+  assert.equal(result.ok, false);
+  assert.ok(!result.ok);
+  assert.deepEqual(result.unapplied.map((action) => (action.type === "bind" ? action.pod.name : `event:${action.type === "event" ? action.target.name : ""}`)), ["b", "event:b", "c", "event:c", "d", "event:d"]);
+  assert.deepEqual([...sent].sort(), ["a", "event:a"], "the run's other unit was applied; nothing after the run was");
+});

@@ -25,6 +25,39 @@ export type ApplyResult =
  */
 export const EVENT_RESEND_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
+/** A bind the API server refused with a Conflict: the pod is bound already, or is another pod now. */
+class AlreadyBound extends Error {}
+
+/** How one unit of a plan ended: permanent failures counted, or the transient error that stopped it and what it left. */
+interface UnitOutcome {
+  readonly failed: number;
+  readonly retry: string | undefined;
+  readonly unapplied: readonly Action[];
+}
+
+/**
+ * A plan's actions in units: each action that is not an Event, with the Events after it
+ * (those marked `ifPreviousApplied` report it); Events at the front are units of their own.
+ */
+export function unitsOf(actions: readonly Action[]): Action[][] {
+  const units: Action[][] = [];
+  for (const action of actions) {
+    const last = units.at(-1);
+    if (action.type === "event" && last !== undefined) last.push(action);
+    else units.push([action]);
+  }
+  return units;
+}
+
+/** The run of units from `start` applied at once: up to `concurrency` consecutive units led by the same action type (a unit led by an Event runs alone). */
+export function runOf(units: readonly (readonly Action[])[], start: number, concurrency: number): (readonly Action[])[] {
+  const type = units[start]?.[0]?.type;
+  if (type === undefined) return [];
+  let end = start + 1;
+  if (type !== "event") while (end < units.length && end - start < concurrency && units[end]?.[0]?.type === type) end += 1;
+  return units.slice(start, end);
+}
+
 /** Whether an API error may go away on retry. */
 export function transient(error: unknown): boolean {
   if (!(error instanceof KubeError)) return true;
@@ -58,22 +91,51 @@ export class PlanApplier {
     this.#log = log;
   }
 
-  /** Applies `plan`; `parent` receives the Warning Events of permanent failures. */
+  /**
+   * Applies `plan`; `parent` receives the Warning Events of permanent failures. With a
+   * `concurrency` above 1, runs of consecutive actions of one type (each with the
+   * `ifPreviousApplied` Events after it) are applied at once, up to that many; the first
+   * transient failure in a run stops the plan after the run.
+   */
   async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
+    const recreated = recreatedNames(plan);
+    const units = unitsOf(plan.actions);
+    let failed = 0;
+    for (let index = 0; index < units.length; ) {
+      const run = runOf(units, index, plan.concurrency ?? 1);
+      const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit, parent, recreated, onError)));
+      failed += outcomes.reduce((sum, outcome) => sum + outcome.failed, 0);
+      const stopped = outcomes.find((outcome) => outcome.retry !== undefined);
+      if (stopped?.retry !== undefined) {
+        const unapplied = [...outcomes.flatMap((outcome) => outcome.unapplied), ...units.slice(index + run.length).flat()];
+        return { ok: false, retry: true, error: stopped.retry, unapplied };
+      }
+      index += run.length;
+    }
+    return { ok: true, failed };
+  }
+
+  /** One unit: an action, then the Events that report it (skipped when it failed for good). */
+  async #applyUnit(unit: readonly Action[], parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void): Promise<UnitOutcome> {
     let failed = 0;
     let previousFailed = false;
-    const recreated = recreatedNames(plan);
-    for (const [index, action] of plan.actions.entries()) {
+    for (const [index, action] of unit.entries()) {
       if (action.type === "event" && action.ifPreviousApplied === true && previousFailed) continue;
       previousFailed = false;
       try {
         await this.applyOne(action, parent, recreated);
       } catch (error) {
+        if (error instanceof AlreadyBound) {
+          // Nothing to do, and nothing to report: the Events after it are skipped.
+          previousFailed = true;
+          this.#log?.("debug", `${describe(action)}: already bound (${error.message})`);
+          continue;
+        }
         if (action.type === "event" && transient(error)) {
           this.#resendLater(action, parent, recreated, 0);
           continue;
         }
-        if (transient(error)) return { ok: false, retry: true, error: `${describe(action)}: ${(error as Error).message}`, unapplied: plan.actions.slice(index) };
+        if (transient(error)) return { failed, retry: `${describe(action)}: ${(error as Error).message}`, unapplied: unit.slice(index) };
         const kubeError = error as KubeError;
         failed += 1;
         previousFailed = true;
@@ -81,7 +143,7 @@ export class PlanApplier {
         if (parent) await this.#event(parent, "Warning", failureReason(action), `${describe(action)}: ${kubeError.message}`).catch(() => undefined);
       }
     }
-    return { ok: true, failed };
+    return { failed, retry: undefined, unapplied: [] };
   }
 
   /** One action, logged once applied. A delete of something already gone succeeds. */
@@ -142,9 +204,17 @@ export class PlanApplier {
       }
       case "bind": {
         const path = await client.path({ apiVersion: "v1", kind: "Pod" }, action.pod.namespace, action.pod.name, "binding");
-        await client.request("POST", path, {
-          body: { apiVersion: "v1", kind: "Binding", metadata: { name: action.pod.name, namespace: action.pod.namespace, ...(action.pod.uid ? { uid: action.pod.uid } : {}) }, target: { apiVersion: "v1", kind: "Node", name: action.node } },
-        });
+        try {
+          await client.request("POST", path, {
+            body: { apiVersion: "v1", kind: "Binding", metadata: { name: action.pod.name, namespace: action.pod.namespace, ...(action.pod.uid ? { uid: action.pod.uid } : {}) }, target: { apiVersion: "v1", kind: "Node", name: action.node } },
+          });
+        } catch (error) {
+          // A Conflict on pods/binding: the pod is bound already (a bind sent again before the
+          // watch showed the first), or it is another pod now (its uid differs). Neither is
+          // retried; the watch tells the scheduler where the pod is.
+          if (error instanceof KubeError && error.status === 409) throw new AlreadyBound(error.message);
+          throw error;
+        }
         return;
       }
       case "event":

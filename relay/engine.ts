@@ -134,6 +134,9 @@ export class RelayEngine {
     if (this.#stopped || this.#leading) return;
     this.#leading = true;
     this.#queue.start((key, triggers) => processKey(this.#processing, key, triggers));
+    // An events controller starts from a full list, marked as one, so that its state can
+    // drop what no longer exists (a standby buffers nothing before this: see EventsDelivery).
+    for (const controller of this.#manifest.controllers) if (controller.delivery === "events") this.#processing.events.relist(controller);
     // Every key made dirty since the informers started (their initial lists included) is
     // queued already: a standby that takes over starts with the whole backlog.
     this.#timers.push(setInterval(() => this.resyncAll("periodic"), this.#options.resyncSeconds * 1000));
@@ -183,9 +186,12 @@ export class RelayEngine {
   async #loadManifest(first: boolean): Promise<void> {
     const manifest = await fetchManifest(this.worker, { retry: first, stopped: () => this.#stopped, workerReached: this.#processing.workerReached, log: this.#options.log });
     if (!first && JSON.stringify(manifest) === JSON.stringify(this.#manifest)) return;
+    const before = new Set(this.#manifest.controllers.map((c) => c.name));
     this.#manifest = manifest;
     this.#router.use(manifest);
     await this.#informers.ensure(manifest);
+    // An events controller new in a refreshed manifest starts from a full list too.
+    if (this.#leading) for (const controller of manifest.controllers) if (controller.delivery === "events" && !before.has(controller.name)) this.#processing.events.relist(controller);
     this.#options.log("info", "manifest loaded", { controllers: manifest.controllers.map((c) => c.name), informers: this.#informers.size });
   }
 }

@@ -60,3 +60,12 @@ test("a batch the Worker did not take goes back in front, still marked as it was
   await events.send(controller);
   assert.deepEqual(sent.map((b) => [b.relist, b.partialList, b.events.length]), [[true, true, BATCH_EVENTS], [false, false, 1]]);
 });
+
+test("nothing is buffered before the controller's first relist (a standby keeps no growing buffer); the relist covers it", async () => {
+  const { events, sent, adds } = delivery([pod("p0")]);
+  events.buffer(controller, { type: "MODIFIED", kind: "Pod.v1", object: pod("p0"), initial: true });
+  assert.equal(adds(), 0, "not queued");
+  events.relist(controller);
+  await events.send(controller);
+  assert.deepEqual(sent.map((b) => [b.relist, b.partialList, b.events.map((e) => e.type)]), [[true, false, ["ADDED"]]]);
+});

@@ -52,10 +52,14 @@ export class EventsDelivery {
     this.#worker = worker;
   }
 
-  /** Appends one event to the controller's buffer. */
+  /**
+   * Appends one event to the controller's buffer, once the controller has had its first
+   * relist (when this relay starts leading): before that the events are covered by the
+   * list to come, and a standby relay keeps no buffer that grows until it leads.
+   */
   buffer(controller: ControllerManifest, event: WatchEvent): void {
-    let buffer = this.#buffers.get(controller.name);
-    if (!buffer) this.#buffers.set(controller.name, (buffer = { events: [], relist: false, listing: 0 }));
+    const buffer = this.#buffers.get(controller.name);
+    if (!buffer) return;
     buffer.events.push(event);
     this.#queue.add(queueKey(controller.name, EVENTS_KEY));
   }

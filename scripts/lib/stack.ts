@@ -27,6 +27,8 @@ export interface StackOptions {
   readonly simPort?: number;
   readonly workerPort?: number;
   readonly extraControllerDirs?: readonly string[];
+  /** More Worker variables (wrangler.jsonc `vars`), e.g. `EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS`. */
+  readonly workerVars?: Readonly<Record<string, string>>;
   /** Durable Object state folder (kept across Worker restarts). */
   readonly persistDir?: string;
   readonly secret?: string;
@@ -112,7 +114,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   const apiPort = options.apiPort ? options.apiPort : await freePort();
   const apiAddress = `127.0.0.1:${apiPort}`;
   progress("bundling the Worker and starting it in workerd");
-  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.persistDir ? { persistDir: options.persistDir } : {}) });
+  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}) });
   try {
     progress("installing the CRDs");
     await installCrds(options.kubeconfigPath, extra);

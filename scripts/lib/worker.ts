@@ -28,6 +28,8 @@ export interface WorkerOptions {
   readonly persistDir?: string;
   /** `host:port` where the relay serves the controllers' APIs over plain HTTP (the Worker's `EDGELOOP_API_ADDRESS`). */
   readonly apiAddress?: string;
+  /** More Worker variables (as wrangler.jsonc `vars` declares them), e.g. the gang scheduler's timeouts. */
+  readonly vars?: Readonly<Record<string, string>>;
 }
 
 /** A running Worker. */
@@ -49,7 +51,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
-      bindings: { EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
+      bindings: { ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
       durableObjects: miniflareDurableObjects(),
       durableObjectsPersist: options.persistDir ?? false,
       host: "127.0.0.1",

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { GangQueueContract } from "../../durable/contracts.ts";
-import { GANG_QUEUE_OBJECT_NAME } from "../../durable/names.ts";
+import { GANG_QUEUE_OBJECT_NAME } from "../../functions/controllers/gang/queue-name.ts";
 import type { EventBatch, KubeObject, OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed, waitFor } from "./client.ts";

@@ -9,12 +9,10 @@ import { DurableObject } from "cloudflare:workers";
 import type { EventBatch, GangRow, Plan } from "../../../protocol/index.ts";
 import { outboxOf } from "../../kit/outbox.ts";
 import { GangQueueLogic } from "./queue/index.ts";
+import { gangSettings } from "./settings.ts";
 
 /** The controller the alarm's plans are appended under (its events controller's name). */
 const CONTROLLER = "gang";
-
-/** How long a group's members may take to arrive before a warning, and the duration assumed for groups without a deadline. */
-const OPTIONS = { arrivalTimeoutSeconds: 300, defaultDurationSeconds: 3600 } as const;
 
 /** When to try again to hand plans to the Outbox after it failed. */
 const OUTBOX_RETRY_MS = 5_000;
@@ -26,7 +24,7 @@ export class GangQueue extends DurableObject<Record<string, unknown>> {
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS gang_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, plan TEXT NOT NULL)");
-    this.#logic = new GangQueueLogic(ctx.storage.sql, OPTIONS);
+    this.#logic = new GangQueueLogic(ctx.storage.sql, gangSettings(env));
   }
 
   /** Takes a batch of pod and node events; answers the plan of the pass it allows. */

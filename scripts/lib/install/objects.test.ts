@@ -64,7 +64,7 @@ test("RBAC is built from the declared permissions alone: read, write, status onl
   assert.deepEqual(relayRules(undeclared).flatMap((r) => r.resources).sort(), ["events", "events"], "watches and mappings grant nothing by themselves");
 });
 
-test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only", async () => {
+test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only, binding for the gang scheduler", async () => {
   const rules = relayRules(createRegistry(await loadControllers()).manifest);
   const of = (group: string, resource: string): string[] => rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
   assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "watch"]);
@@ -72,7 +72,9 @@ test("the shipped controllers' ClusterRole: Sedna children written, Sedna parent
   assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["get", "list", "watch"]);
   assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["get", "patch"]);
   assert.deepEqual(of("sedna.io", "models"), ["get", "list", "watch"]);
-  assert.deepEqual(of("", "pods/binding"), [], "no controller declares binding yet");
+  assert.deepEqual(of("", "pods/binding"), ["create"], "the gang scheduler binds, and may do nothing else to bindings");
+  assert.deepEqual(of("", "pods/status"), ["get", "patch"], "PodScheduled conditions");
+  assert.deepEqual(of("batch", "jobs"), ["create", "delete", "get", "list", "patch", "watch"], "a deadline deletes the root Job");
 });
 
 test("finalizers: granted only where a controller declares them, never inferred from status or children", async () => {

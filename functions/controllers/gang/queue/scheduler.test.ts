@@ -10,7 +10,7 @@ import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
 import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
 import { SqliteSql } from "./testing/sqlite.ts";
 
-const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60 };
+const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
 
 /** A scheduler over a fresh in-memory database. */
 function scheduler(options: GangQueueOptions = OPTIONS): GangQueueLogic {
@@ -119,7 +119,12 @@ test("a finished group releases its resources and a waiting group starts; a dele
 test("a deadline deletes the group's Job once (root delete) and warns its pods", () => {
   const gang = scheduler();
   const pods = [0, 1].map((i) => owned(rawPod(`j-${i}`, { group: "j", size: 2, cpu: "1", deadline: 30 }), "train"));
-  assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods, owned(rawPod("solo", { cpu: "1" }), "other")])).actions), ["j-0→n1", "j-1→n1", "solo→n1"]);
+  const solo = owned(rawPod("solo", { cpu: "1" }), "other");
+  assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods, solo])).actions), ["j-0→n1", "j-1→n1", "solo→n1"]);
+  const bound = [...pods, solo].map((pod) => event("MODIFIED", with_(pod, { spec: { nodeName: "n1" }, status: { phase: "Running" } })));
+  assert.deepEqual(gang.apply(batch(bound, 1)).actions, []);
+  assert.equal(gang.nextWake(), at(10), "the bind check first");
+  assert.deepEqual(gang.due(at(10)).actions, [], "every pod is seen bound: nothing is sent again");
   assert.equal(gang.nextWake(), at(30));
   assert.deepEqual(gang.due(at(29)).actions, []);
   const plan = gang.due(at(30));
@@ -129,6 +134,23 @@ test("a deadline deletes the group's Job once (root delete) and warns its pods",
   assert.equal(gang.nextWake(), undefined, "solo declares no deadline: the default duration only estimates its end");
   assert.deepEqual(gang.apply(batch([], 31)).actions, [], "the ended group's unbound pods are not bound again");
   assert.deepEqual(gang.groups(at(31)).map((g) => g.group), ["fluxnetes-group-default-solo"]);
+});
+
+test("a bind the relay did not apply is sent again at the bind check, until the pod is seen bound", () => {
+  const gang = scheduler();
+  const pods = [0, 1].map((i) => member(`a-${i}`, "g", 2));
+  assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods])).actions), ["a-0→n1", "a-1→n1"]);
+  // a-0's bind landed; a-1's was lost (the relay gave up on it, or died before applying it).
+  gang.apply(batch([event("MODIFIED", with_(pods[0] as Record<string, unknown>, { spec: { nodeName: "n1" } }))], 1));
+  assert.equal(gang.nextWake(), at(10));
+  const again = gang.due(at(10));
+  assert.deepEqual(binds(again.actions), ["a-1→n1"], "only the pod not seen bound, to the node it was given");
+  assert.equal(again.concurrency, 32);
+  assert.deepEqual(events(again.actions), ["Normal Scheduled a-1"]);
+  assert.equal(gang.nextWake(), at(20), "checked again");
+  gang.apply(batch([event("MODIFIED", with_(pods[1] as Record<string, unknown>, { spec: { nodeName: "n1" } }))], 15));
+  assert.deepEqual(gang.due(at(20)).actions, []);
+  assert.equal(gang.nextWake(), undefined, "no check left once all are bound");
 });
 
 test("an arrival timeout warns the present pods once with the counts", () => {

@@ -10,7 +10,7 @@ import type { EventBatch, WatchEvent } from "../../../../protocol/reconcile.ts";
 import { awaitsScheduling, gatherGroups, schedulePass, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
 import type { Sql } from "./sql.ts";
-import { GangStore, type GroupRow, type StoredPod } from "./store.ts";
+import { GangStore, type GroupRow, type StoredPod, type TimerKind } from "./store.ts";
 import { summarize, type GangSummary } from "./summary.ts";
 
 /** How the scheduler is tuned. */
@@ -19,7 +19,12 @@ export interface GangQueueOptions {
   readonly defaultDurationSeconds: number;
   /** After how long a group still short of pods gets a `GangIncomplete` warning; 0 or less: never. */
   readonly arrivalTimeoutSeconds: number;
+  /** After how long the binds of a started group are sent again for its pods not yet seen bound (default 10). */
+  readonly bindCheckSeconds?: number;
 }
+
+/** How many binds (each with its Event) the relay applies at once from one plan. */
+export const BIND_CONCURRENCY = 32;
 
 /** What a pass reads, loaded from the tables. */
 interface Loaded {
@@ -47,7 +52,7 @@ export class GangQueueLogic {
     for (const event of batch.events) this.#store_(event);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
-    return { actions: this.#pass(Date.parse(batch.now), batch.now) };
+    return plan(this.#pass(Date.parse(batch.now), batch.now));
   }
 
   /** The earliest time a timer is due (ms since the epoch), if any. */
@@ -55,14 +60,29 @@ export class GangQueueLogic {
     return this.#store.nextWake();
   }
 
-  /** Fires every timer due at `nowMs`: deadlines delete their group's root owners, arrival timeouts warn once. */
+  /**
+   * Fires every timer due at `nowMs`: deadlines delete their group's root owners, arrival
+   * timeouts warn once, bind checks send again the binds of pods not yet seen bound.
+   */
   due(nowMs: number): Plan {
     const actions: Action[] = [];
     for (const timer of this.#store.dueTimers(nowMs)) {
       this.#store.removeTimer(timer.id);
-      actions.push(...(timer.kind === "deadline" ? this.#deadline(timer.group, nowMs) : this.#arrival(timer.group, nowMs)));
+      actions.push(...this.#fire(timer.kind, timer.group, nowMs));
     }
-    return { actions };
+    return plan(actions);
+  }
+
+  /** One timer's actions. */
+  #fire(kind: TimerKind, group: string, nowMs: number): Action[] {
+    switch (kind) {
+      case "deadline":
+        return this.#deadline(group, nowMs);
+      case "arrival":
+        return this.#arrival(group, nowMs);
+      case "bind":
+        return this.#rebind(group, nowMs);
+    }
   }
 
   /** One row per group for inspection, from a pass over the stored state at `nowMs` (nothing is written). */
@@ -116,6 +136,7 @@ export class GangQueueLogic {
       this.#store.ensureGroup(start.group, now);
       this.#store.cancelTimers(start.group, "arrival");
       if (start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
+      this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
     }
     this.#store.clearOutcomes();
@@ -189,6 +210,31 @@ export class GangQueueLogic {
     return actions;
   }
 
+  /** How long before a started group's binds are checked. */
+  #bindCheckMs(): number {
+    return (this.#options.bindCheckSeconds ?? 10) * 1000;
+  }
+
+  /**
+   * A bind check: the pods of a running allocation still unbound (a bind the relay could
+   * not apply, or one it applied whose pod the watch has not shown yet) are bound again to
+   * the nodes they were given; a bind of a pod already bound is a no-op at the relay. The
+   * check repeats until every pod is seen bound, finished or gone.
+   */
+  #rebind(key: string, now: number): Action[] {
+    const allocation = this.#store.allocation(key);
+    if (allocation === undefined) return [];
+    const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
+    const actions: Action[] = [];
+    for (const held of allocation.pods) {
+      const pod = stored.get(held.uid);
+      if (pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting) continue;
+      actions.push(bind(pod, held.node), podEvent(pod, "Normal", "Scheduled", `Successfully assigned ${pod.namespace}/${pod.name} to ${held.node} (gang ${key}, bind sent again)`, true));
+    }
+    if (actions.length > 0) this.#store.setTimer("bind", key, now + this.#bindCheckMs());
+    return actions;
+  }
+
   /** An arrival timeout: a group still short of pods warns its present pods, once. */
   #arrival(key: string, now: number): Action[] {
     const row = this.#store.group(key);
@@ -211,6 +257,11 @@ function schedulable(loaded: Loaded): PodRecord[] {
       const ended = pod.ours ? (loaded.groups.get(pod.group.key)?.endedAt ?? null) : null;
       return ended === null || pod.createdAt > ended || pod.nodeName !== undefined;
     });
+}
+
+/** A plan of `actions`, whose binds the relay may apply {@link BIND_CONCURRENCY} at a time. */
+function plan(actions: Action[]): Plan {
+  return actions.some((action) => action.type === "bind") ? { actions, concurrency: BIND_CONCURRENCY } : { actions };
 }
 
 /** A bind and a `Scheduled` Event (recorded only if the bind was applied) per pod of a started group. */

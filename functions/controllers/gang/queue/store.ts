@@ -39,8 +39,17 @@ export interface GroupRow {
   readonly endedAt: number | null;
 }
 
-/** A timer kind: the end of a group's declared duration, or the arrival timeout of a provisional group. */
-export type TimerKind = "deadline" | "arrival";
+/**
+ * A timer kind: the end of a group's declared duration, the arrival timeout of a
+ * provisional group, or a check that a started group's pods were seen bound (a bind the
+ * relay could not apply is sent again).
+ */
+export type TimerKind = "deadline" | "arrival" | "bind";
+
+/** A stored timer kind, as a `TimerKind`. */
+function timerKind(kind: string): TimerKind {
+  return kind === "deadline" || kind === "bind" ? kind : "arrival";
+}
 
 /** A due timer. */
 export interface TimerRow {
@@ -288,7 +297,7 @@ export class GangStore {
     return this.#sql
       .exec<{ id: string; due: number; kind: string; group_key: string }>("SELECT id, due, kind, group_key FROM gang_timers WHERE due <= ? ORDER BY due, id", now)
       .toArray()
-      .map((row) => ({ id: row.id, due: row.due, kind: row.kind === "deadline" ? "deadline" : "arrival", group: row.group_key }));
+      .map((row) => ({ id: row.id, due: row.due, kind: timerKind(row.kind), group: row.group_key }));
   }
 
   /** Removes a fired timer. */

@@ -1,0 +1,34 @@
+import { GANG_QUEUE_OBJECT_NAME } from "./queue-name.ts";
+import type { EventsController } from "../../kit/controller.ts";
+import { gangsApi } from "./api/gangs.ts";
+
+/**
+ * Gang scheduling, the Fluxnetes design (ADR 0012): every Pod and Node event goes, in
+ * batches, to the one `GangQueue` Durable Object, which keeps the provisional table, the
+ * queue, the allocations and the deadlines in SQLite, runs a pass of the pure core
+ * (`core/`) and answers the binds (all pods of a group or none), Events and
+ * `PodScheduled` conditions. Its alarms (deadlines, arrival timeouts, bind checks) reach
+ * the relay through the Outbox. `GET /v1/gangs` shows the queue.
+ */
+const controller: EventsController = {
+  name: "gang",
+  delivery: "events",
+  watches: [
+    // Every pod, of every scheduler: those bound by others count as used.
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
+  ],
+  permissions: [
+    // `write` on pods: a group whose pods have no owner is deleted pod by pod at its deadline.
+    { group: "", resource: "pods", access: ["read", "write", "status"] },
+    { group: "", resource: "pods/binding", access: ["create"] },
+    { group: "", resource: "nodes", access: ["read"] },
+    // The root owners a deadline deletes (found by walking controller ownerReferences).
+    { group: "batch", resource: "jobs", access: ["read", "write"] },
+    { group: "jobset.x-k8s.io", resource: "jobsets", access: ["read", "write"] },
+  ],
+  apis: [gangsApi],
+  handle: (batch, context) => context.durableObject("GANG", GANG_QUEUE_OBJECT_NAME).apply(batch),
+};
+
+export default controller;

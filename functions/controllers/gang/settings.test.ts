@@ -1,0 +1,11 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { gangSettings } from "./settings.ts";
+
+test("the gang settings: defaults, strings as wrangler passes them, and errors naming the variable", () => {
+  assert.deepEqual(gangSettings({}), { arrivalTimeoutSeconds: 300, defaultDurationSeconds: 3600 });
+  assert.deepEqual(gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "5", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "0" }), { arrivalTimeoutSeconds: 5, defaultDurationSeconds: 0 });
+  assert.throws(() => gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "soon" }), /EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS must be a whole number of seconds/);
+  assert.throws(() => gangSettings({ EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "-1" }), /EDGELOOP_GANG_DEFAULT_DURATION_SECONDS must be 0 or more/);
+  assert.throws(() => gangSettings({ EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "1.5" }), /whole number/);
+});

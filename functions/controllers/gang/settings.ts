@@ -1,0 +1,27 @@
+/**
+ * The gang scheduler's settings, from the Worker's variables (wrangler.jsonc `vars`),
+ * parsed once when its Durable Object starts. A bad value fails every call of the object
+ * with a message naming the variable, rather than scheduling with a guess.
+ */
+import { z } from "zod";
+import type { GangQueueOptions } from "./queue/index.ts";
+
+const Seconds = (name: string, fallback: number): z.ZodType<number> =>
+  z.coerce
+    .number({ error: `${name} must be a whole number of seconds` })
+    .int(`${name} must be a whole number of seconds`)
+    .min(0, `${name} must be 0 or more`)
+    .max(7 * 86_400, `${name} must be at most a week (604800)`)
+    .default(fallback) as unknown as z.ZodType<number>;
+
+const GangVars = z.object({
+  EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS", 300),
+  EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS", 3600),
+});
+
+/** The queue's options from the Worker's environment; throws naming the variable that is wrong. */
+export function gangSettings(env: Readonly<Record<string, unknown>>): GangQueueOptions {
+  const parsed = GangVars.safeParse({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: env["EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"], EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: env["EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"] });
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join("; "));
+  return { arrivalTimeoutSeconds: parsed.data.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS, defaultDurationSeconds: parsed.data.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS };
+}
