@@ -28,6 +28,7 @@ const PARTS: Record<string, string> = {
   relay: "the relay: event-to-applied latency, resync of 10,000 parents, RSS",
   sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once",
   nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
+  gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost",
 };
 
 /** Every `*.bench.ts` file, sorted. */

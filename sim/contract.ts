@@ -100,6 +100,15 @@ export interface SimController {
   stop(): Promise<void>;
 }
 
+/**
+ * A built-in controller that can be held, as a stopped kube-scheduler is: paused, it acts
+ * on nothing (what it would have handled waits); resumed, it handles all of that.
+ */
+export interface PausableController extends SimController {
+  pause(): void;
+  resume(): void;
+}
+
 /** Options of the built-in controllers, parsed once by the sim's entry point. */
 export interface SimControllerOptions {
   /** Seconds without heartbeat before a node goes Ready=Unknown (default 40). */

@@ -6,6 +6,7 @@ import { SimCluster, type SimClusterOptions } from "./api/sim-cluster.ts";
 import type { SimController } from "./contract.ts";
 import { publishApiServer } from "./api/kubernetes-service.ts";
 import { builtinControllers } from "./controllers/index.ts";
+import { scheduler } from "./controllers/scheduler.ts";
 import { startApiServer, type ApiServer, type ApiServerOptions } from "./http/server.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { persistCluster, type PersistedState } from "./persistence.ts";
@@ -52,6 +53,14 @@ export interface RunningSim {
   readonly kubeconfigPath: string | undefined;
   /** Ends every open watch stream; with `cluster.store.history.compact(rv)` it makes clients relist (410 Gone). */
   closeWatches(): number;
+  /**
+   * Stops the default scheduler from binding, as when kube-scheduler is down: pods created
+   * meanwhile stay Pending (other controllers go on) until {@link resumeScheduler}, which
+   * tries them all. Nothing happens without the built-in controllers.
+   */
+  pauseScheduler(): void;
+  /** Lets the default scheduler bind again, starting with the pods it held while paused. */
+  resumeScheduler(): void;
   /** With `stateDir`: what was loaded at start, and saving (`flush` writes what is pending). */
   readonly state: PersistedState | undefined;
   stop(): Promise<void>;
@@ -73,10 +82,11 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     throw error;
   }
   const grace = options.nodeGraceSeconds ?? 40;
+  const defaultScheduler = options.controllers === false ? undefined : scheduler();
   const controllers: SimController[] =
-    options.controllers === false
+    defaultScheduler === undefined
       ? []
-      : builtinControllers({ nodes: options.nodes ?? 3, nodeGpus: options.nodeGpus ?? 0, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) });
+      : builtinControllers({ nodes: options.nodes ?? 3, nodeGpus: options.nodeGpus ?? 0, nodeGraceSeconds: grace, heartbeatSeconds: options.heartbeatSeconds ?? Math.min(10, grace / 4) }, defaultScheduler);
   for (const controller of controllers) controller.start(cluster);
   if (state?.restored) await resumeRestored(cluster, controllers.length > 0);
   await publishApiServer(cluster, "127.0.0.1", server.port);
@@ -86,6 +96,8 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     cluster,
     kubeconfigPath: options.kubeconfigPath,
     closeWatches: () => server.closeWatches(),
+    pauseScheduler: () => defaultScheduler?.pause(),
+    resumeScheduler: () => defaultScheduler?.resume(),
     state,
     async stop(): Promise<void> {
       await Promise.all(controllers.map((c) => c.stop()));

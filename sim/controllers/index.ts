@@ -1,4 +1,4 @@
-import type { SimController, SimControllerOptions } from "../contract.ts";
+import type { PausableController, SimController, SimControllerOptions } from "../contract.ts";
 import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { garbageCollector } from "./gc.ts";
@@ -13,14 +13,15 @@ import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
 /**
  * The sim's built-in controllers, in start order: the garbage collector first so it
- * sees every object from the beginning.
+ * sees every object from the beginning. `defaultScheduler` is the scheduler among them
+ * (passed in by a caller that pauses and resumes it).
  */
-export function builtinControllers(options: SimControllerOptions): SimController[] {
+export function builtinControllers(options: SimControllerOptions, defaultScheduler: PausableController = scheduler()): SimController[] {
   return [
     garbageCollector(),
     nodeHeartbeats(options),
     nodeLifecycle(options),
-    scheduler(),
+    defaultScheduler,
     kubelet(),
     replicaSetController(),
     deploymentController(),

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
+import { SimCluster } from "../api/sim-cluster.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
+import { simNode } from "./nodes.ts";
 import { idleUsage } from "./resources.ts";
-import { fitErrorMessage, unfit } from "./scheduler.ts";
+import { fitErrorMessage, scheduler, unfit } from "./scheduler.ts";
 import type { Obj } from "./runtime.ts";
 
 const node = (name: string, extra: Obj = {}, labels: Record<string, string> = {}): KubeObject =>
@@ -69,4 +71,27 @@ test("required node affinity: terms ORed, requirements ANDed, matchFields on met
   assert.deepEqual(pinnedNodeNames(affinity([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1", "n2"] }] }])), new Set(["n1", "n2"]));
   assert.equal(pinnedNodeNames(affinity([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }, { matchExpressions: [{ key: "zone", operator: "Exists" }] }])), undefined, "a term without a pin allows any node");
   assert.equal(pinnedNodeNames(pod()), undefined);
+});
+
+test("a paused scheduler binds nothing (the pods stay Pending) until resumed, then binds every pod it held", async () => {
+  const cluster = new SimCluster();
+  const controller = scheduler();
+  controller.start(cluster);
+  try {
+    await cluster.create(simNode("n1"));
+    controller.pause();
+    for (const name of ["a", "b"]) await cluster.create({ ...pod(), metadata: { name, namespace: "default" } } as KubeObject);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const nodeOf = async (name: string): Promise<unknown> => ((await cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", name)) as { spec: Obj }).spec.nodeName;
+    assert.deepEqual([await nodeOf("a"), await nodeOf("b")], [undefined, undefined], "nothing is bound while paused");
+    controller.resume();
+    const deadline = Date.now() + 5_000;
+    while ((await nodeOf("a")) === undefined || (await nodeOf("b")) === undefined) {
+      assert.ok(Date.now() < deadline, "both pods are bound after the resume");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual([await nodeOf("a"), await nodeOf("b")], ["n1", "n1"]);
+  } finally {
+    await controller.stop();
+  }
 });

@@ -7,10 +7,11 @@
  * with kube-scheduler's message, and is retried as kube-scheduler retries it: when a
  * node or a pod changes in a way that may make room, no sooner than its back-off (1 s
  * doubling to 10 s per attempt), and every 5 minutes anyway. Pods for another scheduler
- * stay Pending for it.
+ * stay Pending for it. Paused, it binds nothing, as when kube-scheduler is down: the pods
+ * it would have tried wait, Pending, until it is resumed.
  */
 import type { KubeObject } from "../../protocol/index.ts";
-import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import type { Cluster, ClusterEvent, PausableController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
 import { allocatableOf, charge, idleUsage, insufficient, podRequests, type Amounts, type Usage } from "./resources.ts";
@@ -105,8 +106,8 @@ function podFingerprint(pod: KubeObject): string {
   return JSON.stringify([pod.metadata.labels ?? {}, (pod as Obj).spec ?? {}]);
 }
 
-/** The default scheduler as a sim controller. */
-export function scheduler(): SimController {
+/** The default scheduler as a sim controller, which can be paused (pods stay Pending) and resumed. */
+export function scheduler(): PausableController {
   /** Nodes with their allocatable parsed once per change. */
   const nodes = new Map<string, { object: KubeObject; allocatable: Amounts }>();
   /** Bound pods: their node and requests (parsed once, when the binding is seen). */
@@ -118,6 +119,8 @@ export function scheduler(): SimController {
   const queue = new KeyQueue((key) => schedule(key));
   const wakeups = new Wakeups((key) => queue.add(key));
   let flush: ReturnType<typeof setInterval> | undefined;
+  /** While paused, the pods it would have tried: tried on resume. */
+  let held: Set<string> | undefined;
 
   const perNode = new Map<string, Usage>();
   const IDLE = idleUsage();
@@ -165,6 +168,10 @@ export function scheduler(): SimController {
 
   async function schedule(key: string): Promise<void> {
     if (!cluster) return;
+    if (held) {
+      held.add(key);
+      return;
+    }
     const [namespace, name] = splitNsKey(key);
     const pod = await cluster.find(POD, namespace, name);
     if (!pod || pod.metadata.deletionTimestamp || obj((pod as Obj).spec).nodeName || !forUs(pod)) return forget(key);
@@ -254,6 +261,14 @@ export function scheduler(): SimController {
       void c.list(NODE).then((list) => list.items.forEach((node) => nodes.set(node.metadata.name ?? "", { object: node, allocatable: allocatableOf(node) })));
       flush = setInterval(flushUnschedulable, 30_000);
       flush.unref();
+    },
+    pause(): void {
+      held ??= new Set();
+    },
+    resume(): void {
+      const waiting = held ?? new Set<string>();
+      held = undefined;
+      for (const key of waiting) queue.add(key);
     },
     async stop(): Promise<void> {
       for (const u of unwatch) u();

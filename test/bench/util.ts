@@ -21,13 +21,39 @@ export function tenth(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-/** Polls `check` every 20 ms until it is true; rejects after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+/** Polls `check` every `intervalMs` (20 by default) until it is true; rejects after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 20): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Runs `work` on every item, at most `concurrency` at once. */
+export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+}
+
+/**
+ * The sum of the samples of metric `name` in Prometheus text `text` whose labels include
+ * every `label="value"` of `labels` (`edgeloop_reconciles_total`, `{ controller: "gang" }`
+ * adds up every result).
+ */
+export function metricSum(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/.exec(line);
+    if (match?.[1] !== name) continue;
+    const series = match[2] ?? "";
+    if (wanted.every((pair) => series.includes(pair))) sum += Number(match[3]);
+  }
+  return sum;
 }
 
 /** Calls `onAdded` with the commit time of every new object of `type`. */

@@ -28,11 +28,15 @@ export interface PassReport extends PassResult {
   readonly view: ClusterView;
 }
 
-/** Builds the view and the queue, then runs the backfill pass. Groups that have an allocation are not queued again. */
+/**
+ * Builds the view and the queue, then runs the backfill pass. The pods an allocation
+ * holds are not queued again; a started group's other waiting pods are queued as they are
+ * (a start for them extends the group's allocation).
+ */
 export function schedulePass(input: PassInput): PassReport {
   const view = buildView(input.nodes, input.pods, input.allocations);
-  const exclude = new Set(input.allocations.map((allocation) => allocation.group));
-  const { complete, provisional } = gatherGroups(input.pods, { exclude, defaultDurationSeconds: input.defaultDurationSeconds });
+  const started = { groups: new Set(input.allocations.map((allocation) => allocation.group)), pods: new Set(input.allocations.flatMap((allocation) => allocation.pods.map((pod) => pod.uid))) };
+  const { complete, provisional } = gatherGroups(input.pods, { started, defaultDurationSeconds: input.defaultDurationSeconds });
   const queue = orderQueue(complete);
   return { ...backfill({ now: input.now, queue, allocations: input.allocations, view }), queue, provisional, view };
 }

@@ -30,8 +30,14 @@ export interface ProvisionalGroup {
 
 /** Options for gathering groups. */
 export interface GatherOptions {
-  /** Groups to leave out (e.g. those already allocated). */
+  /** Groups to leave out. */
   readonly exclude?: ReadonlySet<string>;
+  /**
+   * Groups already started (they have an allocation) and the pods their allocations hold:
+   * a started group's other waiting pods (a Job's replacement for a failed pod, a pod
+   * beyond the group's size) are complete as they are, a group of their own count.
+   */
+  readonly started?: { readonly groups: ReadonlySet<string>; readonly pods: ReadonlySet<string> };
   /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined = no known end. */
   readonly defaultDurationSeconds?: number | undefined;
 }
@@ -49,7 +55,7 @@ export function awaitsScheduling(pod: PodRecord): boolean {
 export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions = {}): { readonly complete: PendingGroup[]; readonly provisional: ProvisionalGroup[] } {
   const byGroup = new Map<string, Map<string, PodRecord>>();
   for (const pod of pods) {
-    if (!awaitsScheduling(pod) || options.exclude?.has(pod.group.key) === true) continue;
+    if (!awaitsScheduling(pod) || options.exclude?.has(pod.group.key) === true || options.started?.pods.has(pod.uid) === true) continue;
     let members = byGroup.get(pod.group.key);
     if (members === undefined) byGroup.set(pod.group.key, (members = new Map()));
     members.set(pod.uid, pod);
@@ -58,7 +64,7 @@ export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions 
   const provisional: ProvisionalGroup[] = [];
   for (const key of [...byGroup.keys()].sort()) {
     const members = [...(byGroup.get(key) ?? new Map<string, PodRecord>()).values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-    const size = Math.max(...members.map((pod) => pod.group.size));
+    const size = options.started?.groups.has(key) === true ? members.length : Math.max(...members.map((pod) => pod.group.size));
     const createdAt = Math.min(UNKNOWN_TIME, ...members.map((pod) => pod.createdAt));
     if (members.length < size) {
       provisional.push({ key, have: members.length, size, createdAt });

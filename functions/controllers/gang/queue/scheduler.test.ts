@@ -153,6 +153,17 @@ test("a bind the relay did not apply is sent again at the bind check, until the 
   assert.equal(gang.nextWake(), undefined, "no check left once all are bound");
 });
 
+test("a running group's later pod (a Job's replacement, a pod beyond the size) is placed on its own and extends the group's allocation", () => {
+  const gang = scheduler();
+  const first = [member("j-a", "job-2", 1), member("j-b", "job-2", 1)];
+  assert.deepEqual(binds(gang.apply(list([rawNode("n1", { cpu: "3" }), ...first.slice(0, 1)])).actions), ["j-a→n1"]);
+  assert.deepEqual(binds(gang.apply(batch([event("ADDED", first[1] as Record<string, unknown>)], 1)).actions), ["j-b→n1"], "not left waiting behind its own group's allocation");
+  const rows = gang.groups(at(1));
+  assert.deepEqual(rows.map((r) => [r.group, r.state, r.present]), [["job-2", "running", 2]]);
+  assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("j-c", "job-2", 1))], 2)).actions), ["j-c→n1"]);
+  assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("j-d", "job-2", 1))], 3)).actions), [], "the node is full: the allocation holds all three");
+});
+
 test("an arrival timeout warns the present pods once with the counts", () => {
   const gang = scheduler();
   gang.apply(list([rawNode("n1"), member("a-0", "g", 3), member("a-1", "g", 3)], 10));

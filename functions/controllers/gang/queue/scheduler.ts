@@ -132,10 +132,12 @@ export class GangQueueLogic {
     for (const start of report.starts) {
       const group = queue.get(start.group);
       if (group === undefined) continue;
-      this.#store.putAllocation(start.allocation);
+      // More pods of a group already running extend its allocation (its start and end stay).
+      const running = this.#store.allocation(start.group);
+      this.#store.putAllocation(running === undefined ? start.allocation : { ...running, pods: [...running.pods, ...start.allocation.pods] });
       this.#store.ensureGroup(start.group, now);
       this.#store.cancelTimers(start.group, "arrival");
-      if (start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
+      if (running === undefined && start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
       this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
     }

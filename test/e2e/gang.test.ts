@@ -1,0 +1,262 @@
+/**
+ * Gang scheduling end to end on the local stack (sim, Worker in workerd, relay), with
+ * real kubectl and the upstream Fluxnetes examples unchanged: the examples run; an
+ * unsatisfiable group is rejected once with its reason; a Job-owned group is deleted at
+ * its deadline through its root owner; three groups on a two-node cluster show
+ * all-or-nothing, the reservation and backfill; priority orders the queue; a group
+ * short of pods is warned about; the queue survives a Worker and a relay restart and
+ * binds nothing twice. Every wait is a condition with a deadline.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { testStack, waitFor, waitForGone } from "./harness.ts";
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
+
+// The upstream examples, byte-identical (their sources: test/fixtures/fluxnetes/SOURCES.md).
+const FIXTURES = join(import.meta.dirname, "../fixtures/fluxnetes");
+const POD = { apiVersion: "v1", kind: "Pod" };
+const JOB = { apiVersion: "batch/v1", kind: "Job" };
+const EVENT = { apiVersion: "v1", kind: "Event" };
+const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+/** How long a group short of pods waits before its Warning (a Worker variable). */
+const ARRIVAL_TIMEOUT_SECONDS = 3;
+/** Waits for scheduling outcomes: a pass is well under a second here; a deadline is 5 s. */
+const WAIT_MS = 20_000;
+
+let stack: Stack;
+let kubectl: Kubectl;
+
+before(async () => {
+  if (skip) return;
+  // Two nodes of 8 cpu: small enough that groups must wait for each other.
+  stack = await testStack({ nodes: ["node-1", "node-2"], workerVars: { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: String(ARRIVAL_TIMEOUT_SECONDS) } });
+  kubectl = kubectlFor(stack.sim.kubeconfigPath ?? "");
+  for (const namespace of ["examples", "deadline", "unsat", "three", "prio", "partial", "restart"]) await kubectl(["create", "namespace", namespace]);
+});
+
+after(async () => {
+  if (skip) return;
+  await stack.stop();
+});
+
+/** The pods of `namespace`, not being deleted. */
+async function pods(namespace: string): Promise<Obj[]> {
+  return ((await stack.sim.cluster.list(POD, { namespace })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+}
+
+/** Events of `namespace` with `reason`, on the object `name` when given. */
+async function events(namespace: string, reason: string, name?: string): Promise<Obj[]> {
+  return ((await stack.sim.cluster.list(EVENT, { namespace })).items as Obj[]).filter((e) => e.reason === reason && (name === undefined || e.involvedObject?.name === name));
+}
+
+/** The gang queue's rows for `namespace`, through the relay's API as any client reads them. */
+async function gangs(namespace: string): Promise<GangRow[]> {
+  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`);
+  assert.equal(response.status, 200);
+  return GangList.parse(await response.json()).items;
+}
+
+/** Waits until the row of `group` in `namespace` satisfies `ok`. */
+async function gangRow(namespace: string, group: string, ok: (row: GangRow) => boolean): Promise<GangRow> {
+  return waitFor(`gang ${namespace}/${group}`, async () => (await gangs(namespace)).find((row) => row.group === group && ok(row)), WAIT_MS);
+}
+
+/** A pod of group `group` (size `size`) asking `cpu` cores, optionally with a deadline and a priority class. */
+function member(namespace: string, name: string, group: string, size: number, cpu: number, extra: { deadline?: number; priorityClassName?: string } = {}): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace, labels: { "fluxnetes.group-name": group, "fluxnetes.group-size": String(size) } },
+    spec: {
+      schedulerName: "fluxnetes",
+      terminationGracePeriodSeconds: 0,
+      ...(extra.deadline === undefined ? {} : { activeDeadlineSeconds: extra.deadline }),
+      ...(extra.priorityClassName === undefined ? {} : { priorityClassName: extra.priorityClassName }),
+      containers: [{ name: "work", image: "busybox", command: ["sleep", "3600"], resources: { requests: { cpu: String(cpu) } } }],
+    },
+  } as KubeObject;
+}
+
+/** Creates the pods of a group. */
+async function createGroup(namespace: string, group: string, size: number, cpu: number, extra: { deadline?: number; priorityClassName?: string; count?: number } = {}): Promise<void> {
+  for (let i = 0; i < (extra.count ?? size); i += 1) await stack.sim.cluster.create(member(namespace, `${group}-${i}`, group, size, cpu, extra));
+}
+
+/** The names of `namespace`'s pods of `group` that are bound. */
+async function boundOf(namespace: string, group: string): Promise<string[]> {
+  return (await pods(namespace)).filter((p) => p.metadata.labels?.["fluxnetes.group-name"] === group && p.spec.nodeName).map((p) => p.metadata.name as string).sort();
+}
+
+/** Waits until every one of the `size` pods of `group` is bound. */
+async function allBound(namespace: string, group: string, size: number): Promise<void> {
+  await waitFor(`all ${size} pods of ${namespace}/${group} bound`, async () => ((await boundOf(namespace, group)).length === size ? true : undefined), WAIT_MS);
+}
+
+test("the upstream examples run unchanged: each Job's pods and the lone Pod are bound by the gang scheduler, job-10's ten at once", { skip }, async () => {
+  for (const file of ["job.yaml", "job-10.yaml", "batch-job1.yaml", "batch-job2.yaml", "batch-job3.yaml", "batch-job4.yaml", "batch-job5.yaml"]) {
+    const namespace = file === "job-10.yaml" ? "examples-10" : "examples";
+    if (file === "job-10.yaml") await kubectl(["create", "namespace", namespace]);
+    assert.match(await kubectl(["apply", "-n", namespace, "-f", join(FIXTURES, file)]), /job\.batch\/\S+ created/);
+  }
+  assert.match(await kubectl(["apply", "-n", "examples", "-f", join(FIXTURES, "pod.yaml")]), /pod\/pod created/);
+  for (const [namespace, job] of [["examples", "job"], ["examples-10", "job"], ["examples", "job1"], ["examples", "job2"], ["examples", "job3"], ["examples", "job4"], ["examples", "job5"]] as const) {
+    await waitFor(`Job ${namespace}/${job} complete`, async () => {
+      const found = (await stack.sim.cluster.find(JOB, namespace, job)) as Obj | undefined;
+      return found?.status?.conditions?.some((c: Obj) => c.type === "Complete" && c.status === "True") ? true : undefined;
+    }, WAIT_MS);
+  }
+  const ten = (await stack.sim.cluster.list(POD, { namespace: "examples-10" })).items as Obj[];
+  assert.equal(ten.length, 10);
+  const scheduled = await events("examples-10", "Scheduled");
+  assert.equal(scheduled.length, 10);
+  for (const event of scheduled) assert.match(event.message, /\(gang examples-10\/job, 10 pods\)$/, "bound as one group of ten");
+  for (const pod of [...((await stack.sim.cluster.list(POD, { namespace: "examples" })).items as Obj[]), ...ten]) {
+    if (pod.metadata.name !== "pod") assert.ok(pod.spec.nodeName, `${pod.metadata.name} is bound`);
+  }
+  await waitFor("the lone Pod bound", async () => ((await events("examples", "Scheduled", "pod")).length === 1 ? true : undefined), WAIT_MS);
+  // pod.yaml declares activeDeadlineSeconds: 5 and has no owner: at its deadline the pod itself is deleted.
+  await waitForGone(stack, POD, "examples", "pod", WAIT_MS);
+  assert.match((await events("examples", "DeadlineExceeded", "pod"))[0]?.message ?? "", /^gang examples\/pod reached its deadline of 5s .*; deleting Pod pod$/);
+});
+
+test("job-deadline.yaml: at the group's deadline its root owner, the Job, is deleted, and its pods with it", { skip }, async () => {
+  await kubectl(["apply", "-n", "deadline", "-f", join(FIXTURES, "job-deadline.yaml")]);
+  const [pod] = await waitFor("the Job's pod bound", async () => {
+    const bound = (await pods("deadline")).filter((p) => p.spec.nodeName);
+    return bound.length > 0 ? bound : undefined;
+  }, WAIT_MS);
+  await waitForGone(stack, JOB, "deadline", "job-deadline", WAIT_MS);
+  await waitFor("the Job's pods gone", async () => ((await stack.sim.cluster.list(POD, { namespace: "deadline" })).items.length === 0 ? true : undefined), WAIT_MS);
+  const warned = await events("deadline", "DeadlineExceeded", pod?.metadata.name);
+  assert.equal(warned.length, 1);
+  assert.match(warned[0]?.message, /reached its deadline of 5s .*; deleting Job job-deadline$/);
+});
+
+test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodScheduled False/Unschedulable, reported once", { skip }, async () => {
+  await kubectl(["apply", "-n", "unsat", "-f", join(FIXTURES, "job-unsatisfiable.yaml")]);
+  const row = await gangRow("unsat", "job", (r) => r.state === "rejected" && r.present === 10);
+  assert.equal(row.reason?.kind, "unsatisfiable");
+  assert.match(row.waitingFor ?? "", /^can never fit on this cluster: cpu: 10 pods need 184 more on 2 candidate nodes$/);
+  const unsat = await waitFor("every pod marked Unschedulable", async () => {
+    const listed = await pods("unsat");
+    return listed.length === 10 && listed.every((p) => p.status?.conditions?.some((c: Obj) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable")) ? listed : undefined;
+  }, WAIT_MS);
+  for (const pod of unsat) assert.equal(pod.spec.nodeName, undefined);
+  const condition = unsat[0]?.status.conditions.find((c: Obj) => c.type === "PodScheduled");
+  assert.match(condition.message, /^gang unsat\/job \(10 pods\) can never fit on this cluster: cpu/);
+  // Later passes (another group bound meanwhile) report nothing again: no retry loop.
+  await createGroup("unsat", "later", 1, 1);
+  await allBound("unsat", "later", 1);
+  const warnings = await events("unsat", "FailedScheduling");
+  assert.equal(warnings.length, 10, "one Warning per pod, not one per pass");
+  await kubectl(["delete", "namespace", "unsat", "--wait=false"]);
+});
+
+test("three groups on two nodes: all-or-nothing, a reservation for the head, backfill only where it does not delay it", { skip }, async () => {
+  // a: 3 pods of 4 cpu, ends in 120 s. It leaves 4 cpu free on one node.
+  await createGroup("three", "a", 3, 4, { deadline: 120 });
+  await allBound("three", "a", 3);
+  // b: 4 pods of 4 cpu needs the whole cluster: nothing of it is bound while 4 cpu are free.
+  await createGroup("three", "b", 4, 4);
+  const b = await gangRow("three", "b", (r) => r.state === "reserved");
+  assert.equal(b.position, 1);
+  const aRow = (await gangs("three")).find((r) => r.group === "a");
+  assert.equal(aRow?.state, "running");
+  assert.ok(aRow?.deadline !== null && b.reservedStart !== null && Math.abs(Date.parse(b.reservedStart) - Date.parse(aRow?.deadline ?? "")) < 2_000, `b is reserved for when a ends (${b.reservedStart} vs ${aRow?.deadline})`);
+  assert.equal(b.reason?.resource, "cpu");
+  // d: fits now, but runs past b's reservation (no deadline: the default duration): it must wait.
+  await createGroup("three", "d", 1, 4);
+  const d = await gangRow("three", "d", (r) => r.state === "pending" && r.reason?.kind === "delays-reservation");
+  assert.equal(d.position, 2);
+  // c: fits now and ends (30 s) before b's reservation: backfilled.
+  await createGroup("three", "c", 1, 4, { deadline: 30 });
+  await allBound("three", "c", 1);
+  assert.deepEqual(await boundOf("three", "b"), [], "all or nothing: no pod of b holds a node while it waits");
+  assert.deepEqual(await boundOf("three", "d"), []);
+  // a and c go: b starts, all four pods at once; d still waits behind nothing it may delay.
+  for (const name of ["a-0", "a-1", "a-2", "c-0"]) await stack.sim.cluster.delete(POD, "three", name);
+  await allBound("three", "b", 4);
+  assert.deepEqual(await boundOf("three", "d"), [], "the cluster is full");
+  assert.equal((await gangs("three")).find((r) => r.group === "a"), undefined, "a's rows are gone with its pods");
+});
+
+test("priority: a later group of a higher PriorityClass is queued, and started, before an earlier one", { skip }, async () => {
+  await kubectl(["create", "priorityclass", "gang-high", "--value=1000"]);
+  // b of the last test holds the cluster; d, waiting behind it, would head the queue.
+  await stack.sim.cluster.delete(POD, "three", "d-0");
+  await createGroup("prio", "low", 2, 8);
+  await gangRow("prio", "low", (r) => r.state === "reserved" || r.state === "pending");
+  await createGroup("prio", "high", 2, 8, { priorityClassName: "gang-high" });
+  const high = await gangRow("prio", "high", (r) => r.position === 1);
+  assert.equal(high.state, "reserved");
+  assert.ok(((await pods("prio")).find((p) => p.metadata.name === "high-0")?.spec.priority as number) === 1000, "the Priority admission resolved the class");
+  assert.equal((await gangs("prio")).find((r) => r.group === "low")?.position, 2);
+  // The cluster frees up: high goes first; low waits for it.
+  for (let i = 0; i < 4; i += 1) await stack.sim.cluster.delete(POD, "three", `b-${i}`);
+  await allBound("prio", "high", 2);
+  assert.deepEqual(await boundOf("prio", "low"), []);
+});
+
+test("a group whose members do not all arrive in time gets a Warning saying how many are missing", { skip }, async () => {
+  await createGroup("partial", "p", 3, 1, { count: 2 });
+  const row = await gangRow("partial", "p", (r) => r.state === "provisional" && r.present === 2);
+  assert.deepEqual([row.present, row.size, row.waitingFor], [2, 3, "1 more of 3 pods"]);
+  const warned = await waitFor("GangIncomplete on both pods", async () => {
+    const found = await events("partial", "GangIncomplete");
+    return found.length === 2 ? found : undefined;
+  }, WAIT_MS);
+  assert.match(warned[0]?.message, new RegExp(`^2 of 3 pods of group partial/p arrived after [${ARRIVAL_TIMEOUT_SECONDS}-9]s; waiting for 1 more$`));
+});
+
+test("the queue survives a Worker and a relay restart mid-queue: nothing rebuilt twice, nothing bound twice", { skip }, async () => {
+  // high (prio) holds the cluster: r waits for it; q is provisional.
+  await createGroup("restart", "r", 2, 8);
+  await createGroup("restart", "q", 2, 1, { count: 1 });
+  await gangRow("restart", "r", (r) => r.state === "reserved" || r.state === "pending");
+  await gangRow("restart", "q", (r) => r.state === "provisional");
+  const table = await gangsCli(["--namespace", "restart"]);
+  assert.match(table, /^NAMESPACE\s+GROUP\s+STATE\s+PODS\s+POSITION\s+ETA\s+NODES\s+DEADLINE\s+WAITING-FOR\n/);
+  assert.match(table, /restart\s+q\s+provisional\s+1\/2\s/);
+  const before = await gangs("restart");
+  await stack.worker.restart();
+  assert.deepEqual(strip(await gangs("restart")), strip(before), "the Worker's restart lost nothing");
+  await stack.restartRelay();
+  // The new relay replays its whole list; wait until the queue has seen it, then compare.
+  await gangRow("restart", "r", (r) => r.state === "reserved" || r.state === "pending");
+  assert.deepEqual(strip(await gangs("restart")), strip(before), "the replayed list rebuilt nothing twice");
+  // The queue moves on after both restarts: the groups of prio go, r starts; q completes, and waits for room.
+  for (const name of ["high-0", "high-1", "low-0", "low-1"]) await stack.sim.cluster.delete(POD, "prio", name);
+  await allBound("restart", "r", 2);
+  await stack.sim.cluster.create(member("restart", "q-1", "q", 2, 1));
+  await waitFor("q complete, waiting for r", async () => ((await gangs("restart")).find((r) => r.group === "q")?.state === "provisional" ? undefined : true), WAIT_MS);
+  // Every fluxnetes pod of every namespace was bound at most once, by us alone.
+  const scheduled = ((await stack.sim.cluster.list(EVENT, {})).items as Obj[]).filter((e) => e.reason === "Scheduled");
+  const perPod = new Map<string, Obj[]>();
+  for (const event of scheduled) perPod.set(`${event.involvedObject.namespace}/${event.involvedObject.name}`, [...(perPod.get(`${event.involvedObject.namespace}/${event.involvedObject.name}`) ?? []), event]);
+  for (const [pod, list] of perPod) {
+    assert.equal(list.length, 1, `${pod} was bound once`);
+    assert.match(list[0]?.message, /\(gang /, `${pod} was bound by the gang scheduler, not the sim's default scheduler`);
+  }
+  assert.ok(perPod.has("restart/r-0") && perPod.has("restart/r-1"));
+});
+
+/** Rows without their clock-dependent fields. */
+function strip(rows: readonly GangRow[]): unknown[] {
+  return rows.map((row) => ({ ...row, reservedStart: row.reservedStart === null ? null : "set", waitingFor: null, reason: row.reason?.kind ?? null }));
+}
+
+/** Runs `npm run gangs` (scripts/gangs.ts on this Node) against the stack's API. */
+function gangsCli(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(import.meta.dirname, "../../scripts/gangs.ts"), "--url", stack.apiUrl, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`gangs ${args.join(" ")} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
