@@ -96,7 +96,11 @@ export function backfill(input: BackfillInput): PassResult {
   const { view, now } = input;
   const cache = input.feasibility ?? feasibility(view);
   const free = view.free.slice();
-  const running: Running[] = input.allocations.map((a) => ({ group: a.group, end: a.endsAt ?? Infinity, held: view.held.get(a.group) ?? [] }));
+  const running: Running[] = [
+    ...input.allocations.map((a) => ({ group: a.group, end: a.endsAt ?? Infinity, held: view.held.get(a.group) ?? [] })),
+    // Pods being deleted free their room when they are gone (at the latest by their deletion time).
+    ...view.releasing.map((release) => ({ group: "", end: Math.max(release.at, now), held: [{ node: release.node, request: release.request }] })),
+  ];
   const satisfiable = new Map<string, boolean>();
   const failedShapes = new Set<string>();
   const starts: GroupStart[] = [];

@@ -31,6 +31,8 @@ export interface PodRecord {
   readonly terminal: boolean;
   /** `metadata.deletionTimestamp` is set. */
   readonly deleting: boolean;
+  /** `metadata.deletionTimestamp` in ms since the epoch (when the pod is expected gone), if readable. */
+  readonly deletionAt?: number | undefined;
   /** `spec.activeDeadlineSeconds`, when set and positive. */
   readonly deadlineSeconds: number | undefined;
 }
@@ -46,6 +48,8 @@ export function parsePod(pod: unknown): PodRecord {
   const created = Date.parse(asString(dig(pod, "metadata", "creationTimestamp")) ?? "");
   const deadline = asNumber(dig(pod, "spec", "activeDeadlineSeconds"));
   const nodeName = asString(dig(pod, "spec", "nodeName"));
+  const deletion = asString(dig(pod, "metadata", "deletionTimestamp"));
+  const deletionAt = deletion === undefined ? undefined : Date.parse(deletion);
   return {
     uid: asString(dig(pod, "metadata", "uid")) ?? "",
     namespace: asString(dig(pod, "metadata", "namespace")) || "default",
@@ -58,7 +62,8 @@ export function parsePod(pod: unknown): PodRecord {
     createdAt: Number.isFinite(created) ? created : UNKNOWN_TIME,
     nodeName: nodeName === "" ? undefined : nodeName,
     terminal: phase === "Succeeded" || phase === "Failed",
-    deleting: asString(dig(pod, "metadata", "deletionTimestamp")) !== undefined,
+    deleting: deletion !== undefined,
+    deletionAt: deletionAt !== undefined && Number.isFinite(deletionAt) ? deletionAt : undefined,
     deadlineSeconds: deadline !== undefined && deadline > 0 ? deadline : undefined,
   };
 }

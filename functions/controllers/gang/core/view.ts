@@ -35,6 +35,14 @@ export interface Held {
   readonly request: Float64Array;
 }
 
+/** A bound pod being deleted: what it frees on its node, and when it is expected gone. */
+export interface Release {
+  readonly node: number;
+  readonly request: Float64Array;
+  /** Its `deletionTimestamp`, ms since the epoch (0 when unreadable: any time now). */
+  readonly at: number;
+}
+
 /** The view of one pass. Vectors are row-major: node `n`, dimension `d` is at `n * dims.length + d`. */
 export interface ClusterView {
   /** Resource names, one per dimension: cpu, memory, pods, then extended resources sorted. */
@@ -49,6 +57,12 @@ export interface ClusterView {
   readonly scale: Float64Array;
   /** Per allocation (by group key), what it adds to used: released when it ends. */
   readonly held: ReadonlyMap<string, readonly Held[]>;
+  /**
+   * Bound pods being deleted, of any scheduler: used now, free once they are gone. The
+   * reservation counts on them (else the terminating pods of a group ended at its
+   * deadline would look held forever, and the head's start unknown).
+   */
+  readonly releasing: readonly Release[];
 }
 
 /** A request as a dense vector over the view's dimensions; `missing` names a requested resource no node offers. */
@@ -103,10 +117,14 @@ export function buildView(nodes: readonly NodeRecord[], pods: readonly PodRecord
   const scale = new Float64Array(width).fill(1);
   for (let i = 0; i < allocatable.length; i += 1) scale[i % width] = Math.max(scale[i % width] ?? 1, allocatable[i] ?? 0);
   const byUid = new Map<string, PodRecord>();
+  const releasing: Release[] = [];
   for (const pod of pods) {
     byUid.set(pod.uid, pod);
     const node = pod.nodeName === undefined || pod.terminal ? undefined : index.get(pod.nodeName);
-    if (node !== undefined) take(free, width, node, toDense(dims, pod.request).vector);
+    if (node === undefined) continue;
+    const request = toDense(dims, pod.request).vector;
+    take(free, width, node, request);
+    if (pod.deleting) releasing.push({ node, request, at: pod.deletionAt ?? 0 });
   }
   const held = new Map<string, Held[]>();
   for (const allocation of [...allocations].sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0))) {
@@ -116,7 +134,8 @@ export function buildView(nodes: readonly NodeRecord[], pods: readonly PodRecord
       if (seen?.terminal === true) continue;
       const bound = seen?.nodeName === undefined ? undefined : index.get(seen.nodeName);
       if (seen?.nodeName !== undefined) {
-        if (bound !== undefined) list.push({ node: bound, request: toDense(dims, seen.request).vector });
+        // A pod being deleted is released at its deletion time (in `releasing`), not the group's end.
+        if (bound !== undefined && !seen.deleting) list.push({ node: bound, request: toDense(dims, seen.request).vector });
         continue;
       }
       const node = index.get(pod.node);
@@ -127,5 +146,5 @@ export function buildView(nodes: readonly NodeRecord[], pods: readonly PodRecord
     }
     held.set(allocation.group, list);
   }
-  return { dims, nodes: sorted, index, allocatable, free, scale, held };
+  return { dims, nodes: sorted, index, allocatable, free, scale, held, releasing };
 }

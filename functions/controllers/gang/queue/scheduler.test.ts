@@ -132,8 +132,10 @@ test("a deadline deletes the group's Job once (root delete) and warns its pods",
   assert.deepEqual(deletes, [{ type: "delete", target: { apiVersion: "batch/v1", kind: "Job", namespace: "default", name: "train", uid: "uid-job-train" }, propagationPolicy: "Background", root: true }]);
   assert.deepEqual(events(plan.actions), ["Warning DeadlineExceeded j-0", "Warning DeadlineExceeded j-1"]);
   assert.equal(gang.nextWake(), undefined, "solo declares no deadline: the default duration only estimates its end");
-  assert.deepEqual(gang.apply(batch([], 31)).actions, [], "the ended group's unbound pods are not bound again");
-  assert.deepEqual(gang.groups(at(31)).map((g) => g.group), ["fluxnetes-group-default-solo"]);
+  assert.deepEqual(gang.apply(batch([], 31)).actions, [], "nothing is bound again");
+  assert.deepEqual(gang.groups(at(31)).map((g) => [g.group, g.state]), [["fluxnetes-group-default-solo", "running"], ["j", "running"]], "j holds its room until its pods are gone");
+  gang.apply(batch(pods.map((pod) => event("DELETED", with_(pod, { spec: { nodeName: "n1" } }))), 32));
+  assert.deepEqual(gang.groups(at(32)).map((g) => g.group), ["fluxnetes-group-default-solo"], "then its rows go");
 });
 
 test("a bind the relay did not apply is sent again at the bind check, until the pod is seen bound", () => {
@@ -162,6 +164,28 @@ test("a running group's later pod (a Job's replacement, a pod beyond the size) i
   assert.deepEqual(rows.map((r) => [r.group, r.state, r.present]), [["job-2", "running", 2]]);
   assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("j-c", "job-2", 1))], 2)).actions), ["j-c→n1"]);
   assert.deepEqual(binds(gang.apply(batch([event("ADDED", member("j-d", "job-2", 1))], 3)).actions), [], "the node is full: the allocation holds all three");
+});
+
+test("the terminating pods of a group ended at its deadline count as freed soon: the head is reserved for then, and a longer group does not backfill in front of it", () => {
+  const gang = scheduler();
+  const big = [0, 1].map((i) => owned(rawPod(`big-${i}`, { group: "big", size: 2, cpu: "3", deadline: 60, created: 1 }), "big"));
+  const nodes = [rawNode("n1", { cpu: "4" }), rawNode("n2", { cpu: "4" })];
+  assert.deepEqual(binds(gang.apply(list([...nodes, ...big])).actions), ["big-0→n1", "big-1→n2"]);
+  gang.apply(batch(big.map((pod, i) => event("MODIFIED", with_(pod, { spec: { nodeName: `n${i + 1}` }, status: { phase: "Running" } }))), 1));
+  gang.due(at(10));
+  assert.equal(gang.due(at(60)).actions.filter((a) => a.type === "delete").length, 1, "the Job is deleted");
+  // The garbage collector marks the pods deleted (30 s of grace); meanwhile two groups arrive:
+  // train needs both nodes whole, long fits in what is free now but runs an hour.
+  const terminating = big.map((pod, i) => event("MODIFIED", with_(pod, { metadata: { deletionTimestamp: new Date(at(91)).toISOString() }, spec: { nodeName: `n${i + 1}` }, status: { phase: "Running" } })));
+  const train = [0, 1].map((i) => rawPod(`train-${i}`, { group: "train", size: 2, cpu: "4", created: 61 }));
+  const long = rawPod("long-0", { group: "long", size: 1, cpu: "1", created: 62 });
+  const plan = gang.apply(batch([...terminating, ...train.map((pod) => event("ADDED", pod)), event("ADDED", long)], 61));
+  assert.deepEqual(binds(plan.actions), [], "long would delay train: it waits");
+  const rows = gang.groups(at(61));
+  assert.equal(rows.find((r) => r.group === "train")?.reservedStart, new Date(at(91)).toISOString(), "train is reserved for when the pods are gone");
+  assert.equal(rows.find((r) => r.group === "long")?.reason?.kind, "delays-reservation");
+  const gone = gang.apply(batch(big.map((pod) => event("DELETED", with_(pod, { spec: { nodeName: "n1" } }))), 70));
+  assert.deepEqual(binds(gone.actions), ["train-0→n1", "train-1→n2"], "the pods gone, train starts; long waits for room");
 });
 
 test("an arrival timeout warns the present pods once with the counts", () => {

@@ -196,7 +196,7 @@ export class GangQueueLogic {
     return { pods, groups };
   }
 
-  /** A deadline: delete the group's root owners, warn its pods, release its allocation and mark it ended. */
+  /** A deadline: delete the group's root owners, warn its pods and mark the group ended. */
   #deadline(key: string, now: number): Action[] {
     const allocation = this.#store.allocation(key);
     if (allocation === undefined) return [];
@@ -206,7 +206,8 @@ export class GangQueueLogic {
     const what = roots.map((action) => (action.type === "delete" ? `${action.target.kind} ${action.target.name}` : "")).join(", ");
     const message = `gang ${key} reached its deadline of ${seconds}s (started ${new Date(allocation.startedAt).toISOString()}); deleting ${what}`;
     const actions: Action[] = [...roots, ...present.map(({ record }) => podEvent(record, "Warning", "DeadlineExceeded", message))];
-    this.#store.deleteAllocation(key);
+    // The allocation stays until the pods are gone (cleanup): its end, now past, tells the
+    // reservation that their room is coming free, and nothing is double-booked meanwhile.
     this.#store.cancelTimers(key);
     this.#store.setEnded(key, now);
     return actions;
@@ -225,7 +226,7 @@ export class GangQueueLogic {
    */
   #rebind(key: string, now: number): Action[] {
     const allocation = this.#store.allocation(key);
-    if (allocation === undefined) return [];
+    if (allocation === undefined || (this.#store.group(key)?.endedAt ?? null) !== null) return [];
     const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
     const actions: Action[] = [];
     for (const held of allocation.pods) {
