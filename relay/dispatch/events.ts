@@ -82,7 +82,7 @@ export class EventsDelivery {
     try {
       const plan = await this.#worker.events(controller.name, { controller: controller.name, relist: buffer.relist, partialList: listing > 0, events, now: new Date().toISOString() });
       if ((this.#buffers.get(controller.name)?.events.length ?? 0) > 0) this.#queue.add(queueKey(controller.name, EVENTS_KEY));
-      return { plan, parent: undefined };
+      return { plan, parent: undefined, events: events.length };
     } catch (error) {
       const later = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
       // A relist that began meanwhile replaced what was left: it stands, and the failed batch is moot.

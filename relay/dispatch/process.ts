@@ -38,6 +38,7 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
   const started = performance.now();
   try {
     const delivered = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, triggers);
+    const answered = performance.now();
     deps.workerReached(true);
     const { parent } = delivered;
     const plan = await deps.guard.filter(delivered.plan, controller, scopeOf(controller, key), parent);
@@ -51,7 +52,9 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
       deps.log("debug", "plan interrupted, will retry", { controller: name, key, error: result.error });
       return { kind: "retry" };
     }
-    deps.metrics.observe(name, (performance.now() - started) / 1000);
+    const done = performance.now();
+    deps.log("debug", "plan applied", { controller: name, key, ...(delivered.events === undefined ? {} : { events: delivered.events }), actions: plan.actions.length, workerMs: Math.round(answered - started), applyMs: Math.round(done - answered) });
+    deps.metrics.observe(name, (done - started) / 1000);
     deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="ok"}`);
     return { kind: "done", ...(plan.requeueAfterSeconds ? { requeueAfterMs: plan.requeueAfterSeconds * 1000 } : {}) };
   } catch (error) {

@@ -14,6 +14,8 @@ import { queueKey } from "./keys.ts";
 export interface Delivered {
   readonly plan: Plan;
   readonly parent: ObjectRef | undefined;
+  /** How many watch events an events batch carried (for the debug log). */
+  readonly events?: number;
 }
 
 /** One watch of one snapshot controller, resolved once per manifest for the event path. */

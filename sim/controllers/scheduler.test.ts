@@ -82,7 +82,7 @@ test("a paused scheduler binds nothing (the pods stay Pending) until resumed, th
     controller.pause();
     for (const name of ["a", "b"]) await cluster.create({ ...pod(), metadata: { name, namespace: "default" } } as KubeObject);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const nodeOf = async (name: string): Promise<unknown> => ((await cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", name)) as { spec: Obj }).spec.nodeName;
+    const nodeOf = async (name: string): Promise<unknown> => ((await cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", name)) as { spec?: Obj }).spec?.nodeName;
     assert.deepEqual([await nodeOf("a"), await nodeOf("b")], [undefined, undefined], "nothing is bound while paused");
     controller.resume();
     const deadline = Date.now() + 5_000;

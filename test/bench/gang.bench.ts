@@ -8,20 +8,28 @@
  *    pod of every group is created, as fast as the sim takes creates, and the time runs
  *    from the first of those creates until every pod has a node. Checked: no pod was
  *    bound before its group was complete, every group has all its pods bound, no node is
- *    over its allocatable. Also counted: the events batches the Worker served meanwhile.
+ *    over its allocatable. Also counted: the events batches the Worker served from the
+ *    first create until the relay was idle again (the last binds' Events applied).
  * 2. **The sim's default scheduler**, the baseline: the same 10,000 pods without
  *    `schedulerName` or group labels, created while the scheduler is paused (as with
  *    kube-scheduler down), timed from its resume until every pod has a node. The first
  *    scenario's pods are deleted first, so both start from the same empty nodes; the gang
  *    scheduler keeps running (it watches every pod), as it would in a cluster.
- * 3. **The cost of one pass** as the queue grows: see `./gang-pass.ts`.
+ * 3. **The cost of one pass** as the queue grows, 100 to 10,000 pending groups of 8 on
+ *    1,000 nodes: measured in process, in Node 24 over `node:sqlite`, not in workerd
+ *    (see `./gang-pass.ts`).
  *
  * Pods ask for 100m cpu and 64Mi, so each 8-cpu node has room for 80 of them (10 each
  * on average). The creates are made in process (the sim runs in this process), at most
  * {@link CONCURRENCY} at once. EDGELOOP_BENCH_GANG_PODS, _NODES and _PASS_GROUPS make a
  * smaller run (e.g. 800 pods on 100 nodes, passes of 100,1000 groups);
- * EDGELOOP_BENCH_LOG_LEVEL=debug makes the relay log its requests (util.ts).
+ * EDGELOOP_BENCH_LOG_LEVEL=debug makes the relay log every batch it delivers (events,
+ * actions, Worker and apply ms); EDGELOOP_BENCH_PROFILE=DIR writes the CPU profile of this
+ * process (the sim) while the gang scheduler places the pods, beside the relay's (util.ts).
  */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import type { GangList, KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
@@ -54,11 +62,11 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 /** What the gang scenario measured. */
 interface GangRun {
   readonly seconds: number;
-  /** Events batches the relay sent to the Worker while the time ran. */
+  /** Events batches the relay sent to the Worker from the first create until it was idle again. */
   readonly batches: number;
   /** Their mean time from sending to plan applied, ms. */
   readonly meanBatchMs: number;
-  /** Pod and Node watch events the relay received while the time ran, per batch. */
+  /** Pod and Node watch events the relay received meanwhile, per batch. */
   readonly eventsPerBatch: number;
 }
 
@@ -121,6 +129,12 @@ async function gangRows(stack: Stack, namespace?: string): Promise<GangList["ite
   return ((await response.json()) as GangList).items;
 }
 
+/** Whether the gang queue holds every group of the gang namespace as provisional, each one pod short. */
+async function allProvisional(stack: Stack): Promise<boolean> {
+  const rows = await gangRows(stack, GANG_NAMESPACE);
+  return rows.filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length === GROUPS;
+}
+
 /** Waits until the relay has nothing queued nor in flight, twice in a row 250 ms apart. */
 async function relayIdle(relay: Relay): Promise<void> {
   let quiet = 0;
@@ -180,6 +194,23 @@ async function checkCapacity(cluster: SimCluster): Promise<void> {
   if (over.length > 0) throw new Error(`nodes over their allocatable: ${over.slice(0, 10).join(", ")}`);
 }
 
+/** Runs `work`; with EDGELOOP_BENCH_PROFILE=DIR, writes this process's CPU profile meanwhile to DIR/`name`.cpuprofile. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.EDGELOOP_BENCH_PROFILE;
+  if (!dir) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 /** Scenario 1: the gang scheduler places {@link PODS} pods whose groups all complete at once. */
 async function gangScenario(stack: Stack, relay: Relay, progress: (message: string) => void): Promise<GangRun> {
   const cluster = stack.sim.cluster;
@@ -189,16 +220,21 @@ async function gangScenario(stack: Stack, relay: Relay, progress: (message: stri
     progress(`creating ${GROUP_SIZE - 1} of the ${GROUP_SIZE} pods of ${GROUPS} groups (${GROUPS * (GROUP_SIZE - 1)} pods)`);
     await inPool(gangPods(0, GROUP_SIZE - 1), CONCURRENCY, (pod) => cluster.create(pod));
     progress("waiting until GET /v1/gangs shows every group provisional");
-    await until("every group provisional in the gang queue", async () => (await gangRows(stack, GANG_NAMESPACE)).filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length === GROUPS, WAIT_MS, 1_000);
+    await until("every group provisional in the gang queue", () => allProvisional(stack), WAIT_MS, 1_000);
     await relayIdle(relay);
     if (watch.bound() > 0) throw new Error(`${watch.bound()} pods were bound before their group was complete`);
     const before = relayCounts(await relay.metrics());
     progress(`creating the last pod of every group; timing until all ${PODS} pods are bound`);
     const started = performance.now();
-    await inPool(gangPods(GROUP_SIZE - 1, GROUP_SIZE), CONCURRENCY, (pod) => cluster.create(pod));
-    progress(`${GROUPS} creates took ${Math.round(performance.now() - started)} ms`);
-    await until(`all ${PODS} gang pods bound`, () => watch.bound() >= PODS, WAIT_MS);
+    await profiled("gang-sim", async () => {
+      await inPool(gangPods(GROUP_SIZE - 1, GROUP_SIZE), CONCURRENCY, (pod) => cluster.create(pod));
+      progress(`${GROUPS} creates took ${Math.round(performance.now() - started)} ms`);
+      await until(`all ${PODS} gang pods bound`, () => watch.bound() >= PODS, WAIT_MS);
+    });
     const seconds = (performance.now() - started) / 1000;
+    // The last binds' Events, and the kubelet's status changes, are still being delivered.
+    await relayIdle(relay);
+    progress(`every pod bound after ${tenth(seconds)} s; the relay idle ${tenth((performance.now() - started) / 1000 - seconds)} s later`);
     const after = relayCounts(await relay.metrics());
     if (watch.early.length > 0) throw new Error(`pods bound before their group was complete: ${watch.early.slice(0, 10).join(", ")}`);
     await checkGroups(cluster);
@@ -256,7 +292,7 @@ async function onStack(report: Parameters<Benchmark["run"]>[0], progress: (messa
     await relayIdle(relay);
 
     const gang = await gangScenario(stack, relay, progress);
-    progress(`gang: ${gang.batches} events batches, ${tenth(gang.eventsPerBatch)} Pod/Node watch events and ${Math.round(gang.meanBatchMs)} ms (Worker + apply) per batch on average`);
+    progress(`${gang.batches} events batches, ${tenth(gang.eventsPerBatch)} Pod/Node watch events and ${Math.round(gang.meanBatchMs)} ms (Worker + apply) per batch on average`);
     const gangRate = PODS / gang.seconds;
     report({ metric: "pods_per_second", value: Math.round(gangRate), unit: "1/s", target: ">= 1000" });
     report({ metric: "seconds_to_place_all", value: tenth(gang.seconds), unit: "s" });

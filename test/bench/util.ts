@@ -1,4 +1,4 @@
-/** Benchmark helpers: percentiles, waiting for a condition, watching creations in-process, a relay process. */
+/** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process. */
 import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync } from "node:fs";

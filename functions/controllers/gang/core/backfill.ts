@@ -102,7 +102,7 @@ export function backfill(input: BackfillInput): PassResult {
     ...view.releasing.map((release) => ({ group: "", end: Math.max(release.at, now), held: [{ node: release.node, request: release.request }] })),
   ];
   const satisfiable = new Map<string, boolean>();
-  const failedShapes = new Set<string>();
+  const failedShapes = new Map<string, WaitReason>();
   const starts: GroupStart[] = [];
   const waiting: Waiting[] = [];
   const rejected: Waiting[] = [];
@@ -115,9 +115,13 @@ export function backfill(input: BackfillInput): PassResult {
       rejected.push({ group: group.key, reason: unsatisfiable(view, match) });
       continue;
     }
-    const outcome = failedShapes.has(match.shape) ? { waits: explainWait(view, match, free, 0) } : tryPlace(view, match, free);
+    // A shape that failed in this pass fails again (free room only shrinks), for the same
+    // reason as far as a person reading it cares: explaining each of a thousand equal
+    // groups anew was a third of a pass.
+    const known = failedShapes.get(match.shape);
+    const outcome = known !== undefined ? { waits: { ...known, pods: group.pods.length } } : tryPlace(view, match, free);
     if ("waits" in outcome) {
-      failedShapes.add(match.shape);
+      failedShapes.set(match.shape, outcome.waits);
       if (reserved === undefined) reserved = reserve(view, match, free, running, now, outcome.waits);
       else waiting.push({ group: group.key, reason: outcome.waits });
       continue;

@@ -30,6 +30,8 @@ export const BIND_CONCURRENCY = 32;
 interface Loaded {
   readonly pods: StoredPod[];
   readonly groups: Map<string, GroupRow>;
+  /** The groups with an arrival timer set. */
+  readonly arrivals: ReadonlySet<string>;
 }
 
 /** The gang scheduler's logic over its SQL state. Not re-entrant: the object's input gate serialises calls. */
@@ -113,7 +115,7 @@ export class GangQueueLogic {
 
   /** The stored pods and group rows. */
   #load(): Loaded {
-    return { pods: this.#store.pods(), groups: new Map(this.#store.groupRows().map((row) => [row.key, row] as const)) };
+    return { pods: this.#store.pods(), groups: new Map(this.#store.groupRows().map((row) => [row.key, row] as const)), arrivals: this.#store.timerGroups("arrival") };
   }
 
   /** The core pass. */
@@ -141,28 +143,29 @@ export class GangQueueLogic {
       this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
     }
-    this.#store.clearOutcomes();
     for (const { group: key, reason } of report.rejected) {
-      this.#store.ensureGroup(key, now);
-      this.#store.cancelTimers(key, "arrival");
-      this.#store.setOutcome(key, JSON.stringify(reason), null);
+      this.#complete(key, loaded, now);
       const group = queue.get(key);
       if (group === undefined || loaded.groups.get(key)?.reported === reason.text) continue;
       const message = `gang ${key} (${group.pods.length} pods) ${reason.text}`;
       for (const pod of group.pods) actions.push(podEvent(pod, "Warning", "FailedScheduling", message), unschedulable(pod, message, nowIso));
       this.#store.setReported(key, reason.text);
     }
-    const waits = [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])];
-    for (const { group: key, reason } of waits) {
-      this.#store.ensureGroup(key, now);
-      this.#store.cancelTimers(key, "arrival");
-      this.#store.setOutcome(key, null, JSON.stringify(reason));
-    }
+    // Why a group waits is not stored: the inspection recomputes it (groups()), so a pass
+    // that changes nothing for a waiting group writes nothing for it.
+    for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
     for (const group of report.provisional) {
       if (this.#store.ensureGroup(group.key, now) && timeout > 0) this.#store.setTimer("arrival", group.key, now + timeout * 1000);
     }
     return actions;
+  }
+
+  /** A complete group has its row, and no arrival timer any more (written only when that changes). */
+  #complete(key: string, loaded: Loaded, now: number): void {
+    if (loaded.groups.has(key) && !loaded.arrivals.has(key)) return;
+    this.#store.ensureGroup(key, now);
+    this.#store.cancelTimers(key, "arrival");
   }
 
   /**
@@ -193,7 +196,7 @@ export class GangQueueLogic {
     if (gone.size === 0) return loaded;
     const groups = new Map([...loaded.groups].filter(([key]) => !gone.has(key)));
     const pods = loaded.pods.filter(({ record }) => !(record.terminal && record.ours && gone.has(record.group.key)));
-    return { pods, groups };
+    return { pods, groups, arrivals: loaded.arrivals };
   }
 
   /** A deadline: delete the group's root owners, warn its pods and mark the group ended. */

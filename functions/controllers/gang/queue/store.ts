@@ -29,12 +29,8 @@ export interface GroupRow {
   readonly firstSeen: number;
   /** The arrival warning was given. */
   readonly warnedMissing: boolean;
-  /** JSON of the core `WaitReason` while the last pass rejected the group. */
-  readonly rejectedReason: string | null;
   /** The rejection text already reported on the pods (Event and PodScheduled). */
   readonly reported: string | null;
-  /** JSON of the core `WaitReason` while the last pass left the group waiting. */
-  readonly waiting: string | null;
   /** When its deadline fired: its pods created up to then are being deleted and never scheduled again. */
   readonly endedAt: number | null;
 }
@@ -64,6 +60,7 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS pods_group ON pods (group_key)",
   "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, record TEXT NOT NULL, gen INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS allocations (group_key TEXT PRIMARY KEY, allocation TEXT NOT NULL, started_at INTEGER NOT NULL, ends_at INTEGER)",
+  // rejected_reason and waiting are written no more (the inspection recomputes them); kept so an existing object's table needs no migration.
   "CREATE TABLE IF NOT EXISTS groups (group_key TEXT PRIMARY KEY, first_seen INTEGER NOT NULL, warned_missing INTEGER NOT NULL DEFAULT 0, rejected_reason TEXT, reported TEXT, waiting TEXT, ended_at INTEGER)",
   // Not `timers`: durable/timers.ts owns a table of that name with another shape, and the object may use both.
   "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL)",
@@ -222,30 +219,17 @@ export class GangStore {
 
   /** Every group row. */
   groupRows(): GroupRow[] {
-    return this.#sql
-      .exec<{ group_key: string; first_seen: number; warned_missing: number; rejected_reason: string | null; reported: string | null; waiting: string | null; ended_at: number | null }>("SELECT * FROM groups ORDER BY group_key")
-      .toArray()
-      .map((row) => ({ key: row.group_key, firstSeen: row.first_seen, warnedMissing: row.warned_missing === 1, rejectedReason: row.rejected_reason, reported: row.reported, waiting: row.waiting, endedAt: row.ended_at }));
+    return this.#sql.exec<GroupColumns>("SELECT * FROM groups ORDER BY group_key").toArray().map(groupRow);
   }
 
   /** One group row. */
   group(key: string): GroupRow | undefined {
-    return this.groupRows().find((row) => row.key === key);
+    return this.#sql.exec<GroupColumns>("SELECT * FROM groups WHERE group_key = ?", key).toArray().map(groupRow)[0];
   }
 
   /** Creates the group's row if it has none; true when it was created. */
   ensureGroup(key: string, now: number): boolean {
     return this.#sql.exec("INSERT INTO groups (group_key, first_seen) VALUES (?, ?) ON CONFLICT (group_key) DO NOTHING", key, now).rowsWritten > 0;
-  }
-
-  /** Sets what the last pass decided of a group: its rejection or its wait (JSON of a `WaitReason`), or neither. */
-  setOutcome(key: string, rejected: string | null, waiting: string | null): void {
-    this.#sql.exec("UPDATE groups SET rejected_reason = ?, waiting = ? WHERE group_key = ?", rejected, waiting, key);
-  }
-
-  /** Clears the outcome of every group (before a pass records the new ones). */
-  clearOutcomes(): void {
-    this.#sql.exec("UPDATE groups SET rejected_reason = NULL, waiting = NULL WHERE rejected_reason IS NOT NULL OR waiting IS NOT NULL");
   }
 
   /** Records the rejection text reported on the group's pods. */
@@ -292,6 +276,11 @@ export class GangStore {
     else this.#sql.exec("DELETE FROM gang_timers WHERE id = ?", `${kind}:${group}`);
   }
 
+  /** The groups that have a timer of `kind`. */
+  timerGroups(kind: TimerKind): Set<string> {
+    return new Set(this.#sql.exec<{ group_key: string }>("SELECT group_key FROM gang_timers WHERE kind = ?", kind).toArray().map((row) => row.group_key));
+  }
+
   /** The timers due at `now`, earliest first. */
   dueTimers(now: number): TimerRow[] {
     return this.#sql
@@ -309,6 +298,22 @@ export class GangStore {
   nextWake(): number | undefined {
     return this.#sql.exec<{ due: number | null }>("SELECT MIN(due) AS due FROM gang_timers").one().due ?? undefined;
   }
+}
+
+/** The columns of `groups` (a type, not an interface: SQL rows need an index signature). */
+type GroupColumns = {
+  readonly group_key: string;
+  readonly first_seen: number;
+  readonly warned_missing: number;
+  readonly rejected_reason: string | null;
+  readonly reported: string | null;
+  readonly waiting: string | null;
+  readonly ended_at: number | null;
+};
+
+/** A `groups` row as a `GroupRow`. */
+function groupRow(row: GroupColumns): GroupRow {
+  return { key: row.group_key, firstSeen: row.first_seen, warnedMissing: row.warned_missing === 1, reported: row.reported, endedAt: row.ended_at };
 }
 
 /** A pod row as a stored pod. */
