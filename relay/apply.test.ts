@@ -109,7 +109,7 @@ function bindWithEvent(name: string): Plan["actions"] {
   ];
 }
 
-test("a plan's concurrency applies runs of binds at once, each with its Event after it", async () => {
+test("a plan's concurrency applies runs of binds at once, then the Events of those applied", async () => {
   const { client, sent, peak, release } = bindingClient({});
   const plan: Plan = { actions: ["a", "b", "c", "d", "e"].flatMap(bindWithEvent), concurrency: 4 };
   const applying = new PlanApplier(client).apply(plan, undefined);
@@ -118,6 +118,7 @@ test("a plan's concurrency applies runs of binds at once, each with its Event af
   assert.equal(peak(), 4, "four binds were in flight at once");
   assert.equal(sent.length, 10);
   for (const name of ["a", "b", "c", "d", "e"]) assert.ok(sent.indexOf(name) < sent.indexOf(`event:${name}`), `${name}'s Event came after its bind`);
+  assert.ok(sent.slice(0, 5).every((name) => !name.startsWith("event:")), "every bind before any Event: binds do not wait behind reports");
 });
 
 test("without concurrency a plan is applied one action at a time", async () => {

@@ -30,6 +30,8 @@ class AlreadyBound extends Error {}
 
 /** How one unit of a plan ended: permanent failures counted, or the transient error that stopped it and what it left. */
 interface UnitOutcome {
+  /** Its last action that is not an Event was applied (for a one-action unit: that action). */
+  readonly applied: boolean;
   readonly failed: number;
   readonly retry: string | undefined;
   readonly unapplied: readonly Action[];
@@ -100,19 +102,46 @@ export class PlanApplier {
   async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
     const recreated = recreatedNames(plan);
     const units = unitsOf(plan.actions);
+    const concurrency = plan.concurrency ?? 1;
+    if (concurrency > 1) return this.#applyAtOnce(units, concurrency, parent, recreated, onError);
     let failed = 0;
-    for (let index = 0; index < units.length; ) {
-      const run = runOf(units, index, plan.concurrency ?? 1);
-      const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit, parent, recreated, onError)));
-      failed += outcomes.reduce((sum, outcome) => sum + outcome.failed, 0);
-      const stopped = outcomes.find((outcome) => outcome.retry !== undefined);
-      if (stopped?.retry !== undefined) {
-        const unapplied = [...outcomes.flatMap((outcome) => outcome.unapplied), ...units.slice(index + run.length).flat()];
-        return { ok: false, retry: true, error: stopped.retry, unapplied };
-      }
-      index += run.length;
+    for (const [index, unit] of units.entries()) {
+      const outcome = await this.#applyUnit(unit, parent, recreated, onError);
+      failed += outcome.failed;
+      if (outcome.retry !== undefined) return { ok: false, retry: true, error: outcome.retry, unapplied: [...outcome.unapplied, ...units.slice(index + 1).flat()] };
     }
     return { ok: true, failed };
+  }
+
+  /**
+   * A plan with `concurrency`: the units' leading actions in runs applied at once, then the
+   * Events reporting those that were applied (an Event tells what happened; the binds of a
+   * scheduling pass should not wait behind the Events of the binds before them). A
+   * transient failure stops the runs; the Events of what was applied are still sent.
+   */
+  async #applyAtOnce(units: readonly Action[][], concurrency: number, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void): Promise<ApplyResult> {
+    let failed = 0;
+    const reports: Action[][] = [];
+    let stop: { error: string; unapplied: Action[] } | undefined;
+    for (let index = 0; index < units.length && stop === undefined; ) {
+      const run = runOf(units, index, concurrency);
+      const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit.slice(0, 1), parent, recreated, onError)));
+      outcomes.forEach((outcome, i) => {
+        failed += outcome.failed;
+        const events = run[i]?.slice(1) ?? [];
+        // A reporting Event goes only with an applied action; others go anyway.
+        const kept = outcome.applied ? events : events.filter((event) => !(event.type === "event" && event.ifPreviousApplied === true));
+        if (outcome.retry === undefined && kept.length > 0) reports.push(kept);
+      });
+      const stopped = outcomes.findIndex((outcome) => outcome.retry !== undefined);
+      if (stopped >= 0) stop = { error: outcomes[stopped]?.retry ?? "", unapplied: [...run.filter((_, i) => outcomes[i]?.retry !== undefined).flat(), ...units.slice(index + run.length).flat()] };
+      index += run.length;
+    }
+    for (let index = 0; index < reports.length; index += concurrency) {
+      const outcomes = await Promise.all(reports.slice(index, index + concurrency).map((events) => this.#applyUnit(events, parent, recreated, onError)));
+      failed += outcomes.reduce((sum, outcome) => sum + outcome.failed, 0);
+    }
+    return stop === undefined ? { ok: true, failed } : { ok: false, retry: true, error: stop.error, unapplied: stop.unapplied };
   }
 
   /** One unit: an action, then the Events that report it (skipped when it failed for good). */
@@ -135,7 +164,7 @@ export class PlanApplier {
           this.#resendLater(action, parent, recreated, 0);
           continue;
         }
-        if (transient(error)) return { failed, retry: `${describe(action)}: ${(error as Error).message}`, unapplied: unit.slice(index) };
+        if (transient(error)) return { applied: false, failed, retry: `${describe(action)}: ${(error as Error).message}`, unapplied: unit.slice(index) };
         const kubeError = error as KubeError;
         failed += 1;
         previousFailed = true;
@@ -143,7 +172,7 @@ export class PlanApplier {
         if (parent) await this.#event(parent, "Warning", failureReason(action), `${describe(action)}: ${kubeError.message}`).catch(() => undefined);
       }
     }
-    return { failed, retry: undefined, unapplied: [] };
+    return { applied: !previousFailed, failed, retry: undefined, unapplied: [] };
   }
 
   /** One action, logged once applied. A delete of something already gone succeeds. */
