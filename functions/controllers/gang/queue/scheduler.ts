@@ -156,7 +156,7 @@ export class GangQueueLogic {
     for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
     for (const group of report.provisional) {
-      if (this.#store.ensureGroup(group.key, now) && timeout > 0) this.#store.setTimer("arrival", group.key, now + timeout * 1000);
+      if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && timeout > 0) this.#store.setTimer("arrival", group.key, now + timeout * 1000);
     }
     return actions;
   }
