@@ -1,5 +1,5 @@
 import type { Controller, HttpApi, Webhook } from "./kit/controller.ts";
-import { ApiSpec, groupOf, kindKey, Manifest, WebhookSpec, type ControllerManifest, type RelatedObjects, type Watch } from "../protocol/index.ts";
+import { ApiSpec, groupOf, kindKey, Manifest, RelatedObjects, WebhookSpec, type ControllerManifest, type Watch } from "../protocol/index.ts";
 
 /** A webhook with its declaration parsed (defaults applied). */
 export interface RegisteredWebhook {
@@ -27,13 +27,16 @@ interface Parsed {
   readonly controller: Controller;
   readonly webhooks: RegisteredWebhook[];
   readonly apis: RegisteredApi[];
+  /** A snapshot controller's related objects for every snapshot. */
+  readonly related: RelatedObjects[];
 }
 
 function parse(controller: Controller): Parsed {
   const at = (what: string): string => `controller ${controller.name}: ${what}`;
   const webhooks = (controller.webhooks ?? []).map((webhook) => ({ spec: parseOrThrow(WebhookSpec, webhook.spec, at(`webhook ${webhook.spec.name}`)), review: webhook.review.bind(webhook) }));
   const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api), ...retryWindow(api) }));
-  return { controller, webhooks, apis };
+  const related = controller.delivery === "snapshot" ? (controller.related ?? []).map((entry, i) => parseOrThrow(RelatedObjects, entry, at(`related[${i}]`))) : [];
+  return { controller, webhooks, apis, related };
 }
 
 /** An API's retry window, when it declares a sane one (1–300 s). */
@@ -51,7 +54,7 @@ function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; d
   throw new Error(`${what}: ${issue?.path.map(String).join(".") ?? ""}: ${issue?.message ?? "invalid"}`);
 }
 
-function manifestEntry({ controller, webhooks, apis }: Parsed): ControllerManifest {
+function manifestEntry({ controller, webhooks, apis, related }: Parsed): ControllerManifest {
   return {
     name: controller.name,
     delivery: controller.delivery,
@@ -60,6 +63,7 @@ function manifestEntry({ controller, webhooks, apis }: Parsed): ControllerManife
     webhooks: webhooks.map((webhook) => webhook.spec),
     apis: apis.map((api) => api.spec),
     permissions: [...controller.permissions],
+    related,
   };
 }
 
@@ -68,9 +72,10 @@ function manifestEntry({ controller, webhooks, apis }: Parsed): ControllerManife
  * watched kinds: a webhook or API relating a kind its controller does not watch (without
  * selectors) would silently see nothing. Narrowing by namespace needs a namespaced kind.
  */
-function checkRelated({ controller, webhooks, apis }: Parsed): void {
+function checkRelated({ controller, webhooks, apis, related: snapshotRelated }: Parsed): void {
   const watched = new Map(controller.watches.filter((w) => !w.labelSelector && !w.fieldSelector).map((w) => [kindKey(w), w] as const));
-  const uses = [...webhooks, ...apis].flatMap((user) => user.spec.related.map((related) => [user.spec.name, related] as const));
+  const users = [...webhooks, ...apis, { spec: { name: "its snapshots", related: snapshotRelated } }];
+  const uses = users.flatMap((user) => user.spec.related.map((related) => [user.spec.name, related] as const));
   for (const [user, related] of uses) {
     const watch = watched.get(kindKey(related));
     if (!watch) throw new Error(`${user} of controller ${controller.name} relates ${kindKey(related)}, which the controller does not watch without selectors`);

@@ -61,6 +61,12 @@ export const ControllerManifest = z.object({
   webhooks: z.array(WebhookSpec).default([]),
   /** HTTP APIs the relay's front serves for this controller. */
   apis: z.array(ApiSpec).default([]),
+  /**
+   * Snapshot delivery: more cached objects the relay adds to every snapshot's `related`,
+   * narrowed to the parent as a webhook's are to its request, with paths from `object`
+   * (the parent): a node's pool peers are `sharingLabels` of `object.metadata.name`.
+   */
+  related: z.array(RelatedObjects).default([]),
   /** What the controller may read and write: the relay's ClusterRole is built from these alone. */
   permissions: z.array(Permission).default([]),
 });

@@ -11,7 +11,7 @@ const nodeWatch: Watch = { apiVersion: "v1", kind: "Node", resource: "nodes", na
 const podWatch: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" } };
 const sliceWatch: Watch = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", resource: "endpointslices", namespaced: true, mapping: { by: "field", path: "endpoints[].nodeName" } };
 
-const nodeAgent: ControllerManifest = { name: "node-agent", delivery: "snapshot", parent: { apiVersion: "v1", kind: "Node" }, watches: [nodeWatch, podWatch, sliceWatch], webhooks: [], apis: [], permissions: [] };
+const nodeAgent: ControllerManifest = { name: "node-agent", delivery: "snapshot", related: [], parent: { apiVersion: "v1", kind: "Node" }, watches: [nodeWatch, podWatch, sliceWatch], webhooks: [], apis: [], permissions: [] };
 
 const node = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, uid: `u-${name}` } });
 const pod = (namespace: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace, name }, spec }) as KubeObject;
@@ -87,7 +87,7 @@ test("field mapping: a namespaced parent's children are in its namespace only", 
   const byServiceAccount: Watch = { ...podWatch, mapping: { by: "field", path: "spec.serviceAccountName" } };
   const controller: ControllerManifest = {
     name: "sa-audit",
-    delivery: "snapshot",
+    delivery: "snapshot", related: [],
     parent: { apiVersion: "v1", kind: "ServiceAccount" },
     watches: [{ apiVersion: "v1", kind: "ServiceAccount", resource: "serviceaccounts", namespaced: true, mapping: { by: "self" } }, byServiceAccount],
     webhooks: [],
@@ -118,7 +118,7 @@ test("owner, label and reference mappings fill children and related", () => {
   const secrets = new FakeCache(true, { objects: [{ apiVersion: "v1", kind: "Secret", metadata: { namespace: "ns", name: "s1" } }, { apiVersion: "v1", kind: "Secret", metadata: { namespace: "other", name: "s1" } }] });
   const controller: ControllerManifest = {
     name: "cfg",
-    delivery: "snapshot",
+    delivery: "snapshot", related: [],
     parent,
     watches: [
       { ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } },
@@ -145,7 +145,7 @@ test("a deleted parent's children are still found by the uid its DELETED trigger
     { ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } },
     { ...parent, resource: "configmaps", namespaced: true, mapping: { by: "owner", owner: parent } },
   ];
-  const controller: ControllerManifest = { name: "cfg", delivery: "snapshot", parent, watches, webhooks: [], apis: [], permissions: [] };
+  const controller: ControllerManifest = { name: "cfg", delivery: "snapshot", related: [], parent, watches, webhooks: [], apis: [], permissions: [] };
   const trigger: Trigger = { type: "DELETED", kind: "ConfigMap.v1", object: gone };
   const request = buildSnapshot(controller, "ns/cfg", () => configMaps, [trigger], NOW);
   assert.equal(request.parent, null);

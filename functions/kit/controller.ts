@@ -16,6 +16,7 @@ import type {
   Permission,
   Plan,
   ReconcileRequest,
+  RelatedObjectsInput,
   TypeRef,
   Watch,
   WebhookSpec,
@@ -78,6 +79,11 @@ export interface SnapshotController extends ControllerDeclaration {
   readonly delivery: "snapshot";
   /** The parent kind; the watch with mapping `self`. */
   readonly parent: TypeRef;
+  /**
+   * Cached objects added to every snapshot's `related`, narrowed to the parent (paths
+   * from `object`, the parent), e.g. the nodes sharing the parent node's pool label.
+   */
+  readonly related?: readonly RelatedObjectsInput[];
   /** Snapshot in, decision out: no I/O, no clock but `request.now`. */
   reconcile(request: ReconcileRequest, settings: ControllerSettings): Decision;
 }

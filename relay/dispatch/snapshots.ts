@@ -2,10 +2,11 @@
  * Snapshot delivery: a watch event marks the parent keys it maps to dirty; a dirty key
  * is sent as a snapshot built from the caches, and the Worker answers with a plan.
  */
-import { objectKey, refOf, splitKey, type ClaimToken, type ControllerManifest, type ObjectRef, type Plan, type Trigger, type Watch } from "../../protocol/index.ts";
+import { objectKey, refOf, splitKey, type ClaimToken, type ControllerManifest, type KubeObject, type ObjectRef, type Plan, type ReconcileRequest, type Trigger, type Watch } from "../../protocol/index.ts";
 import type { Informers } from "../informers.ts";
 import { parentIsNamespaced, parentKeys, selfWatch, type ParentsIn } from "../mapping.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
+import { relatedObjects, type RelatedCaches } from "../related.ts";
 import { buildSnapshot } from "../snapshot.ts";
 import type { WorkerClient } from "../worker-client.ts";
 import { queueKey } from "./keys.ts";
@@ -33,11 +34,14 @@ export class SnapshotDelivery {
   readonly #worker: WorkerClient;
   readonly #view: (watch: Watch) => ReturnType<Informers["forWatch"]>;
 
+  readonly #relatedCaches: RelatedCaches;
+
   constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
     this.#queue = queue;
     this.#informers = informers;
     this.#worker = worker;
     this.#view = (watch) => informers.forWatch(watch);
+    this.#relatedCaches = (kind) => informers.unfiltered(kind);
   }
 
   /** The route of events of `watch` to `controller`'s parents. */
@@ -69,7 +73,7 @@ export class SnapshotDelivery {
 
   /** Sends the snapshot of `key`. */
   async send(controller: ControllerManifest, key: string, triggers: Trigger[]): Promise<Delivered> {
-    const request = buildSnapshot(controller, key, this.#view, triggers, new Date());
+    const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date()), controller, this.#relatedCaches);
     const plan = await this.#worker.reconcile(controller.name, request);
     const { namespace, name } = splitKey(key);
     // A parent gone from the cache is still named: Warning Events of failed actions go to it.
@@ -77,3 +81,16 @@ export class SnapshotDelivery {
     return { plan, parent };
   }
 }
+
+/** The snapshot with the controller's declared `related` objects, narrowed to its parent, added. */
+export function withRelated(request: ReconcileRequest, controller: ControllerManifest, caches: RelatedCaches): ReconcileRequest {
+  if (controller.related.length === 0 || request.parent === null) return request;
+  const found = relatedObjects(controller.related, { namespace: request.parent.metadata.namespace, root: { object: request.parent } }, caches);
+  const related: Record<string, KubeObject[]> = { ...request.related };
+  for (const [kind, objects] of Object.entries(found)) {
+    const seen = new Set((related[kind] ?? []).map((object) => object.metadata.uid ?? objectKey(object.metadata)));
+    related[kind] = [...(related[kind] ?? []), ...objects.filter((object) => !seen.has(object.metadata.uid ?? objectKey(object.metadata)))];
+  }
+  return { ...request, related };
+}
+

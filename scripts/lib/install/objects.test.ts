@@ -17,7 +17,7 @@ const manifest: Manifest = {
   controllers: [
     {
       name: "jobs",
-      delivery: "snapshot",
+      delivery: "snapshot", related: [],
       parent: { apiVersion: "example.dev/v1", kind: "Job" },
       watches: [
         { apiVersion: "example.dev/v1", kind: "Job", resource: "jobs", namespaced: true, mapping: { by: "self" } },
@@ -36,7 +36,7 @@ const manifest: Manifest = {
     },
     {
       name: "gang",
-      delivery: "events",
+      delivery: "events", related: [],
       watches: [{ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } }],
       webhooks: [],
       apis: [],
