@@ -3,6 +3,7 @@ import { ApiSpec } from "./api.ts";
 import { Mapping } from "./mapping.ts";
 import { LabelSelector, TypeRef } from "./objects.ts";
 import { Permission } from "./permissions.ts";
+import { FieldPath } from "./paths.ts";
 import { RelatedObjects } from "./related.ts";
 
 /** One kind a controller watches. */
@@ -48,6 +49,13 @@ export const WebhookSpec = z.object({
   namespaceSelector: LabelSelector.optional(),
   /** Kinds whose cached objects the relay attaches as `related`, each narrowed to the request. */
   related: z.array(RelatedObjects).default([]),
+  /**
+   * The relay forwards only requests holding a value (not absent, null, "", 0 or false)
+   * at one of these paths of the AdmissionRequest, and allows the others at once without
+   * calling the Worker: a pod created unbound (`object.spec.nodeName`) costs its creator
+   * no hop. Like a webhook's `matchConditions`, decided by the relay.
+   */
+  onlyWhen: z.array(FieldPath).min(1).max(16).optional(),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 

@@ -29,3 +29,18 @@ export function valuesAt(value: unknown, path: string): string[] {
   }
   return current.filter((v): v is string => typeof v === "string" && v !== "");
 }
+
+/** Whether `path` (dot segments, `[]` for every element) holds anything but absence, null, "", 0 or false. */
+export function holdsValue(root: unknown, path: string): boolean {
+  let values: unknown[] = [root];
+  for (const segment of path.split(".")) {
+    const many = segment.endsWith("[]");
+    const key = many ? segment.slice(0, -2) : segment;
+    values = values.flatMap((value) => {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+      const next = (value as Record<string, unknown>)[key];
+      return many ? (Array.isArray(next) ? (next as unknown[]) : []) : [next];
+    });
+  }
+  return values.some((value) => value !== undefined && value !== null && value !== "" && value !== 0 && value !== false);
+}

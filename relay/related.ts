@@ -4,7 +4,7 @@
  * `named`, `namedBy` and `ownerOf` are read by `get`, the others by listing one namespace
  * (or, without one, the cache), so a request costs what it finds, not what the cache holds.
  */
-import { kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../protocol/index.ts";
+import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../protocol/index.ts";
 
 /** The cache of a related kind, and whether the kind is namespaced. */
 export interface RelatedCache {
@@ -120,19 +120,4 @@ function fixed(objects: NonNullable<RelatedObjects["named"]>, cache: RelatedCach
     if (object) found.push(object);
   }
   return found;
-}
-
-/** Whether `path` (dot segments, `[]` for every element) holds anything but absence, null, "", 0 or false. */
-function holdsValue(root: unknown, path: string): boolean {
-  let values: unknown[] = [root];
-  for (const segment of path.split(".")) {
-    const many = segment.endsWith("[]");
-    const key = many ? segment.slice(0, -2) : segment;
-    values = values.flatMap((value) => {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
-      const next = (value as Record<string, unknown>)[key];
-      return many ? (Array.isArray(next) ? (next as unknown[]) : []) : [next];
-    });
-  }
-  return values.some((value) => value !== undefined && value !== null && value !== "" && value !== 0 && value !== false);
 }
