@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KindKey, KubeObject } from "./objects.ts";
+import { Timestamp } from "./reconcile.ts";
 
 const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
 const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
@@ -37,13 +38,15 @@ export type AdmissionResponse = z.infer<typeof AdmissionResponse>;
 
 /**
  * What the relay forwards to `POST /v1/admission/{webhook}`: the AdmissionReview the
- * API server sent, plus `related`, the cached objects of the kinds the webhook declared.
+ * API server sent, plus `related`, the cached objects of the kinds the webhook declared,
+ * and `now`, the relay's clock (RFC 3339), for webhooks whose answer depends on time.
  */
 export const AdmissionReviewRequest = z.object({
   apiVersion: z.literal("admission.k8s.io/v1"),
   kind: z.literal("AdmissionReview"),
   request: AdmissionRequest,
   related: z.record(KindKey, z.array(KubeObject)).default({}),
+  now: Timestamp.optional(),
 });
 export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewRequest>;
 

@@ -83,7 +83,7 @@ export async function admit(engine: RelayEngine, webhook: string, body: string, 
   // `namedBy` paths of a webhook start from the AdmissionRequest.
   const related = relatedObjects(spec.related, { namespace: review.request.namespace, root: review.request }, engine.relatedCaches);
   try {
-    return { status: 200, body: await engine.worker.admission(webhook, { ...review, related }, spec.timeoutSeconds * 1000) };
+    return { status: 200, body: await engine.worker.admission(webhook, { ...review, related, now: new Date().toISOString() }, spec.timeoutSeconds * 1000) };
   } catch (error) {
     log("warn", "admission forwarding failed", { webhook, error: String(error), failurePolicy: spec.failurePolicy });
     return { status: 200, body: failureAnswer(review.request.uid, spec, String(error)) };

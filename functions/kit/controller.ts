@@ -115,10 +115,10 @@ export interface EventsController extends ControllerDeclaration {
 /** An admission webhook as a controller declares it (defaults may be left out). */
 export type WebhookDeclaration = z.input<typeof WebhookSpec>;
 
-/** An admission webhook: a pure function of the request and its related cached objects. */
+/** An admission webhook: a pure function of the request, its related cached objects and the relay's clock (ms since the epoch). */
 export interface Webhook {
   readonly spec: WebhookDeclaration;
-  review(request: AdmissionRequest, related: Readonly<Record<string, readonly KubeObject[]>>): AdmissionResponse;
+  review(request: AdmissionRequest, related: Readonly<Record<string, readonly KubeObject[]>>, now: number): AdmissionResponse;
 }
 
 /** An HTTP API as a controller declares it (defaults may be left out). */

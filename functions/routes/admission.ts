@@ -8,6 +8,8 @@ export function admissionRoute(registry: Registry, name: string, body: Uint8Arra
   const webhook = registry.webhook(name);
   if (!webhook) throw new HttpError(404, "unknown_webhook", `no webhook named ${name}`, "webhook");
   const review = parseJson(body, AdmissionReviewRequest);
-  const response = AdmissionResponse.parse({ ...webhook.review(review.request, review.related), uid: review.request.uid });
+  // The relay's clock when it sent one; a review without one is answered on the Worker's.
+  const now = review.now === undefined ? Date.now() : Date.parse(review.now);
+  const response = AdmissionResponse.parse({ ...webhook.review(review.request, review.related, now), uid: review.request.uid });
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response };
 }

@@ -35,38 +35,38 @@ test("both webhooks are declared on CREATE and UPDATE of nervexjobs, failurePoli
 
 for (const operation of ["CREATE", "UPDATE"] as const) {
   test(`${operation}: an absent cleanPodPolicy is defaulted to Running`, () => {
-    const response = defaultsWebhook.review(admission({ coordinator }, operation), {});
+    const response = defaultsWebhook.review(admission({ coordinator }, operation), {}, 0);
     assert.equal(response.allowed, true);
     assert.equal(response.uid, "req-1");
     assert.deepEqual(patchOf(response), [{ op: "add", path: "/spec/cleanPodPolicy", value: "Running" }]);
   });
 
   test(`${operation}: an empty cleanPodPolicy is defaulted to Running; a set one is kept`, () => {
-    assert.deepEqual(patchOf(defaultsWebhook.review(admission({ coordinator, cleanPodPolicy: "" }, operation), {})), [{ op: "add", path: "/spec/cleanPodPolicy", value: "Running" }]);
+    assert.deepEqual(patchOf(defaultsWebhook.review(admission({ coordinator, cleanPodPolicy: "" }, operation), {}, 0)), [{ op: "add", path: "/spec/cleanPodPolicy", value: "Running" }]);
     for (const policy of ["None", "ALL", "Running"]) {
-      assert.deepEqual(defaultsWebhook.review(admission({ coordinator, cleanPodPolicy: policy }, operation), {}), { uid: "req-1", allowed: true });
+      assert.deepEqual(defaultsWebhook.review(admission({ coordinator, cleanPodPolicy: policy }, operation), {}, 0), { uid: "req-1", allowed: true });
     }
   });
 
   test(`${operation}: an unsupported cleanPodPolicy is refused naming the value and the allowed ones; the allowed are admitted`, () => {
-    const response = validateWebhook.review(admission({ coordinator, cleanPodPolicy: "Sometimes" }, operation), {});
+    const response = validateWebhook.review(admission({ coordinator, cleanPodPolicy: "Sometimes" }, operation), {}, 0);
     assert.equal(response.allowed, false);
     assert.equal(response.status?.code, 400);
     assert.equal(response.status?.message, 'spec.cleanPodPolicy: Unsupported value: "Sometimes": supported values: "ALL", "None", "Running"');
     for (const policy of ["None", "ALL", "Running"]) {
-      assert.deepEqual(validateWebhook.review(admission({ coordinator, cleanPodPolicy: policy }, operation), {}), { uid: "req-1", allowed: true });
+      assert.deepEqual(validateWebhook.review(admission({ coordinator, cleanPodPolicy: policy }, operation), {}, 0), { uid: "req-1", allowed: true });
     }
     // Case matters, as upstream's: `all` is not `ALL`.
-    assert.equal(validateWebhook.review(admission({ coordinator, cleanPodPolicy: "all" }, operation), {}).allowed, false);
+    assert.equal(validateWebhook.review(admission({ coordinator, cleanPodPolicy: "all" }, operation), {}, 0).allowed, false);
   });
 }
 
 test("a job without a spec is left to the schema: no patch, no refusal", () => {
-  assert.deepEqual(defaultsWebhook.review(admission(undefined), {}), { uid: "req-1", allowed: true });
-  assert.deepEqual(validateWebhook.review(admission(undefined), {}), { uid: "req-1", allowed: true });
+  assert.deepEqual(defaultsWebhook.review(admission(undefined), {}, 0), { uid: "req-1", allowed: true });
+  assert.deepEqual(validateWebhook.review(admission(undefined), {}, 0), { uid: "req-1", allowed: true });
 });
 
 test("a non-string cleanPodPolicy is refused with its JSON in the message", () => {
-  const response = validateWebhook.review(admission({ coordinator, cleanPodPolicy: 3 }), {});
+  const response = validateWebhook.review(admission({ coordinator, cleanPodPolicy: 3 }), {}, 0);
   assert.equal(response.status?.message, 'spec.cleanPodPolicy: Unsupported value: 3: supported values: "ALL", "None", "Running"');
 });
