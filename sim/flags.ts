@@ -25,3 +25,10 @@ export const NodeGpusFlag = z.coerce.number().int().min(0).max(1024);
 
 /** The nodes `npm start` creates: the node names the upstream Sedna examples pin their pods to. */
 export const DEFAULT_START_NODES = "cloud,edge1,edge2,edge-node";
+
+/**
+ * `--default-not-ready-toleration-seconds` / `--default-unreachable-toleration-seconds`:
+ * the tolerationSeconds DefaultTolerationSeconds gives pods, as kube-apiserver's flags of
+ * those names (int64 seconds, default 300).
+ */
+export const TolerationSecondsFlag = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

@@ -4,7 +4,7 @@ import { chooseLogFormat, createLogger, LEVELS, LOG_FORMATS } from "../cli/log.t
 import { cli, stringOptions } from "../cli/args.ts";
 import { addressInUse, takenPort } from "../cli/ports.ts";
 import { stopOnSignal } from "../cli/signals.ts";
-import { NodeGpusFlag, NodesFlag } from "./flags.ts";
+import { NodeGpusFlag, NodesFlag, TolerationSecondsFlag } from "./flags.ts";
 import { startSim } from "./index.ts";
 import { clearState, StateBusyError, StateError } from "./persistence.ts";
 
@@ -21,6 +21,11 @@ writes a kubeconfig for kubectl to FILE. The cluster lives in memory, or in DIR 
   --node-gpus N            nvidia.com/gpu capacity and allocatable of every node created
                            at start, for pods that request GPUs (default 0: none)
   --node-grace-seconds S   seconds without heartbeat before a node is NotReady (default 40)
+  --default-not-ready-toleration-seconds S
+  --default-unreachable-toleration-seconds S
+                           the tolerationSeconds of the node.kubernetes.io/not-ready and
+                           unreachable NoExecute tolerations pods get when they have none
+                           for those taints (default 300 each, as kube-apiserver)
   --state DIR              keep the cluster in DIR: loaded at start, every change saved
   --fresh                  with --state: discard what DIR holds and start empty
   --log-level L            debug | info | warn | error (default info)
@@ -32,6 +37,8 @@ const Flags = z.object({
   nodes: NodesFlag.default(3),
   "node-gpus": NodeGpusFlag.default(0),
   "node-grace-seconds": z.coerce.number().int().min(1).default(40),
+  "default-not-ready-toleration-seconds": TolerationSecondsFlag.default(300),
+  "default-unreachable-toleration-seconds": TolerationSecondsFlag.default(300),
   state: z.string().min(1).optional(),
   fresh: z.boolean().default(false),
   "log-level": z.enum(LEVELS).default("info"),
@@ -60,6 +67,8 @@ try {
     nodes: flags.nodes,
     nodeGpus: flags["node-gpus"],
     nodeGraceSeconds: flags["node-grace-seconds"],
+    defaultNotReadyTolerationSeconds: flags["default-not-ready-toleration-seconds"],
+    defaultUnreachableTolerationSeconds: flags["default-unreachable-toleration-seconds"],
     log,
     ...(flags.state ? { stateDir: flags.state } : {}),
   });

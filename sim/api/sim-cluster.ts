@@ -11,10 +11,11 @@ import { applyDefaults, prune, validate as validateSchema, type Schema } from ".
 import { jsonPatch, PatchError } from "../patch/json.ts";
 import { applyMergePatch, type Json } from "../patch/merge.ts";
 import { strategicMergePatch } from "../patch/strategic.ts";
-import { defaultOnCreate, defaultTolerationSeconds } from "../pipeline/defaults.ts";
+import { defaultOnCreate } from "../pipeline/defaults.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, type Cause } from "../pipeline/errors.ts";
 import { jobCauses } from "../pipeline/job.ts";
 import { admitPodPriority, checkPriorityClassTypes, defaultPriorityClass, globalDefaultConflict, isPriorityClass, keepPodPriority, PRIORITY_CLASSES, priorityClassCauses, systemClassDeletion, systemPriorityClasses } from "../pipeline/priority.ts";
+import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds, type DefaultTolerations } from "../pipeline/tolerations.ts";
 import { dropUnknownFields, goFormat, introduced, strictDecodingError, strictPatchError, undeclaredFieldError, unknownFieldMessage, type FieldValidation } from "../pipeline/unknown-fields.ts";
 import { validateObject } from "../pipeline/validation.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
@@ -36,6 +37,10 @@ export interface SimClusterOptions {
   readonly now?: () => Date;
   /** Warnings of in-process writes (unknown fields dropped): the built-in controllers should cause none. */
   readonly onWarning?: (message: string) => void;
+  /** kube-apiserver's `--default-not-ready-toleration-seconds`: what DefaultTolerationSeconds gives pods (default 300). */
+  readonly defaultNotReadyTolerationSeconds?: number;
+  /** kube-apiserver's `--default-unreachable-toleration-seconds` (default 300). */
+  readonly defaultUnreachableTolerationSeconds?: number;
 }
 
 /** Per-call options the HTTP layer passes through. */
@@ -57,6 +62,7 @@ export class SimCluster implements Cluster {
   readonly #resolveService: ServiceResolver | undefined;
   readonly #now: () => Date;
   readonly #onWarning: ((message: string) => void) | undefined;
+  readonly #defaultTolerations: DefaultTolerations;
   #ipCounter = 0;
 
   constructor(options: SimClusterOptions = {}) {
@@ -64,6 +70,7 @@ export class SimCluster implements Cluster {
     this.#resolveService = options.resolveService;
     this.#now = options.now ?? ((): Date => new Date());
     this.#onWarning = options.onWarning;
+    this.#defaultTolerations = { notReadySeconds: options.defaultNotReadyTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS, unreachableSeconds: options.defaultUnreachableTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS };
     for (const name of INITIAL_NAMESPACES) {
       this.store.commit("/namespaces", "ADDED", this.#stamp({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } }));
     }
@@ -157,9 +164,11 @@ export class SimCluster implements Cluster {
     const uid = crypto.randomUUID();
     draft = defaultOnCreate(resource, draft, () => this.#allocateIp(), uid);
     if (resource.kind === "Pod" && resource.group === "") {
-      draft = defaultTolerationSeconds(draft);
-      // The Priority plugin names a pod by its generateName while the name is still to come.
+      // The built-in admission plugins in kube-apiserver's order (Priority, then
+      // DefaultTolerationSeconds), before the webhooks. The Priority plugin names a pod by its
+      // generateName while the name is still to come.
       draft = admitPodPriority(draft, this.#priorityClasses(), object.metadata.name || object.metadata.generateName || name);
+      draft = defaultTolerationSeconds(draft, this.#defaultTolerations);
     }
     if (isNamespace(resource)) draft = withKubernetesFinalizer(draft);
     draft = this.#customResource(resource, draft, object.apiVersion);
@@ -321,7 +330,7 @@ export class SimCluster implements Cluster {
       if (!draft.metadata.deletionTimestamp) delete draft.metadata.deletionTimestamp;
       if (draft.metadata.deletionGracePeriodSeconds === undefined) delete draft.metadata.deletionGracePeriodSeconds;
       if (isNamespace(resource)) draft = keepSpecFinalizers(draft, current);
-      if (resource.group === "" && resource.kind === "Pod") draft = keepPodPriority(draft, current);
+      if (resource.group === "" && resource.kind === "Pod") draft = defaultTolerationSeconds(keepPodPriority(draft, current), this.#defaultTolerations);
       if (isPriorityClass(resource)) draft = defaultPriorityClass(draft);
       if (current.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).some((f) => !(current.metadata.finalizers ?? []).includes(f))) {
         throw invalid(resource.kind, resource.group, name, [{ field: "metadata.finalizers", reason: "FieldValueForbidden", message: "Forbidden: no new finalizers can be added if the object is being deleted" }]);

@@ -1,7 +1,18 @@
 /**
- * The Endpoints and EndpointSlice controller: for each Service with a selector, the IPs
- * of its pods (ready ones as addresses, others as notReadyAddresses) and its ports,
- * with named target ports resolved against each pod's container ports.
+ * The Endpoints and EndpointSlice controllers: for each Service with a selector, the IPs
+ * of its pods and its ports, with named target ports resolved against each pod's container
+ * ports, written through the API as any client's writes (so admission webhooks on
+ * endpoints and endpointslices see them, as on a cluster).
+ *
+ * Which pods and how, as upstream's (pkg/controller/endpoint/endpoints_controller.go,
+ * pkg/controller/endpointslice and staging/src/k8s.io/endpointslice, v1.32):
+ * `ShouldPodBeInEndpoints` leaves out terminal pods and pods without an IP, and pods being
+ * deleted from Endpoints (unless the Service publishes not-ready addresses) but not from
+ * EndpointSlices. In Endpoints (`addEndpointSubset`) a Ready pod is an address and any other
+ * a notReadyAddress, unless `publishNotReadyAddresses`. In an EndpointSlice
+ * (`podToEndpoint`) `serving` is the pod's Ready condition, `terminating` whether it is
+ * being deleted, and `ready` is `serving && !terminating`, or true when the Service
+ * publishes not-ready addresses.
  */
 import type { KubeObject } from "../../protocol/index.ts";
 import { jsonEqual } from "../api/objects.ts";
@@ -91,21 +102,30 @@ export function endpointsController(): SimController {
     const selector = obj(obj((service as Obj | undefined)?.spec).selector) as Record<string, string>;
     if (!service || Object.keys(selector).length === 0) return;
     const ports = arr(obj((service as Obj).spec).ports);
+    const publishNotReady = obj((service as Obj).spec).publishNotReadyAddresses === true;
     const candidates = smallest(pairsOf(namespace, selector).map((pair) => podsByPair.get(pair)));
-    const members = [...candidates].flatMap((podKey) => pods.get(podKey) ?? []).filter((p) => !terminal(p) && !p.metadata.deletionTimestamp && obj((p as Obj).status).podIP && selects(selector, p));
+    const byName = (a: KubeObject, b: KubeObject): number => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? "");
+    // ShouldPodBeInEndpoints(pod, includeTerminating): slices include pods being deleted.
+    const members = [...candidates].flatMap((podKey) => pods.get(podKey) ?? []).filter((p) => !terminal(p) && obj((p as Obj).status).podIP && selects(selector, p)).sort(byName);
+    const inEndpoints = members.filter((p) => publishNotReady || !p.metadata.deletionTimestamp);
     const address = (p: KubeObject): Obj => ({ ip: String(obj((p as Obj).status).podIP), nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } });
-    const ready = members.filter(podReady).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
-    const notReady = members.filter((p) => !podReady(p)).sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+    const ready = inEndpoints.filter((p) => publishNotReady || podReady(p));
+    const notReady = inEndpoints.filter((p) => !publishNotReady && !podReady(p));
     const epPorts = ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: (members[0] && targetPort(p, members[0])) ?? Number(p.port), protocol: p.protocol ?? "TCP" }));
     const owner = [{ apiVersion: "v1", kind: "Service", name, uid: service.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }];
-    const subsets = members.length === 0 ? [] : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
+    const subsets = inEndpoints.length === 0 ? [] : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
     await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels: { ...(service.metadata.labels ?? {}) } }, subsets } as KubeObject);
+    const conditions = (p: KubeObject): Obj => {
+      const serving = podReady(p);
+      const terminating = Boolean(p.metadata.deletionTimestamp);
+      return { ready: publishNotReady || (serving && !terminating), serving, terminating };
+    };
     await upsert(SLICE, {
       apiVersion: "discovery.k8s.io/v1",
       kind: "EndpointSlice",
       metadata: { name: `${name}-sim`, namespace, labels: { "kubernetes.io/service-name": name, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" }, ownerReferences: owner },
       addressType: "IPv4",
-      endpoints: [...ready, ...notReady].map((p) => ({ addresses: [String(obj((p as Obj).status).podIP)], conditions: { ready: podReady(p), serving: podReady(p), terminating: false }, nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } })),
+      endpoints: members.map((p) => ({ addresses: [String(obj((p as Obj).status).podIP)], conditions: conditions(p), nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } })),
       ports: epPorts,
     } as KubeObject);
   }

@@ -9,6 +9,7 @@ import { nodeLifecycle } from "./nodelifecycle.ts";
 import { nodeHeartbeats } from "./nodes.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { scheduler } from "./scheduler.ts";
+import { taintEvictionController } from "./taint-eviction.ts";
 import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
 /**
@@ -21,6 +22,7 @@ export function builtinControllers(options: SimControllerOptions, defaultSchedul
     garbageCollector(),
     nodeHeartbeats(options),
     nodeLifecycle(options),
+    taintEvictionController(),
     defaultScheduler,
     kubelet(),
     replicaSetController(),

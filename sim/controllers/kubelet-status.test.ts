@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { RUNS_UNTIL_STOPPED } from "./container-command.ts";
-import { goDuration, phaseOf, podStatus, runFromStatus, type ContainerRun, type PodRun, type Termination } from "./kubelet-status.ts";
+import { goDuration, phaseOf, podStatus, readinessFails, runFromStatus, type ContainerRun, type PodRun, type Termination } from "./kubelet-status.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const ended = (exitCode: number): Termination => ({ exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt: T0, finishedAt: T0 + 1000, containerID: "sim://old" });
@@ -63,4 +63,14 @@ test("a pod reported before a restart of the sim goes on from its status", () =>
 
 test("durations as Go prints them", () => {
   assert.deepEqual([10_000, 80_000, 160_000, 300_000].map(goDuration), ["10s", "1m20s", "2m40s", "5m0s"]);
+});
+
+test("a readiness probe whose exec command fails keeps a running container not ready; others pass", () => {
+  const pod = (probe: unknown): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx", ...(probe === undefined ? {} : { readinessProbe: probe }) }] } }) as KubeObject;
+  assert.equal(readinessFails(pod({ exec: { command: ["false"] } }), "c"), true);
+  assert.equal(readinessFails(pod({ exec: { command: ["sh", "-c", "exit 3"] } }), "c"), true);
+  assert.equal(readinessFails(pod({ exec: { command: ["true"] } }), "c"), false);
+  assert.equal(readinessFails(pod({ exec: { command: ["cat", "/tmp/healthy"] } }), "c"), false, "a command the sim cannot tell passes");
+  assert.equal(readinessFails(pod({ httpGet: { path: "/", port: 80 } }), "c"), false);
+  assert.equal(readinessFails(pod(undefined), "c"), false);
 });

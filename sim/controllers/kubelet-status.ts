@@ -4,7 +4,7 @@
  * the kubelet's getPhase decides it, and the conditions the kubelet owns. Pure.
  */
 import type { KubeObject } from "../../protocol/index.ts";
-import type { ContainerProgram } from "./container-command.ts";
+import { interpret, type ContainerProgram } from "./container-command.ts";
 import { arr, obj, type Obj } from "./runtime.ts";
 
 /** How a container instance ended. */
@@ -90,11 +90,24 @@ function stateOf(pod: KubeObject, c: ContainerRun): { state: Obj; lastState: Obj
   return { state: { terminated: terminated(c.ended) }, lastState: c.last ? { terminated: terminated(c.last) } : {} };
 }
 
-/** The status of one container. */
+/**
+ * Whether a container's readiness probe fails. Only an `exec` probe whose command the
+ * sim reads as exiting non-zero (`false`, `exit 1`, `sh -c "... && exit 3"`) fails, at
+ * every period; other probes (httpGet, tcpSocket, commands it cannot tell) pass.
+ */
+export function readinessFails(pod: KubeObject, container: string): boolean {
+  const spec = arr(obj((pod as Obj).spec).containers).find((c) => c.name === container);
+  const command = obj(obj(obj(spec).readinessProbe).exec).command;
+  if (!Array.isArray(command) || command.length === 0) return false;
+  const program = interpret({ command: command.map(String) });
+  return program.exitAfter !== undefined && program.exitCode !== 0;
+}
+
+/** The status of one container: ready while it runs and its readiness probe passes. */
 function containerStatus(pod: KubeObject, c: ContainerRun): Obj {
   const { state, lastState } = stateOf(pod, c);
   const running = !c.ended;
-  return { name: c.name, state, lastState, ready: running, restartCount: c.restartCount, image: c.image, imageID: `sim://${c.image}`, containerID: c.containerID, started: running };
+  return { name: c.name, state, lastState, ready: running && !readinessFails(pod, c.name), restartCount: c.restartCount, image: c.image, imageID: `sim://${c.image}`, containerID: c.containerID, started: running };
 }
 
 /**
@@ -117,7 +130,7 @@ function condition(current: readonly Obj[], type: string, status: "True" | "Fals
 function conditionsOf(pod: KubeObject, run: PodRun, phase: string, now: number): Obj[] {
   const current = arr(obj((pod as Obj).status).conditions);
   const done = phase === "Succeeded" || phase === "Failed";
-  const unready = run.containers.filter((c) => c.ended).map((c) => c.name);
+  const unready = run.containers.filter((c) => c.ended || readinessFails(pod, c.name)).map((c) => c.name);
   const [reason, message] = done ? ["PodCompleted", undefined] : unready.length > 0 ? ["ContainersNotReady", `containers with unready status: [${unready.join(" ")}]`] : [undefined, undefined];
   const ready = unready.length === 0 ? "True" : "False";
   const owned = [

@@ -16,6 +16,7 @@ import { recordEvent } from "./events.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
 import { allocatableOf, charge, idleUsage, insufficient, podRequests, type Amounts, type Usage } from "./resources.ts";
 import { arr, ignoreNotFound, isConflict, keyOf, KeyQueue, now, obj, splitNsKey, terminal, type Obj } from "./runtime.ts";
+import { NOT_READY, toleratesTaint, UNREACHABLE } from "./taints.ts";
 import { Wakeups } from "./wakeups.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -30,20 +31,16 @@ const resolvable = (reason: string): boolean => reason === "Too many pods" || re
 /** The status of nodes a matchFields pin leaves out (the NodeAffinity PreFilter result). */
 const NOT_PINNED = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 
-/** Whether the tolerations tolerate a taint. */
+/** Whether the tolerations tolerate a taint (`TolerationsTolerateTaint`). */
 export function tolerates(tolerations: readonly Obj[], taint: Obj): boolean {
-  return tolerations.some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === "Exists") return !t.key || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? "") === (taint.value ?? "");
-  });
+  return tolerations.some((t) => toleratesTaint(t, taint));
 }
 
 /** The taint the node lifecycle controller puts on a node that is not Ready (the sim may not have added it yet). */
 function notReadyTaint(node: KubeObject): Obj | undefined {
   const ready = arr(obj((node as Obj).status).conditions).find((c) => c.type === "Ready");
   if (ready?.status === "True") return undefined;
-  return { key: ready?.status === "Unknown" ? "node.kubernetes.io/unreachable" : "node.kubernetes.io/not-ready", effect: "NoSchedule" };
+  return { key: ready?.status === "Unknown" ? UNREACHABLE : NOT_READY, effect: "NoSchedule" };
 }
 
 /** The first taint the pod does not tolerate among those that keep pods off (NoSchedule, NoExecute). */

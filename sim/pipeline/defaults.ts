@@ -146,22 +146,3 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
     }
   }
 }
-
-/** The toleration DefaultTolerationSeconds adds, for one taint key. */
-function defaultToleration(key: string): Obj {
-  return { key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 };
-}
-
-function tolerates(tolerations: readonly Obj[], key: string): boolean {
-  return tolerations.some((t) => (t.effect === undefined || t.effect === "" || t.effect === "NoExecute") && (t.key === key || ((t.key === undefined || t.key === "") && t.operator === "Exists")));
-}
-
-/** The DefaultTolerationSeconds admission plugin: not-ready/unreachable NoExecute for 300 s unless tolerated already. */
-export function defaultTolerationSeconds(pod: KubeObject): KubeObject {
-  const o = pod as KubeObject & Obj;
-  const spec = obj(o.spec);
-  const tolerations = list(spec.tolerations);
-  const added = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"].filter((k) => !tolerates(tolerations, k)).map(defaultToleration);
-  if (added.length === 0) return pod;
-  return { ...o, spec: { ...spec, tolerations: [...tolerations, ...added] } };
-}

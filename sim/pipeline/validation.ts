@@ -10,6 +10,7 @@ import { asObj, type Obj } from "../api/objects.ts";
 import type { ResourceType } from "../registry/resource.ts";
 import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
 import type { Cause } from "./errors.ts";
+import { validateOnlyAddedTolerations, validateTolerations } from "./tolerations.ts";
 import { dns1035Name, dnsLabelName, dnsSubdomainName, isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, pathSegmentName, type NameRule } from "./names.ts";
 
 const ANNOTATIONS_LIMIT = 256 * 1024;
@@ -185,7 +186,7 @@ function validateContainers(containers: Obj[], path: string, names: Set<string>)
   return causes;
 }
 
-/** `ValidatePodSpec`, the parts users meet: containers (names, images, ports) and the restart policy. */
+/** `ValidatePodSpec`, the parts users meet: containers (names, images, ports), the restart policy and the tolerations. */
 export function validatePodSpec(spec: Obj, path: string): Cause[] {
   const causes: Cause[] = [];
   const names = new Set<string>();
@@ -195,6 +196,7 @@ export function validatePodSpec(spec: Obj, path: string): Cause[] {
   causes.push(...validateContainers(list(spec.initContainers), `${path}.initContainers`, names));
   const restartPolicy = str(spec.restartPolicy);
   if (restartPolicy && !RESTART_POLICIES.includes(restartPolicy)) causes.push(notSupported(`${path}.restartPolicy`, restartPolicy, RESTART_POLICIES));
+  causes.push(...validateTolerations(spec.tolerations, `${path}.tolerations`));
   return causes;
 }
 
@@ -323,5 +325,10 @@ export function validateObject(resource: ResourceType, object: KubeObject, old?:
   const causes = old === undefined ? validateMetaCreate(resource, meta) : nameRule(resource) ? validateMetaCommon(meta) : [];
   if (resource.crd) return causes;
   const kind = KINDS[`${resource.group}/${resource.kind}`];
-  return kind ? [...causes, ...kind(object as unknown as Obj)] : causes;
+  const all = kind ? [...causes, ...kind(object as unknown as Obj)] : causes;
+  // ValidatePodUpdate: tolerations may only be added, or change their tolerationSeconds.
+  if (old !== undefined && resource.group === "" && resource.kind === "Pod") {
+    all.push(...validateOnlyAddedTolerations(asObj((object as unknown as Obj).spec).tolerations, asObj((old as unknown as Obj).spec).tolerations, "spec.tolerations"));
+  }
+  return all;
 }

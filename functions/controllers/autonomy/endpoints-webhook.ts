@@ -8,6 +8,7 @@ import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../p
 import type { Webhook, WebhookDeclaration } from "../../kit/controller.ts";
 import { allow, patchWith } from "../../kit/admission.ts";
 import { endpointFacts, keepContext, keepsReady, type KeepContext } from "./keep-ready.ts";
+import { nodesAndPools, podsNamed } from "./related.ts";
 
 /** The webhook's name (its route: `/v1/admission/autonomy-endpoints`). */
 export const ENDPOINTS_WEBHOOK = "autonomy-endpoints";
@@ -68,7 +69,7 @@ export const ENDPOINTS_WEBHOOK_SPEC: WebhookDeclaration = {
   failurePolicy: "Ignore",
   timeoutSeconds: 3,
   onlyWhen: ["object.subsets[].notReadyAddresses[].nodeName"],
-  related: [],
+  related: [...nodesAndPools(["object.subsets[].notReadyAddresses[].nodeName"]), ...podsNamed(["object.subsets[].notReadyAddresses[].targetRef.name"])],
 };
 
 /** The webhook: `reviewEndpoints` at the time of the request. */

@@ -14,6 +14,7 @@ import type { Webhook, WebhookDeclaration } from "../../kit/controller.ts";
 import type { JsonPatchOperation } from "../../kit/admission.ts";
 import { allow, patchWith } from "../../kit/admission.ts";
 import { endpointFacts, keepContext, keepsReady, type KeepContext } from "./keep-ready.ts";
+import { nodesAndPools, podsNamed } from "./related.ts";
 
 /** The webhook's name (its route: `/v1/admission/autonomy-endpointslices`). */
 export const ENDPOINTSLICE_WEBHOOK = "autonomy-endpointslices";
@@ -62,7 +63,7 @@ export const ENDPOINTSLICE_WEBHOOK_SPEC: WebhookDeclaration = {
   failurePolicy: "Ignore",
   timeoutSeconds: 3,
   onlyWhen: ["object.endpoints[].nodeName"],
-  related: [],
+  related: [...nodesAndPools(["object.endpoints[].nodeName"]), ...podsNamed(["object.endpoints[].targetRef.name"])],
 };
 
 /** The webhook: `reviewEndpointSlice` at the time of the request. */

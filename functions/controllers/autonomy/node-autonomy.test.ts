@@ -40,5 +40,6 @@ test("pools: the nodepool label, else the zone; down when every edge node of it 
   assert.equal(poolDown(a, [a, pool("b", "False"), pool("other", "True", { "apps.openyurt.io/nodepool": "beijing" })]), true);
   assert.equal(poolDown(a, [a, pool("b", "True")]), false, "one node of the pool is up");
   assert.equal(poolDown(node("solo", { ready: "Unknown" }), []), false, "no pool, no pool outage");
+  assert.equal(poolDown(a, [a]), false, "a pool of one is a node: its own duration applies");
   assert.equal(poolDown(node("c", { edge: false, ready: "Unknown", labels: { "apps.openyurt.io/nodepool": "cloud" } }), []), false, "cloud nodes are evicted as usual");
 });

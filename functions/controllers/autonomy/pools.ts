@@ -18,14 +18,16 @@ export function poolOf(node: KubeObject): string | undefined {
 }
 
 /**
- * Whether `node` is in a pool of edge nodes that is down as a whole: it has a pool, and
- * every node of that pool among `nodes` (which should hold at least the node's pool;
- * `node` itself is counted whether or not it is among them) is NotReady or unreachable.
+ * Whether `node` is in a pool of edge nodes that is down as a whole: it has a pool of at
+ * least two nodes, and every node of that pool among `nodes` (which should hold at least
+ * the node's pool; `node` itself is counted whether or not it is among them) is NotReady
+ * or unreachable. A pool of one is a node: its own duration applies (as it does when the
+ * peers are unknown).
  */
 export function poolDown(node: KubeObject, nodes: readonly KubeObject[]): boolean {
   const pool = poolOf(node);
   if (pool === undefined || !isEdgeNode(node)) return false;
   const name = node.metadata.name;
   const members = [node, ...nodes.filter((other) => other.metadata.name !== name && poolOf(other) === pool)];
-  return members.every((member) => !isReady(member));
+  return members.length >= 2 && members.every((member) => !isReady(member));
 }

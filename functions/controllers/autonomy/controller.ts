@@ -1,0 +1,38 @@
+import type { SnapshotController } from "../../kit/controller.ts";
+import { endpointsWebhook } from "./endpoints-webhook.ts";
+import { endpointSliceWebhook } from "./endpointslice-webhook.ts";
+import { nodeWebhook } from "./node-webhook.ts";
+import { podWebhook } from "./pod-webhook.ts";
+import { reconcileNode } from "./reconcile.ts";
+import { nodesAndPools } from "./related.ts";
+
+const NODE = { apiVersion: "v1", kind: "Node" };
+
+/**
+ * OpenYurt edge autonomy (ADR 0013): keyed by Node, with the pods bound to it as
+ * children and its pool's nodes as related objects, it keeps the not-ready/unreachable
+ * tolerations of an autonomous edge node's pods at `node.openyurt.io/autonomy-duration`
+ * (forever while the node's whole pool is down), restores them when the annotation goes,
+ * and reports bad durations, cache failures and pool outages as Events. Its webhooks do
+ * the same for pods created bound, keep endpoints ready during autonomy, and guard the
+ * annotation.
+ */
+const controller: SnapshotController = {
+  name: "autonomy",
+  delivery: "snapshot",
+  parent: NODE,
+  watches: [
+    { ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" } },
+  ],
+  related: nodesAndPools(["object.metadata.name"]),
+  permissions: [
+    // patch: tolerationSeconds and the kept originals; nodes: the pool-outage and cache-failed marks.
+    { group: "", resource: "pods", access: ["read", "write"] },
+    { group: "", resource: "nodes", access: ["read", "write"] },
+  ],
+  webhooks: [podWebhook, nodeWebhook, endpointsWebhook, endpointSliceWebhook],
+  reconcile: reconcileNode,
+};
+
+export default controller;

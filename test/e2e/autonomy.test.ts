@@ -1,0 +1,194 @@
+/**
+ * Edge autonomy end to end on the local stack, with real kubectl: an edge node whose
+ * heartbeat stops keeps its pods, and their Service endpoints, for its
+ * `autonomy-duration`, then they are evicted and leave the endpoints; with `0` never; a
+ * pod failing its own readiness on a Ready autonomous node leaves the endpoints; a bad
+ * duration and a duration set while the edge hub's cache fails are refused; a whole pool
+ * down keeps its pods until one node is back. Every wait is a condition with a deadline.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { Stack } from "../../scripts/lib/stack.ts";
+import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { testStack, waitFor } from "./harness.ts";
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
+
+const POD = { apiVersion: "v1", kind: "Pod" };
+const NODE = { apiVersion: "v1", kind: "Node" };
+const ENDPOINTS = { apiVersion: "v1", kind: "Endpoints" };
+const SLICE = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
+const EVENT = { apiVersion: "v1", kind: "Event" };
+const NS = "shop";
+const DURATION = "node.openyurt.io/autonomy-duration";
+const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+/** The sim's node grace period: a node without heartbeat for this long is unreachable. */
+const GRACE_SECONDS = 3;
+const WAIT_MS = 60_000;
+
+let stack: Stack;
+let kubectl: Kubectl;
+
+before(async () => {
+  if (skip) return;
+  stack = await testStack({ nodes: ["edge-a", "edge-b", "edge-c", "pool-1", "pool-2", "cloud"], nodeGraceSeconds: GRACE_SECONDS });
+  kubectl = kubectlFor(stack.sim.kubeconfigPath ?? "");
+  await kubectl(["label", "node", "edge-a", "edge-b", "edge-c", "pool-1", "pool-2", "openyurt.io/is-edge-worker=true"]);
+  await kubectl(["label", "node", "pool-1", "pool-2", "apps.openyurt.io/nodepool=hangzhou"]);
+  await kubectl(["create", "namespace", NS]);
+  await kubectl(["create", "service", "clusterip", "web", "-n", NS, "--tcp=80:80"]);
+  // `kubectl create service` selects app=web.
+});
+
+after(async () => {
+  if (skip) return;
+  await stack.stop();
+});
+
+/** A pod of the Service on `node`, optionally failing its readiness probe. */
+function webPod(name: string, node: string, failsReadiness = false): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: NS, labels: { app: "web" } },
+    spec: {
+      nodeSelector: { "kubernetes.io/hostname": node },
+      terminationGracePeriodSeconds: 0,
+      containers: [{ name: "web", image: "nginx", ports: [{ containerPort: 80 }], ...(failsReadiness ? { readinessProbe: { exec: { command: ["false"] }, periodSeconds: 1 } } : {}) }],
+    },
+  } as KubeObject;
+}
+
+async function pod(name: string): Promise<Obj | undefined> {
+  return (await stack.sim.cluster.find(POD, NS, name)) as Obj | undefined;
+}
+
+/** The `tolerationSeconds` of the pod's not-ready and unreachable tolerations ("none" when a toleration has no seconds). */
+function seconds(object: Obj | undefined): string[] {
+  return ((object?.spec.tolerations ?? []) as Obj[])
+    .filter((t) => t.effect === "NoExecute" && (t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable"))
+    .map((t) => `${String(t.key).split("/")[1]}=${t.tolerationSeconds ?? "none"}`)
+    .sort();
+}
+
+async function waitForSeconds(name: string, expected: string[]): Promise<Obj> {
+  return waitFor(`${name}'s tolerations ${expected.join(",")}`, async () => {
+    const found = await pod(name);
+    return JSON.stringify(seconds(found)) === JSON.stringify(expected) ? found : undefined;
+  }, WAIT_MS);
+}
+
+/** The IPs the Service's Endpoints lists as ready and as not ready. */
+async function endpoints(): Promise<{ ready: string[]; notReady: string[] }> {
+  const object = (await stack.sim.cluster.find(ENDPOINTS, NS, "web")) as Obj | undefined;
+  const subsets = (object?.subsets ?? []) as Obj[];
+  const ips = (key: string): string[] => subsets.flatMap((s) => ((s[key] ?? []) as Obj[]).map((a) => String(a.ip))).sort();
+  return { ready: ips("addresses"), notReady: ips("notReadyAddresses") };
+}
+
+/** The EndpointSlice `ready` condition of each address of the Service. */
+async function sliceReady(): Promise<Record<string, boolean>> {
+  const slices = (await stack.sim.cluster.list(SLICE, { namespace: NS, labelSelector: "kubernetes.io/service-name=web" })).items as Obj[];
+  return Object.fromEntries(slices.flatMap((s) => ((s.endpoints ?? []) as Obj[]).map((e) => [String(e.addresses?.[0]), e.conditions?.ready !== false])));
+}
+
+async function running(name: string): Promise<string> {
+  const object = await waitFor(`${name} Ready`, async () => {
+    const found = await pod(name);
+    return found?.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True") ? found : undefined;
+  }, WAIT_MS);
+  return String(object.status.podIP);
+}
+
+async function nodeEvents(node: string, reason: string): Promise<Obj[]> {
+  return ((await stack.sim.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.kind === "Node" && e.involvedObject?.name === node && e.reason === reason);
+}
+
+/** When the node got its unreachable NoExecute taint (ms), once it has it. */
+async function taintedAt(node: string): Promise<number> {
+  const object = await waitFor(`${node} tainted unreachable`, async () => {
+    const found = (await stack.sim.cluster.find(NODE, undefined, node)) as Obj | undefined;
+    return ((found?.spec.taints ?? []) as Obj[]).find((t) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute");
+  }, WAIT_MS);
+  return Date.parse(String(object.timeAdded));
+}
+
+test("autonomy-duration 20s: the pods of a node that stops heartbeating stay, and stay in their endpoints, for 20 s, then go; with 0 they never do", { skip }, async () => {
+  await kubectl(["annotate", "node", "edge-a", `${DURATION}=20s`]);
+  await kubectl(["annotate", "node", "edge-b", `${DURATION}=0`]);
+  await stack.sim.cluster.create(webPod("web-a", "edge-a"));
+  await stack.sim.cluster.create(webPod("web-b", "edge-b"));
+  const [ipA, ipB] = [await running("web-a"), await running("web-b")];
+  // Created unbound: the controller sets the seconds once the pod is bound, keeping the originals.
+  const a = await waitForSeconds("web-a", ["not-ready=20", "unreachable=20"]);
+  assert.equal(a.metadata.annotations["apps.openyurt.io/original-unreachable-toleration-duration"], "300");
+  await waitForSeconds("web-b", ["not-ready=none", "unreachable=none"]);
+  await waitFor("both in the endpoints", async () => ((await endpoints()).ready.length === 2 ? true : undefined), WAIT_MS);
+
+  await kubectl(["annotate", "node", "edge-a", "edge-b", "sim.edgeloop.dev/heartbeat=stopped"]);
+  const tainted = await taintedAt("edge-a");
+  await waitFor("the pods marked not Ready by the node lifecycle", async () => {
+    const pods = [await pod("web-a"), await pod("web-b")];
+    return pods.every((p) => p?.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "False")) ? true : undefined;
+  }, WAIT_MS);
+  // The endpoints controller has written the not-ready addresses: the webhook kept them ready.
+  const during = await endpoints();
+  assert.deepEqual(during, { ready: [ipA, ipB].sort(), notReady: [] }, "kept ready during the autonomy period");
+  assert.deepEqual(await sliceReady(), { [ipA]: true, [ipB]: true });
+
+  await waitFor("web-a evicted", async () => ((await pod("web-a")) === undefined ? true : undefined), WAIT_MS);
+  const evictedAfter = (Date.now() - tainted) / 1000;
+  assert.ok(evictedAfter >= 19, `evicted ${evictedAfter.toFixed(1)} s after the taint, not before the 20 s period`);
+  await waitFor("web-a gone from the endpoints", async () => ((await endpoints()).ready.includes(ipA) ? undefined : true), WAIT_MS);
+  assert.ok(await pod("web-b"), "web-b (autonomy-duration 0) is never evicted");
+  assert.deepEqual((await endpoints()).ready, [ipB], "and stays in the endpoints");
+  await kubectl(["annotate", "node", "edge-b", "sim.edgeloop.dev/heartbeat-"]);
+});
+
+test("a pod failing its readiness on a Ready autonomous node leaves the endpoints (its readiness decides)", { skip }, async () => {
+  await kubectl(["annotate", "node", "edge-c", `${DURATION}=10m`]);
+  await stack.sim.cluster.create(webPod("web-c", "edge-c", true));
+  const ip = await waitFor("web-c running", async () => (await pod("web-c"))?.status?.podIP as string | undefined, WAIT_MS);
+  await waitFor("web-c listed not ready", async () => ((await endpoints()).notReady.includes(ip) ? true : undefined), WAIT_MS);
+  await waitFor("web-c's slice endpoint not ready", async () => ((await sliceReady())[ip] === false ? true : undefined), WAIT_MS);
+  assert.equal((await endpoints()).ready.includes(ip), false, "the webhook did not flip it: the node is Ready");
+  await stack.sim.cluster.delete(POD, NS, "web-c");
+});
+
+test("a bad duration is refused saying what a valid one looks like; while the edge hub's cache fails the annotation is refused, with Events when it fails and recovers", { skip }, async () => {
+  await assert.rejects(kubectl(["annotate", "node", "edge-c", `${DURATION}=10d`, "--overwrite"]), /admission webhook "autonomy-nodes\.edgeloop\.dev" denied the request: .*"10d" is not a duration; expected a Go duration such as "30s", "10m", "1h30m" or "0" \(never evict\)/);
+  const failed = { status: { conditions: [{ type: "Autonomy", status: "Unknown", reason: "cache failed", message: "failed keys: pods/shop/web-c", lastTransitionTime: new Date().toISOString() }] } };
+  await kubectl(["patch", "node", "edge-c", "--subresource=status", "--type=strategic", "-p", JSON.stringify(failed)]);
+  await waitFor("AutonomyCacheFailed", async () => ((await nodeEvents("edge-c", "AutonomyCacheFailed")).length === 1 ? true : undefined), WAIT_MS);
+  await assert.rejects(kubectl(["annotate", "node", "edge-c", `${DURATION}=5m`, "--overwrite"]), /cache/);
+  assert.equal((await stack.sim.cluster.find(NODE, undefined, "edge-c"))?.metadata.annotations?.[DURATION], "10m", "unchanged");
+  const back = { status: { conditions: [{ type: "Autonomy", status: "True", reason: "autonomy enabled successfully", message: "", lastTransitionTime: new Date().toISOString() }] } };
+  await kubectl(["patch", "node", "edge-c", "--subresource=status", "--type=strategic", "-p", JSON.stringify(back)]);
+  await waitFor("AutonomyCacheRecovered", async () => ((await nodeEvents("edge-c", "AutonomyCacheRecovered")).length === 1 ? true : undefined), WAIT_MS);
+  await kubectl(["annotate", "node", "edge-c", `${DURATION}=5m`, "--overwrite"]);
+});
+
+test("a whole pool down keeps its pods past their duration; when one node is back, the durations apply again", { skip }, async () => {
+  await kubectl(["annotate", "node", "pool-1", "pool-2", `${DURATION}=10s`]);
+  await stack.sim.cluster.create(webPod("p-1", "pool-1"));
+  await stack.sim.cluster.create(webPod("p-2", "pool-2"));
+  await running("p-1");
+  await running("p-2");
+  await waitForSeconds("p-2", ["not-ready=10", "unreachable=10"]);
+  await kubectl(["annotate", "node", "pool-1", "pool-2", "sim.edgeloop.dev/heartbeat=stopped"]);
+  const tainted = await taintedAt("pool-2");
+  await waitFor("PoolOutage on both nodes", async () => ((await nodeEvents("pool-1", "PoolOutage")).length === 1 && (await nodeEvents("pool-2", "PoolOutage")).length === 1 ? true : undefined), WAIT_MS);
+  await waitForSeconds("p-1", ["not-ready=none", "unreachable=none"]);
+  await waitForSeconds("p-2", ["not-ready=none", "unreachable=none"]);
+  // Past the 10 s period (and a node-lifecycle pass after it), both pods are still there:
+  // a negative outcome, so this one wait is for time itself to pass.
+  await waitFor("the period over", async () => (Date.now() > tainted + 13_000 ? true : undefined), WAIT_MS);
+  assert.ok((await pod("p-1")) && (await pod("p-2")), "kept through the whole pool's outage");
+  // pool-1 is back: p-2's node is alone down, its 10 s apply again (counted from now).
+  await kubectl(["annotate", "node", "pool-1", "sim.edgeloop.dev/heartbeat-"]);
+  await waitFor("PoolRecovered", async () => ((await nodeEvents("pool-2", "PoolRecovered")).length === 1 ? true : undefined), WAIT_MS);
+  await waitForSeconds("p-2", ["not-ready=10", "unreachable=10"]);
+  await waitFor("p-2 evicted", async () => ((await pod("p-2")) === undefined ? true : undefined), WAIT_MS);
+  assert.ok(await pod("p-1"), "p-1's node is Ready: it stays");
+});
