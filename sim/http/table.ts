@@ -103,7 +103,25 @@ function jobDuration(o: Obj, now: Date): string {
   return humanDuration((Number.isFinite(end) ? end : now.getTime()) - start);
 }
 
+/** The Endpoints column as kube-apiserver's printer writes it (`formatEndpoints`): ready `ip:port`s, three at most, then `+ N more...`. */
+export function formatEndpoints(endpoints: Obj): string {
+  const subsets = list(endpoints.subsets);
+  if (subsets.length === 0) return "<none>";
+  const shown: string[] = [];
+  let count = 0;
+  for (const subset of subsets) {
+    const addresses = list(subset.addresses).map((a) => String(a.ip ?? ""));
+    const ports = list(subset.ports);
+    const pairs = ports.length === 0 ? addresses : ports.flatMap((port) => addresses.map((ip) => (ip.includes(":") ? `[${ip}]:${String(port.port)}` : `${ip}:${String(port.port)}`)));
+    count += pairs.length;
+    shown.push(...pairs.slice(0, Math.max(0, 3 - shown.length)));
+  }
+  if (count > 3) return `${shown.join(",")} + ${count - 3} more...`;
+  return shown.length === 0 ? "<none>" : shown.join(",");
+}
+
 const columnsByKind: Record<string, Column[]> = {
+  "/endpoints": [nameColumn, { name: "Endpoints", type: "string", description: "Endpoints of the service", cell: (o) => formatEndpoints(o) }, ageColumn],
   "/pods": [
     nameColumn,
     { name: "Ready", type: "string", cell: (o) => { const s = list(asObj(o.status).containerStatuses); return `${s.filter((c) => c.ready === true).length}/${list(asObj(o.spec).containers).length}`; } },
