@@ -29,6 +29,7 @@ const PARTS: Record<string, string> = {
   sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once",
   nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
   gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost",
+  autonomy: "edge autonomy end to end: pod create latency with and without its Pod webhook (unbound, bound), autonomy-duration to 500 pods",
 };
 
 /** Every `*.bench.ts` file, sorted. */

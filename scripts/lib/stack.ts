@@ -91,11 +91,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   });
   try {
     const onCluster = await startOnCluster({ admissionFront: true, ...options });
+    // Its own stop also removes the front's TLS folder (a private key): keep it, then stop the sim.
+    const stopOnCluster = onCluster.stop.bind(onCluster);
     return Object.assign(onCluster, {
       sim,
       async stop(): Promise<void> {
-        await onCluster.relay.stop();
-        await onCluster.worker.stop();
+        await stopOnCluster();
         await sim.stop();
       },
     });

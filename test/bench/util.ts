@@ -1,9 +1,9 @@
-/** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process. */
+/** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
 import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
@@ -88,7 +88,7 @@ async function freePort(): Promise<number> {
  * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
  * writes its CPU profile there.
  */
-export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; metrics(): Promise<string> }> {
+export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");
@@ -100,6 +100,96 @@ export async function relayProcess(stack: Stack, script: string): Promise<{ chil
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   await until("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), 120_000);
-  return { child, opsUrl, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
+  return { child, opsUrl, logFile, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
 }
 
+/** Waits until the relay (its `/metrics` from `metrics`) has nothing queued nor in flight, twice in a row 250 ms apart. */
+export async function relayIdle(metrics: () => Promise<string>, timeoutMs: number): Promise<void> {
+  let quiet = 0;
+  await until(
+    "the relay to be idle",
+    async () => {
+      const text = await metrics();
+      quiet = metricSum(text, "edgeloop_queue_depth") + metricSum(text, "edgeloop_queue_in_flight") === 0 ? quiet + 1 : 0;
+      return quiet >= 2;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** Ends a child process (SIGTERM) and waits until it has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** CPU used since a {@link cpuSample}: by the whole machine (busy share of all its cores, 0..1), this process, and each process named (ms; `undefined` where `/proc` does not tell). */
+export interface CpuUse {
+  readonly machineBusy: number;
+  readonly selfMs: number;
+  readonly othersMs: Readonly<Record<string, number | undefined>>;
+}
+
+/** A point to measure CPU use from, of this process and of `others` (by name: pid): call the function it returns for the use since. */
+export function cpuSample(others: Readonly<Record<string, number | undefined>> = {}): () => CpuUse {
+  const before = { machine: machineTimes(), self: process.cpuUsage(), others: Object.fromEntries(Object.entries(others).map(([name, pid]) => [name, processCpuMs(pid)])) };
+  return () => {
+    const after = machineTimes();
+    const self = process.cpuUsage(before.self);
+    const othersMs = Object.fromEntries(
+      Object.entries(others).map(([name, pid]) => {
+        const [was, now] = [before.others[name], processCpuMs(pid)];
+        return [name, was === undefined || now === undefined ? undefined : now - was];
+      }),
+    );
+    return { machineBusy: (after.busy - before.machine.busy) / Math.max(1, after.total - before.machine.total), selfMs: (self.user + self.system) / 1000, othersMs };
+  };
+}
+
+/** The machine's CPU times so far, all cores: busy and in total (ms). */
+function machineTimes(): { busy: number; total: number } {
+  return cpus().reduce(
+    (sum, cpu) => {
+      const total = cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq + cpu.times.idle;
+      return { busy: sum.busy + total - cpu.times.idle, total: sum.total + total };
+    },
+    { busy: 0, total: 0 },
+  );
+}
+
+/** The fields of `/proc/PID/stat` after the command name (state first), or `undefined` (not Linux, or no such process). */
+function procStat(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU time (user + system, ms) process `pid` has used, from `/proc/PID/stat` (Linux; `undefined` elsewhere). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  const fields = pid === undefined ? undefined : procStat(pid);
+  // utime and stime, in clock ticks (100 per second), are the 12th and 13th fields after the name.
+  return fields === undefined ? undefined : (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The pid of a child of this process running `command` (`workerd`, started by Miniflare), from `/proc` (Linux; `undefined` elsewhere). */
+export function childPid(command: string): number | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  return entries.map(Number).find((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.includes(`(${command})`) && Number(procStat(pid)?.[1]) === process.pid;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -23,7 +23,9 @@ const controller: SnapshotController = {
   parent: NODE,
   watches: [
     { ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } },
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" } },
+    // A node's pods change in bursts (a Deployment rolled out, 500 pods bound): their
+    // changes are one reconcile of the node half a second later, not one each.
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" }, batchMilliseconds: 500 },
   ],
   related: nodesAndPools(["object.metadata.name"]),
   permissions: [
