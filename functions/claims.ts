@@ -25,5 +25,6 @@ export async function resolveClaims(decision: Decision, key: string, ledger: Led
   return Plan.parse({
     actions,
     ...(decision.requeueAfterSeconds === undefined ? {} : { requeueAfterSeconds: decision.requeueAfterSeconds }),
+    ...(decision.concurrency === undefined ? {} : { concurrency: decision.concurrency }),
   });
 }

@@ -42,6 +42,12 @@ export type Decided = Action & { readonly claim?: Claim };
 export interface Decision {
   readonly actions: readonly Decided[];
   readonly requeueAfterSeconds?: number;
+  /**
+   * Up to this many consecutive actions of one type applied at once by the relay (see
+   * `Plan.concurrency`), for actions that do not depend on each other: a node's 500 pod
+   * patches.
+   */
+  readonly concurrency?: number;
 }
 
 /**

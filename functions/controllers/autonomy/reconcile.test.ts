@@ -210,3 +210,8 @@ test("a look again in 5 s only while an edge node is NotReady", () => {
 test("a node gone: nothing to decide", () => {
   assert.deepEqual(reconcileNode(request(null, [pod("web")])), { actions: [] });
 });
+
+test("a node's pod patches are independent: the relay may apply them 16 at a time", () => {
+  const node = edge({ annotations: { [D]: "100s" } });
+  assert.equal(reconcileNode(request(node, [pod("web")])).concurrency, 16);
+});

@@ -41,6 +41,9 @@ interface Marker {
   readonly event: Decided;
 }
 
+/** How many of a node's pod patches the relay applies at once. */
+export const PATCH_CONCURRENCY = 16;
+
 /** The decision for one node: pod patches, the node's Events and markers, and when to look again. */
 export function reconcileNode(request: ReconcileRequest): Decision {
   const node = request.parent;
@@ -48,7 +51,9 @@ export function reconcileNode(request: ReconcileRequest): Decision {
   const peers = request.related[NODE_KEY] ?? [];
   const target = targetFor(node, peers);
   const actions = [...durationEvents(node), ...podPatches(podsOf(request, node), target), ...markerPatch(node, [poolMarker(node, peers, request.now), cacheMarker(node, request.now)])];
-  return isEdgeNode(node) && !isReady(node) ? { actions, requeueAfterSeconds: NOT_READY_REQUEUE_SECONDS } : { actions };
+  // The pod patches are independent of each other: the relay applies them 16 at a time.
+  const base = { actions, concurrency: PATCH_CONCURRENCY };
+  return isEdgeNode(node) && !isReady(node) ? { ...base, requeueAfterSeconds: NOT_READY_REQUEUE_SECONDS } : base;
 }
 
 /** The prefix of every claim about this node (its incarnation, else its name). */
