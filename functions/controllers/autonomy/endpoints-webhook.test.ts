@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
+import type { AdmissionRequest, KubeObject } from "../../../protocol/index.ts";
 import { WebhookSpec } from "../../../protocol/index.ts";
 import { endpointsWebhook, remapEndpoints, reviewEndpoints } from "./endpoints-webhook.ts";
 import { node } from "./testing.ts";
+import { admissionRequest, patchOf } from "../../kit/testing/index.ts";
 
 const D = "node.openyurt.io/autonomy-duration";
 const SINCE = "2026-01-01T00:00:00Z";
@@ -22,21 +23,7 @@ function endpoints(subsets: unknown[]): KubeObject {
 }
 
 function admission(object: KubeObject | undefined, operation: "CREATE" | "UPDATE" = "UPDATE"): AdmissionRequest {
-  return {
-    uid: "req-1",
-    kind: { group: "", version: "v1", kind: "Endpoints" },
-    resource: { group: "", version: "v1", resource: "endpoints" },
-    namespace: "default",
-    operation,
-    ...(object ? { object } : {}),
-    ...(operation === "UPDATE" && object ? { oldObject: object } : {}),
-  };
-}
-
-function patchOf(response: AdmissionResponse): unknown {
-  assert.equal(response.allowed, true);
-  assert.equal(response.patchType, "JSONPatch");
-  return JSON.parse(atob(response.patch ?? ""));
+  return admissionRequest({ group: "", version: "v1", kind: "Endpoints", resource: "endpoints", namespace: "default", operation, object });
 }
 
 const ports = [{ name: "http", port: 80, protocol: "TCP" }];

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
+import type { AdmissionRequest, KubeObject } from "../../../protocol/index.ts";
 import { WebhookSpec } from "../../../protocol/index.ts";
 import { endpointSliceWebhook, readyOperations, reviewEndpointSlice } from "./endpointslice-webhook.ts";
 import { node } from "./testing.ts";
+import { admissionRequest, patchOf } from "../../kit/testing/index.ts";
 
 const D = "node.openyurt.io/autonomy-duration";
 const SINCE = "2026-01-01T00:00:00Z";
@@ -23,20 +24,7 @@ function slice(endpoints: unknown[]): KubeObject {
 }
 
 function admission(object: KubeObject | undefined, operation: "CREATE" | "UPDATE" = "UPDATE"): AdmissionRequest {
-  return {
-    uid: "req-1",
-    kind: { group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice" },
-    resource: { group: "discovery.k8s.io", version: "v1", resource: "endpointslices" },
-    namespace: "default",
-    operation,
-    ...(object ? { object } : {}),
-  };
-}
-
-function patchOf(response: AdmissionResponse): unknown {
-  assert.equal(response.allowed, true);
-  assert.equal(response.patchType, "JSONPatch");
-  return JSON.parse(atob(response.patch ?? ""));
+  return admissionRequest({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", resource: "endpointslices", namespace: "default", operation, object });
 }
 
 test("spec: mutating on CREATE and UPDATE of discovery.k8s.io/v1 endpointslices, Ignore, 3 s, named autonomy-endpointslices", () => {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
+import type { AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
 import { WebhookSpec } from "../../../protocol/index.ts";
 import { podWebhook, podWebhookSpec } from "./pod-webhook.ts";
 import { node } from "./testing.ts";
+import { admissionRequest, patchOf } from "../../kit/testing/index.ts";
 
 const D = "node.openyurt.io/autonomy-duration";
 const NR = "node.kubernetes.io/not-ready";
@@ -24,21 +25,8 @@ function pod(nodeName: string | undefined, annotations?: Record<string, string>)
 }
 
 function review(object: KubeObject, nodes: KubeObject[], operation: "CREATE" | "UPDATE" = "CREATE"): AdmissionResponse {
-  const request: AdmissionRequest = {
-    uid: "req-1",
-    kind: { group: "", version: "v1", kind: "Pod" },
-    resource: { group: "", version: "v1", resource: "pods" },
-    namespace: "default",
-    operation,
-    object,
-  };
+  const request = admissionRequest({ group: "", version: "v1", kind: "Pod", resource: "pods", namespace: "default", operation, object });
   return podWebhook.review(request, { "Node.v1": nodes }, Date.parse("2026-11-23T12:00:00Z"));
-}
-
-function patchOf(response: AdmissionResponse): unknown {
-  assert.equal(response.allowed, true);
-  assert.equal(response.patchType, "JSONPatch");
-  return JSON.parse(atob(response.patch ?? ""));
 }
 
 test("declared: mutating, pods CREATE, Ignore, 3 s, system namespaces and unbound pods never sent", () => {

@@ -1,25 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AdmissionRequest, AdmissionResponse } from "../../../protocol/index.ts";
+import type { AdmissionRequest } from "../../../protocol/index.ts";
 import { WebhookSpec } from "../../../protocol/index.ts";
 import controller from "./controller.ts";
 import { defaultsWebhook, validateWebhook } from "./webhooks.ts";
+import { admissionRequest, patchOf } from "../../kit/testing/index.ts";
 
 function admission(spec: Record<string, unknown> | undefined, operation: "CREATE" | "UPDATE" = "CREATE"): AdmissionRequest {
   const object = { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob", metadata: { name: "j", namespace: "default" }, ...(spec ? { spec } : {}) };
-  return {
-    uid: "req-1",
-    kind: { group: "nervex.sensetime.com", version: "v1alpha1", kind: "NerveXJob" },
-    resource: { group: "nervex.sensetime.com", version: "v1alpha1", resource: "nervexjobs" },
-    operation,
-    object,
-    ...(operation === "UPDATE" ? { oldObject: object } : {}),
-  };
-}
-
-function patchOf(response: AdmissionResponse): unknown {
-  assert.equal(response.patchType, "JSONPatch");
-  return JSON.parse(atob(response.patch ?? ""));
+  return admissionRequest({ group: "nervex.sensetime.com", version: "v1alpha1", kind: "NerveXJob", resource: "nervexjobs", operation, object });
 }
 
 const coordinator = { template: { spec: { containers: [{ name: "nervex-container" }] } } };

@@ -7,3 +7,4 @@ export { FakeCluster, type Applied } from "./fake-cluster.ts";
 export { parseManifests } from "./manifests.ts";
 export { actionsOf, deletedTrigger, modifiedTrigger } from "./triggers.ts";
 export { gateVerdict, resourceOf, type GateVerdict } from "./crd-gates.ts";
+export { admissionRequest, patchOf, type AdmissionOptions } from "./admission.ts";
