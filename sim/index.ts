@@ -11,6 +11,7 @@ import { startApiServer, type ApiServer, type ApiServerOptions } from "./http/se
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { persistCluster, type PersistedState } from "./persistence.ts";
 import { resumeRestored } from "./resume.ts";
+import { SimFaults } from "./faults/faults.ts";
 
 export { SimCluster } from "./api/sim-cluster.ts";
 
@@ -42,6 +43,8 @@ export interface SimOptions extends SimClusterOptions {
   readonly stateDir?: string;
   /** With `stateDir`: at most this long between a change and its write (default 100 ms). */
   readonly stateFlushMs?: number;
+  /** Seed of the injected faults' chances (default 1). */
+  readonly faultSeed?: number;
 }
 
 /** A running sim. */
@@ -63,6 +66,8 @@ export interface RunningSim {
   resumeScheduler(): void;
   /** With `stateDir`: what was loaded at start, and saving (`flush` writes what is pending). */
   readonly state: PersistedState | undefined;
+  /** Fault injection into the API server (chaos tests); none until a rule, storm or shaping is added. */
+  readonly faults: SimFaults;
   stop(): Promise<void>;
 }
 
@@ -70,9 +75,11 @@ export interface RunningSim {
 export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const cluster = new SimCluster(options);
   const state = options.stateDir ? persistCluster(cluster, { dir: options.stateDir, ...(options.stateFlushMs ? { flushMs: options.stateFlushMs } : {}), ...(options.log ? { log: options.log } : {}) }) : undefined;
+  const faults = new SimFaults(options.faultSeed ?? 1);
   let server: ApiServer;
   try {
     server = await startApiServer(cluster, {
+      faults,
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
       ...(options.log ? { log: options.log } : {}),
@@ -99,7 +106,9 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     pauseScheduler: () => defaultScheduler?.pause(),
     resumeScheduler: () => defaultScheduler?.resume(),
     state,
+    faults,
     async stop(): Promise<void> {
+      faults.clear();
       await Promise.all(controllers.map((c) => c.stop()));
       await server.close();
       state?.close();

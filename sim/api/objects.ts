@@ -8,6 +8,20 @@ export function asObj(value: unknown): Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
 }
 
+/**
+ * Why `value` cannot be decoded as a Kubernetes object, if it cannot: not a JSON object,
+ * `apiVersion` or `kind` not a string, `metadata` not an object. Upstream's decoder
+ * refuses these with a 400; reading on would fail deeper (a 500).
+ */
+export function objectShapeProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `the object is not a JSON object: ${JSON.stringify(value)?.slice(0, 80) ?? String(value)}`;
+  const { apiVersion, kind, metadata } = value as Obj;
+  if (typeof apiVersion !== "string" || apiVersion === "") return "Object 'apiVersion' is missing or not a string";
+  if (typeof kind !== "string" || kind === "") return "Object 'Kind' is missing or not a string";
+  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) return "metadata must be an object";
+  return undefined;
+}
+
 /** Everything but metadata and status: what a spec change means for `generation`. */
 export function specOf(object: KubeObject): string {
   const { metadata: _m, status: _s, ...rest } = object as Obj;

@@ -25,7 +25,7 @@ import { Store, type Stored, type StoreEvent } from "../store/store.ts";
 import { mutate, validate as validateWebhooks, webhooksOf, type AdmissionAttributes, type ServiceResolver } from "./admission.ts";
 import { kubernetesService } from "./kubernetes-service.ts";
 import { finalizeDraft, immortalError, IMMORTAL_NAMESPACES, isNamespace, keepSpecFinalizers, markTerminating, specFinalizers, terminating, terminatingError, withKubernetesFinalizer } from "./namespaces.ts";
-import { asObj, randomSuffix, sameContent, specOf, timestamp, type Obj } from "./objects.ts";
+import { asObj, objectShapeProblem, randomSuffix, sameContent, specOf, timestamp, type Obj } from "./objects.ts";
 
 /** Options of the in-process cluster. */
 export interface SimClusterOptions {
@@ -92,6 +92,8 @@ export class SimCluster implements Cluster {
 
   /** The served resource of a kind; 404 when nothing serves it. */
   resourceOf(type: TypeRef): ResourceType {
+    // A TypeRef from a request body may hold anything.
+    if (typeof type.apiVersion !== "string" || typeof type.kind !== "string") throw badRequest(objectShapeProblem(type) ?? "apiVersion and kind must be strings");
     const resource = this.registry.byKind(type.apiVersion, type.kind);
     if (!resource) throw new ApiError(404, "NotFound", `the server could not find the requested resource (no kind "${type.kind}" is registered for version "${type.apiVersion}")`);
     return resource;
@@ -209,6 +211,8 @@ export class SimCluster implements Cluster {
     const ns = resource.namespaced ? (namespace ?? "default") : undefined;
     const current = this.stored(resource, ns, name);
     if (!current) {
+      const problem = patchType === "apply" ? objectShapeProblem(patch) : undefined;
+      if (problem) throw badRequest(problem);
       if (patchType === "apply") return this.create(this.#typedApply(resource, { ...(patch as KubeObject), metadata: { ...asObj(asObj(patch).metadata), name, ...(ns ? { namespace: ns } : {}) } } as KubeObject), options);
       throw notFound(resource, name);
     }
@@ -276,6 +280,9 @@ export class SimCluster implements Cluster {
    * what it brought in); `typed` refuses any (server-side apply).
    */
   #decode(resource: ResourceType, object: KubeObject, options: WriteOptions, strictError: (unknown: readonly string[]) => ApiError, before?: () => readonly string[], typed = false): KubeObject {
+    // What a body or a patch made may be anything: refuse a non-object before reading it.
+    const problem = objectShapeProblem(object);
+    if (problem) throw badRequest(problem);
     const decoded = dropUnknownFields(resource, kept(object, options), object.apiVersion);
     if (isPriorityClass(resource)) checkPriorityClassTypes(decoded.object);
     if (decoded.unknown.length === 0) return decoded.object;

@@ -22,6 +22,10 @@ import { serveLogs } from "./logs.ts";
 import { serveWatch } from "./watch.ts";
 import { decodeBody } from "./protobuf/decode.ts";
 import { negotiateResponse, sendNegotiated } from "./protobuf/respond.ts";
+import { MAX_BODY_DEPTH, nestedDeeperThan } from "./depth.ts";
+import type { SimFaults } from "../faults/faults.ts";
+import { injectFault } from "../faults/inject.ts";
+import { serveFaults } from "../faults/http.ts";
 
 /** A parsed resource URL. */
 interface Target {
@@ -39,6 +43,8 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Structured log sink (requests at debug level). */
   readonly log?: (level: "debug" | "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+  /** Injected faults (chaos tests): chosen requests answered with errors or slowly, watches ended or shaped. */
+  readonly faults?: SimFaults;
 }
 
 /** A running API server. */
@@ -73,11 +79,14 @@ function parseBody(body: Buffer, contentType: string): unknown {
   }
   const text = body.toString("utf8");
   if (text.trim() === "") return {};
+  let parsed: unknown;
   try {
-    return contentType.includes("yaml") ? parseYaml(text) : JSON.parse(text);
+    parsed = contentType.includes("yaml") ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     throw badRequest(`the body of the request was in an unknown format: ${(error as Error).message}`);
   }
+  if (nestedDeeperThan(parsed)) throw badRequest(`the body of the request was in an unknown format: exceeded max depth (${MAX_BODY_DEPTH})`);
+  return parsed;
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
@@ -93,6 +102,15 @@ function patchTypeOf(contentType: string): PatchType {
   if (contentType.startsWith("application/strategic-merge-patch+json")) return "strategic";
   if (contentType.startsWith("application/apply-patch+yaml")) return "apply";
   throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+}
+
+/** A path segment percent-decoded; a malformed escape (`%ZZ`) is the client's error (400), not a 500. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`malformed percent-encoding in the path segment ${JSON.stringify(segment)}`);
+  }
 }
 
 /** Resolves `/api/v1/...` and `/apis/{g}/{v}/...` to a resource, or null for a discovery path. */
@@ -116,13 +134,18 @@ function parseTarget(cluster: SimCluster, segments: readonly string[]): Target |
 
 /** Creates the HTTP server over `cluster` and starts listening on 127.0.0.1. */
 export async function startApiServer(cluster: SimCluster, options: ApiServerOptions = {}): Promise<ApiServer> {
-  const watches = new Set<() => void>();
+  const watches = new Set<(gone?: boolean) => void>();
+  // A body read early (a fault rule needed a create's name) is read once.
+  const peeked = new WeakMap<IncomingMessage, Promise<Buffer>>();
+  const requestBody = (request: IncomingMessage): Promise<Buffer> => peeked.get(request) ?? readBody(request);
   const log = options.log ?? ((): void => undefined);
   let baseUrl = "";
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? "/", "http://sim");
-    const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    const url = URL.parse(request.url ?? "/", "http://sim");
+    // A request target such as `//` is no URL path.
+    if (!url) throw badRequest(`malformed request target ${JSON.stringify(request.url ?? "")}`);
+    const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeSegment);
     const method = request.method ?? "GET";
     log("debug", "request", { method, path: url.pathname, query: url.search });
     const path = url.pathname.replace(/\/$/, "");
@@ -149,6 +172,10 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         return sendJson(response, 200, doc);
       }
     }
+    if (segments[0] === "sim" && segments[1] === "faults" && options.faults) {
+      const answer = await serveFaults(options.faults, method, segments.slice(2), async () => parseBody(await requestBody(request), "json"));
+      return sendJson(response, answer.status, answer.body);
+    }
     if (segments[0] !== "api" && segments[0] !== "apis") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
     const target = parseTarget(cluster, segments);
     if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
@@ -157,6 +184,14 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const apiVersion = apiVersionOf(target.resource.group, target.version);
     const typeRef = { apiVersion, kind: target.resource.kind };
     const contentType = request.headers["content-type"] ?? "application/json";
+    if (options.faults) {
+      const read = (): Promise<Buffer> => {
+        const promise = readBody(request);
+        peeked.set(request, promise);
+        return promise;
+      };
+      await injectFault(options.faults, { method, path: url.pathname, watch: q.get("watch") === "true" || q.get("watch") === "1", resource: target.resource.plural, subresource: target.subresource, namespace: target.namespace, name: target.name, contentType }, read, response);
+    }
     // namespaces/{name}/finalize takes a PUT of spec.finalizers (the namespace controller's last step).
     const finalize = target.subresource === "finalize" && target.resource.group === "" && target.resource.kind === "Namespace";
     if (finalize && method !== "PUT") throw methodNotAllowed();
@@ -181,7 +216,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         return list(target, q, request, response);
       }
       case "POST": {
-        const body = asObj(parseBody(await readBody(request), contentType)) as KubeObject;
+        const body = asObj(parseBody(await requestBody(request), contentType)) as KubeObject;
         if (target.subresource === "binding" && target.name) {
           const node = String(asObj(asObj(body).target).name ?? "");
           if (!node) throw badRequest("binding target name is required");
@@ -196,7 +231,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       }
       case "PUT": {
         if (!target.name) throw methodNotAllowed();
-        const body = asObj(parseBody(await readBody(request), contentType)) as KubeObject;
+        const body = asObj(parseBody(await requestBody(request), contentType)) as KubeObject;
         const object = { ...body, metadata: { ...asObj(body.metadata), name: body.metadata?.name ?? target.name, ...(target.namespace ? { namespace: target.namespace } : {}) } } as KubeObject;
         if (object.metadata.name !== target.name) throw badRequest(`the name of the object (${object.metadata.name ?? ""}) does not match the name on the URL (${target.name})`);
         return sendJson(response, 200, await cluster.update(object, { ...status, dryRun, ...validation("Update") }));
@@ -204,11 +239,11 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       case "PATCH": {
         if (!target.name) throw methodNotAllowed();
         const type = patchTypeOf(contentType);
-        const patch = parseBody(await readBody(request), type === "apply" ? "yaml" : "json");
+        const patch = parseBody(await requestBody(request), type === "apply" ? "yaml" : "json");
         return sendJson(response, 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun, ...validation("Patch") }));
       }
       case "DELETE": {
-        const text = await readBody(request);
+        const text = await requestBody(request);
         const body = asObj(parseBody(text, contentType));
         const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
         const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (body.orphanDependents === true ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
@@ -237,7 +272,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const current = toScale(await cluster.get(typeRef, target.namespace, name));
     if (method === "GET") return sendJson(response, 200, current);
     if (method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
-    const body = parseBody(await readBody(request), method === "PUT" ? contentType : "json");
+    const body = parseBody(await requestBody(request), method === "PUT" ? contentType : "json");
     const wanted = method === "PUT" ? asObj(body) : patchScale(current, body, patchTypeOf(contentType));
     const precondition = asObj(wanted.metadata).resourceVersion;
     const patch = { spec: { replicas: requestedReplicas(wanted) }, ...(method === "PUT" && typeof precondition === "string" ? { metadata: { resourceVersion: precondition } } : {}) };
@@ -291,6 +326,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         watches.add(stop);
         response.on("close", () => watches.delete(stop));
       },
+      options.faults,
     );
   }
 
@@ -309,6 +345,13 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   });
   const port = (server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
+  options.faults?.attach({
+    endWatches(gone: boolean): number {
+      const open = [...watches];
+      for (const stop of open) stop(gone);
+      return open.length;
+    },
+  });
   return {
     url: baseUrl,
     port,

@@ -12,6 +12,7 @@ import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";
 import type { Stored, StoreEvent } from "../store/store.ts";
 import { toTable } from "./table.ts";
+import type { SimFaults } from "../faults/faults.ts";
 
 /** What one watch request asked for. */
 export interface WatchRequest {
@@ -29,8 +30,12 @@ export interface WatchRequest {
   readonly bookmarkIntervalMs: number;
 }
 
-/** Streams events to `response` until the client goes, the timeout passes or `stop` is called. */
-export function serveWatch(cluster: SimCluster, request: WatchRequest, response: ServerResponse, onClose: (stop: () => void) => void): void {
+/**
+ * Streams events to `response` until the client goes, the timeout passes or `stop` is
+ * called (`stop(true)`: after an ERROR event of 410 Gone, as faults end watches). With
+ * `faults`, events may be sent twice or out of order.
+ */
+export function serveWatch(cluster: SimCluster, request: WatchRequest, response: ServerResponse, onClose: (stop: (gone?: boolean) => void) => void, faults?: SimFaults): void {
   const { resource } = request;
   const key = storageKey(resource);
   const matches = (object: KubeObject): boolean =>
@@ -45,14 +50,19 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
     first = false;
     return `${JSON.stringify({ type, object: table })}\n`;
   };
+  const shaper = faults?.shaper((text) => response.write(text));
+  const write = (type: string, stored: Stored): void => {
+    if (shaper) shaper.event(line(type, stored), `${stored.object.metadata.namespace ?? ""}/${stored.object.metadata.name ?? ""}`);
+    else response.write(line(type, stored));
+  };
   const send = (event: StoreEvent): void => {
     if (event.resource !== key) return;
     const now = matches(event.stored.object);
     const before = event.previous !== undefined && matches(event.previous.object);
     if (event.type === "DELETED") {
-      if (now || before) response.write(line("DELETED", event.stored));
-    } else if (now) response.write(line(before ? "MODIFIED" : "ADDED", event.stored));
-    else if (before) response.write(line("DELETED", event.stored));
+      if (now || before) write("DELETED", event.stored);
+    } else if (now) write(before ? "MODIFIED" : "ADDED", event.stored);
+    else if (before) write("DELETED", event.stored);
   };
 
   response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" });
@@ -60,7 +70,7 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   const rv = request.resourceVersion;
   if (rv === "" || rv === "0") {
     const current = cluster.store.list(key, resource.namespaced ? request.namespace : undefined).filter((s) => matches(s.object));
-    for (const stored of current) response.write(line("ADDED", stored));
+    for (const stored of current) write("ADDED", stored);
   } else {
     // A resourceVersion beyond the store's own means the store went back in time (restored
     // from an older backup): resuming there would wait for events that already happened
@@ -80,19 +90,23 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   const bookmark = request.bookmarks
     ? setInterval(() => {
         const object = { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, metadata: { resourceVersion: String(cluster.store.resourceVersion) } };
+        // A held event goes first: the bookmark's resourceVersion is past it.
+        shaper?.flush();
         response.write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
       }, request.bookmarkIntervalMs)
     : undefined;
   const timeout = request.timeoutSeconds ? setTimeout(() => stop(), request.timeoutSeconds * 1000) : undefined;
   let stopped = false;
-  const stop = (): void => {
+  const stop = (goneNow = false): void => {
     if (stopped) return;
     stopped = true;
     unsubscribe();
     if (bookmark) clearInterval(bookmark);
     if (timeout) clearTimeout(timeout);
-    response.end();
+    shaper?.flush();
+    if (goneNow) response.end(`${JSON.stringify({ type: "ERROR", object: gone(String(cluster.store.resourceVersion)).toStatus() })}\n`);
+    else response.end();
   };
-  response.on("close", stop);
+  response.on("close", () => stop());
   onClose(stop);
 }
