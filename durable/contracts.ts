@@ -5,10 +5,32 @@
  */
 import type { EventBatch, GangRow, OutboxBatch, Plan } from "../protocol/index.ts";
 
+/** One claim of a batch: `key` held for `ttlSeconds` when granted. */
+export interface ClaimRequest {
+  readonly key: string;
+  readonly ttlSeconds: number;
+}
+
+/** A signed request's signature, to be accepted once: held until `expiresAt` (ms). */
+export interface SignatureOnce {
+  readonly signature: string;
+  readonly expiresAt: number;
+}
+
+/** What a batch of claims got: refused whole as a replay, or one answer per claim, in order. */
+export type ClaimsAnswer = { readonly replayed: true } | { readonly replayed: false; readonly granted: readonly boolean[] };
+
 /** The recreated-pods ledger (one object per namespace). */
 export interface LedgerContract {
   /** True for the first claim of `key` until `ttlSeconds` pass; false for repeats. */
   claim(key: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Every claim of one plan at once, each answered as `claim` would in turn (a key twice
+   * in the batch: the second is refused). With `once`, the request's signature is
+   * checked and recorded in the same write: a signature seen before refuses the whole
+   * batch (`replayed`) and grants nothing.
+   */
+  claimAll(claims: readonly ClaimRequest[], once?: SignatureOnce): Promise<ClaimsAnswer>;
   /** Drops the claim of `key` (its action was not applied); true when one was held. */
   release(key: string): Promise<boolean>;
   /**

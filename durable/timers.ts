@@ -14,13 +14,18 @@ export class Timers {
 
   /** Sets (or moves) timer `id` to fire at `dueMs` (epoch milliseconds) with `payload`. */
   async schedule(id: string, dueMs: number, payload = ""): Promise<void> {
+    this.set(id, dueMs, payload);
+    await this.rearm();
+  }
+
+  /** Like `schedule` without re-arming: for many timers set at once, followed by one `rearm`. */
+  set(id: string, dueMs: number, payload = ""): void {
     this.#storage.sql.exec(
       "INSERT INTO timers (id, due, payload) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET due = excluded.due, payload = excluded.payload",
       id,
       Math.floor(dueMs),
       payload,
     );
-    await this.rearm();
   }
 
   /** Removes timer `id` if it is pending. */

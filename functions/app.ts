@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import type { Controller } from "./kit/controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { readSignedBody, refuseReplay } from "./http/signature.ts";
+import { readSignedBody, refuseReplay, replayed, signatureOnce } from "./http/signature.ts";
 import { PROTOCOL_VERSION } from "../protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
@@ -30,6 +30,20 @@ function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
       claim: async (namespace, key, ttlSeconds) => {
         await once();
         return deps.ledger.claim(namespace, key, ttlSeconds);
+      },
+      claimAll: async (namespace, claims) => {
+        if (checked) {
+          await checked;
+          return deps.ledger.claimAll(namespace, claims);
+        }
+        // The first state change: the ledger checks the signature in the claims' own write
+        // (a replay guard write of its own was a second disk commit per healed pod).
+        const answer = deps.ledger.claimAll(namespace, claims, signatureOnce(request));
+        checked = answer.then((a) => {
+          if (a.replayed) throw replayed();
+        });
+        await checked;
+        return answer;
       },
       release: async (namespace, key) => {
         await once();

@@ -1,3 +1,4 @@
+import type { ClaimRequest, ClaimsAnswer, SignatureOnce } from "../durable/contracts.ts";
 import type { DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
 import type { OutboxBatch } from "../protocol/index.ts";
 import type { ControllerSettings } from "./kit/controller.ts";
@@ -6,6 +7,11 @@ import type { ControllerSettings } from "./kit/controller.ts";
 export interface LedgerClient {
   /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
   claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Every claim of one plan in `namespace` in one call (and one write), answered in order;
+   * with `once`, the request's replay check rides on the same write (see `LedgerContract`).
+   */
+  claimAll(namespace: string | undefined, claims: readonly ClaimRequest[], once?: SignatureOnce): Promise<ClaimsAnswer>;
   /**
    * Holds `value` under `key` in `namespace` for `ttlSeconds` unless a value is held
    * already; answers the held one (`value` itself for the first caller).

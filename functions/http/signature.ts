@@ -1,4 +1,5 @@
 import type { ReplayClient } from "../deps.ts";
+import type { SignatureOnce } from "../../durable/contracts.ts";
 import {
   checkSignatureHeaders,
   MAX_SKEW_SECONDS,
@@ -53,9 +54,17 @@ export async function readSignedBody(request: Request, secret: string, nowSecond
  * unique id, and the relay never sends one outbox read twice within a second.
  */
 export async function refuseReplay(request: Request, replay: ReplayClient): Promise<void> {
+  const { signature, expiresAt } = signatureOnce(request);
+  if (!(await replay.first(signature, expiresAt))) throw replayed();
+}
+
+/** A request's signature and until when it must not be accepted again (ms): what a replay check records. */
+export function signatureOnce(request: Request): SignatureOnce {
   const signature = request.headers.get(SIGNATURE_HEADER) ?? "";
-  const expiresAt = (Number(request.headers.get(TIMESTAMP_HEADER)) + MAX_SKEW_SECONDS + 1) * 1000;
-  if (!(await replay.first(signature, expiresAt))) {
-    throw new HttpError(401, "signature_replayed", "this signed request was already received (replay)", SIGNATURE_HEADER);
-  }
+  return { signature, expiresAt: (Number(request.headers.get(TIMESTAMP_HEADER)) + MAX_SKEW_SECONDS + 1) * 1000 };
+}
+
+/** The refusal of a replayed request. */
+export function replayed(): HttpError {
+  return new HttpError(401, "signature_replayed", "this signed request was already received (replay)", SIGNATURE_HEADER);
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { LedgerContract, OutboxContract, ReplayContract } from "../../durable/contracts.ts";
+import type { ClaimsAnswer, LedgerContract, OutboxContract, ReplayContract } from "../../durable/contracts.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
@@ -89,6 +89,39 @@ test("a remembered value is answered to every later caller until it expires or i
   await waitFor("the value to expire", async () => ((await stub.remember("api/x/1", 1, "third")) === "third" ? true : undefined), 15_000);
   assert.equal(await stub.release("api/x/2"), true);
   assert.equal(await stub.remember("api/x/2", 60, "after release"), "after release");
+});
+
+/** An answer read field by field: through Miniflare's proxy an RPC result is not a plain object. */
+async function plain(answer: Promise<ClaimsAnswer>): Promise<ClaimsAnswer> {
+  const read = await answer;
+  return read.replayed ? { replayed: true } : { replayed: false, granted: [...read.granted] };
+}
+
+test("claims of one plan go in one call: answered in order, a key twice refused the second time", async () => {
+  const stub = await ledger("batch");
+  assert.equal(await stub.claim("held", 60), true);
+  assert.deepEqual(await plain(stub.claimAll([{ key: "a", ttlSeconds: 60 }, { key: "held", ttlSeconds: 60 }, { key: "a", ttlSeconds: 60 }, { key: "b", ttlSeconds: 60 }])), { replayed: false, granted: [true, false, false, true] });
+  assert.equal(await stub.claim("b", 60), false, "granted in a batch: held like any claim");
+  assert.deepEqual(await plain(stub.claimAll([])), { replayed: false, granted: [] });
+});
+
+test("claims sent at once by many callers are written together, and each key is granted once", async () => {
+  const stub = await ledger("together");
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => stub.claimAll([{ key: `k${i % 10}`, ttlSeconds: 60 }, { key: `k${i % 10}#event`, ttlSeconds: 60 }])));
+  const granted = answers.flatMap((answer) => (answer.replayed ? [] : answer.granted)).filter(Boolean).length;
+  assert.equal(granted, 20, "10 keys and their Events' keys, each granted to one caller");
+  assert.equal(await stub.size(), 20);
+});
+
+test("a batch carrying its request's signature is refused whole when the signature comes again", async () => {
+  const stub = await ledger("once");
+  const once = { signature: "sha256=" + "c".repeat(64), expiresAt: Date.now() + 60_000 };
+  assert.deepEqual(await plain(stub.claimAll([{ key: "first", ttlSeconds: 60 }], once)), { replayed: false, granted: [true] });
+  assert.deepEqual(await plain(stub.claimAll([{ key: "other", ttlSeconds: 60 }], once)), { replayed: true });
+  assert.equal(await stub.claim("other", 60), true, "a refused batch holds nothing");
+  const expired = { signature: "sha256=" + "d".repeat(64), expiresAt: Date.now() - 1 };
+  assert.deepEqual(await plain(stub.claimAll([], expired)), { replayed: false, granted: [] });
+  assert.deepEqual(await plain(stub.claimAll([], expired)), { replayed: false, granted: [] }, "a signature whose window has passed is accepted again");
 });
 
 test("ledgers are per namespace", async () => {

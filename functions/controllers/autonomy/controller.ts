@@ -9,6 +9,21 @@ import { nodesAndPools } from "./related.ts";
 const NODE = { apiVersion: "v1", kind: "Node" };
 
 /**
+ * What the reconcile and the endpoint webhooks (their `related` pods) read of a pod: its
+ * node, tolerations and the annotations keeping the originals (`tolerations.ts`), the mirror
+ * annotation, its phase (`reconcile.ts` isFinished) and its containers' waiting reasons
+ * (`keep-ready.ts` crashLooping). The relay caches every pod, and only this of each (ADR 0016).
+ */
+const POD_FIELDS = [
+  "metadata.annotations",
+  "spec.nodeName",
+  "spec.tolerations",
+  "status.phase",
+  "status.containerStatuses[].state.waiting.reason",
+  "status.initContainerStatuses[].state.waiting.reason",
+];
+
+/**
  * OpenYurt edge autonomy (ADR 0013): keyed by Node, with the pods bound to it as
  * children and its pool's nodes as related objects, it keeps the not-ready/unreachable
  * tolerations of an autonomous edge node's pods at `node.openyurt.io/autonomy-duration`
@@ -25,7 +40,7 @@ const controller: SnapshotController = {
     { ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } },
     // A node's pods change in bursts (a Deployment rolled out, 500 pods bound): their
     // changes are one reconcile of the node half a second later, not one each.
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" }, batchMilliseconds: 500 },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" }, batchMilliseconds: 500, fields: POD_FIELDS },
   ],
   related: nodesAndPools(["object.metadata.name"]),
   permissions: [

@@ -3,6 +3,29 @@ import type { EventsController } from "../../kit/controller.ts";
 import { gangsApi } from "./api/gangs.ts";
 
 /**
+ * What a pass reads of a pod (`core/records.ts` parsePod: group labels, scheduler, node,
+ * priority, deadline, phase; `core/resources.ts` podRequests; `core/node-fit.ts`
+ * podConstraints): the relay caches every pod of the cluster, and only this of each
+ * (ADR 0016). Name, namespace, uid, creation and deletion times and ownerReferences (the
+ * root owner a deadline deletes) are always kept.
+ */
+const POD_FIELDS = [
+  "metadata.labels",
+  "spec.schedulerName",
+  "spec.nodeName",
+  "spec.priority",
+  "spec.activeDeadlineSeconds",
+  "spec.nodeSelector",
+  "spec.affinity.nodeAffinity",
+  "spec.tolerations",
+  "spec.containers[].resources",
+  "spec.initContainers[].resources",
+  "spec.initContainers[].restartPolicy",
+  "spec.overhead",
+  "status.phase",
+];
+
+/**
  * Gang scheduling, the Fluxnetes design (ADR 0012): every Pod and Node event goes, in
  * batches, to the one `GangQueue` Durable Object, which keeps the provisional table, the
  * queue, the allocations and the deadlines in SQLite, runs a pass of the pure core
@@ -15,7 +38,7 @@ const controller: EventsController = {
   delivery: "events",
   watches: [
     // Every pod, of every scheduler: those bound by others count as used.
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, fields: POD_FIELDS },
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
   ],
   permissions: [

@@ -4,6 +4,7 @@ import { NERVEX_API_VERSION, NERVEX_GROUP } from "./group.ts";
 import { reconcileNerveXJob } from "./reconcile.ts";
 import { replicasApi } from "./replicas/api.ts";
 import { nerveXJobResource } from "./schema.ts";
+import { CONTROLLER_NAME_LABEL, CONTROLLER_NAME_VALUE } from "./labels.ts";
 import { defaultsWebhook, validateWebhook } from "./webhooks.ts";
 
 const parent = { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob" };
@@ -25,7 +26,13 @@ const controller: SnapshotController = {
     { ...parent, resource: "nervexjobs", namespaced: true, mapping: { by: "self" } },
     // A replicas call starts ten pods at once: their changes are one reconcile (and one
     // status write) half a second later, not one each while the call is being applied.
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: BATCH_MS },
+    // Only NerveX pods (every pod it or its replicas API creates carries `controller-name`),
+    // kept whole: the reconcile and the replicas API copy them (ADR 0016).
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: BATCH_MS, labelSelector: `${CONTROLLER_NAME_LABEL}=${CONTROLLER_NAME_VALUE}` },
+    // The replicas API's `related` pods come from the relay's cache of every pod: of a pod
+    // the watch above does not select, the API reads only the labels (its selectors and
+    // `sharingLabels` narrowing). It reconciles nothing.
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "none" }, fields: ["metadata.labels"] },
     { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: BATCH_MS },
     // Cached for the replicas API (the aggregator's template, per-node GPU counts); they reconcile nothing.
     { apiVersion: NERVEX_API_VERSION, kind: "AggregatorConfig", resource: "aggregatorconfigs", namespaced: true, mapping: { by: "none" } },

@@ -1,6 +1,7 @@
 import type { SnapshotController } from "../../../kit/controller.ts";
 import { SEDNA_API_VERSION, SEDNA_GROUP } from "../group.ts";
 import { datasetResource } from "../dataset.ts";
+import { labelPrefix } from "../labels.ts";
 import { modelResource } from "../model.ts";
 import { reconcileFederatedLearning } from "./reconcile.ts";
 import { federatedLearningResource } from "./schema.ts";
@@ -14,7 +15,10 @@ const controller: SnapshotController = {
   parent,
   watches: [
     { ...parent, resource: "federatedlearningjobs", namespaced: true, mapping: { by: "self" } },
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent } },
+    // Only the pods carrying a FederatedLearningJob's labels (every worker it creates,
+    // `workerLabels`): the relay does not cache, for this controller, pods it does not own
+    // (ADR 0016). They are few, and kept whole: the reconcile compares and copies them.
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, labelSelector: `${labelPrefix("FederatedLearningJob")}/uid` },
     { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
     {
       apiVersion: SEDNA_API_VERSION,
