@@ -23,6 +23,14 @@ export const Watch = z.object({
    * never held back: a replacement must not wait.
    */
   batchMilliseconds: z.number().int().min(0).max(10_000).optional(),
+  /**
+   * What the controller reads of these objects (its reconcile, webhooks and APIs): the
+   * relay's cache keeps only these paths (`[]` for every element of an array), with
+   * `metadata.name/namespace/uid/resourceVersion/generation/creationTimestamp/
+   * ownerReferences/deletionTimestamp` and the `field` mapping's path always kept. Absent:
+   * whole objects. The watches sharing a cache keep the union of theirs (ADR 0016).
+   */
+  fields: z.array(FieldPath).min(1).max(64).optional(),
 });
 export type Watch = z.infer<typeof Watch>;
 

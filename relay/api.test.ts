@@ -133,6 +133,14 @@ test("a Worker that cannot answer gives 503; an unknown method 501, without forw
   assert.equal(fake.recorded.forwarded.length, 0);
 });
 
+test("a path that leaves the API's prefix once normalised is 404, without forwarding", async () => {
+  const fake = host({ status: 200, body: null, actions: [] });
+  for (const url of ["/v1alpha1/replicas/../x", "/v1alpha1/replicas/%2e%2e/x", "/v1alpha1/replicas/.."]) {
+    assert.equal((await serveApi(fake, spec, { method: "POST", url, body: "{}" }, quiet)).status, 404, url);
+  }
+  assert.equal(fake.recorded.forwarded.length, 0);
+});
+
 test("actions not applied hand their release tokens back, each once; applied ones keep theirs", async () => {
   const token = { namespace: "a", key: "api/replicas/f1" };
   const claimed = (name: string): ApiResponse["actions"][number] => ({ ...create(name), release: token });

@@ -109,6 +109,8 @@ async function release(host: ApiHost, unapplied: ApiResponse["actions"], api: st
 export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingApiRequest, log: Logger): Promise<ApiReply> {
   const url = new URL(incoming.url, "https://relay.invalid");
   if (!METHODS.has(incoming.method)) return { status: 501, body: { error: { code: "method_not_supported", message: `method ${incoming.method} is not served`, path: "method" } } };
+  // `/prefix/../x` and `/prefix/%2e%2e` leave the prefix once normalised: no API serves them (the Worker would refuse the envelope).
+  if (url.pathname !== spec.pathPrefix && !url.pathname.startsWith(`${spec.pathPrefix}/`)) return { status: 404, body: { error: { code: "not_found", message: `no route ${incoming.method} ${url.pathname}`, path: "path" } } };
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] ??= value;
   const body = apiJsonBody(incoming.body);

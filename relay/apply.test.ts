@@ -147,3 +147,16 @@ test("a transient failure in a run stops the plan after the run, handing back th
   assert.deepEqual(result.unapplied.map((action) => (action.type === "bind" ? action.pod.name : `event:${action.type === "event" ? action.target.name : ""}`)), ["b", "event:b", "c", "event:c", "d", "event:d"]);
   assert.deepEqual([...sent].sort(), ["a", "event:a"], "the run's other unit was applied; nothing after the run was");
 });
+
+test("a create answered 429 with Retry-After stops the plan and carries the wait, so the key is not retried sooner", async () => {
+  const client = {
+    path: (): Promise<string> => Promise.resolve("/x"),
+    request: (): Promise<unknown> => Promise.reject(new KubeError(429, "TooManyRequests", "slow down", 3_000)),
+  } as unknown as KubeClient;
+  const plan: Plan = { actions: [{ type: "create", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } }] };
+  const result = await new PlanApplier(client).apply(plan, parent);
+  assert.equal(result.ok, false);
+  assert.equal(result.ok ? undefined : result.retryAfterMs, 3_000);
+  const atOnce = await new PlanApplier(client).apply({ ...plan, concurrency: 4 }, parent);
+  assert.equal(atOnce.ok ? undefined : atOnce.retryAfterMs, 3_000, "also from a run applied at once");
+});

@@ -34,7 +34,14 @@ interface UnitOutcome {
   readonly applied: boolean;
   readonly failed: number;
   readonly retry: string | undefined;
+  /** The API server's `Retry-After` (ms) with the transient error, if it gave one. */
+  readonly retryAfterMs?: number | undefined;
   readonly unapplied: readonly Action[];
+}
+
+/** `retryAfterMs` of a result or outcome, only when the API server asked for a wait. */
+function after(retryAfterMs: number | undefined): { retryAfterMs?: number } {
+  return retryAfterMs === undefined ? {} : { retryAfterMs };
 }
 
 /**
@@ -108,7 +115,7 @@ export class PlanApplier {
     for (const [index, unit] of units.entries()) {
       const outcome = await this.#applyUnit(unit, parent, recreated, onError);
       failed += outcome.failed;
-      if (outcome.retry !== undefined) return { ok: false, retry: true, error: outcome.retry, unapplied: [...outcome.unapplied, ...units.slice(index + 1).flat()] };
+      if (outcome.retry !== undefined) return { ok: false, retry: true, error: outcome.retry, ...after(outcome.retryAfterMs), unapplied: [...outcome.unapplied, ...units.slice(index + 1).flat()] };
     }
     return { ok: true, failed };
   }
@@ -122,7 +129,7 @@ export class PlanApplier {
   async #applyAtOnce(units: readonly Action[][], concurrency: number, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void): Promise<ApplyResult> {
     let failed = 0;
     const reports: Action[][] = [];
-    let stop: { error: string; unapplied: Action[] } | undefined;
+    let stop: { error: string; retryAfterMs: number | undefined; unapplied: Action[] } | undefined;
     for (let index = 0; index < units.length && stop === undefined; ) {
       const run = runOf(units, index, concurrency);
       const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit.slice(0, 1), parent, recreated, onError)));
@@ -134,14 +141,14 @@ export class PlanApplier {
         if (outcome.retry === undefined && kept.length > 0) reports.push(kept);
       });
       const stopped = outcomes.findIndex((outcome) => outcome.retry !== undefined);
-      if (stopped >= 0) stop = { error: outcomes[stopped]?.retry ?? "", unapplied: [...run.filter((_, i) => outcomes[i]?.retry !== undefined).flat(), ...units.slice(index + run.length).flat()] };
+      if (stopped >= 0) stop = { error: outcomes[stopped]?.retry ?? "", retryAfterMs: Math.max(0, ...outcomes.map((o) => o.retryAfterMs ?? 0)) || undefined, unapplied: [...run.filter((_, i) => outcomes[i]?.retry !== undefined).flat(), ...units.slice(index + run.length).flat()] };
       index += run.length;
     }
     for (let index = 0; index < reports.length; index += concurrency) {
       const outcomes = await Promise.all(reports.slice(index, index + concurrency).map((events) => this.#applyUnit(events, parent, recreated, onError)));
       failed += outcomes.reduce((sum, outcome) => sum + outcome.failed, 0);
     }
-    return stop === undefined ? { ok: true, failed } : { ok: false, retry: true, error: stop.error, unapplied: stop.unapplied };
+    return stop === undefined ? { ok: true, failed } : { ok: false, retry: true, error: stop.error, ...after(stop.retryAfterMs), unapplied: stop.unapplied };
   }
 
   /** One unit: an action, then the Events that report it (skipped when it failed for good). */
@@ -164,7 +171,7 @@ export class PlanApplier {
           this.#resendLater(action, parent, recreated, 0);
           continue;
         }
-        if (transient(error)) return { applied: false, failed, retry: `${describe(action)}: ${(error as Error).message}`, unapplied: unit.slice(index) };
+        if (transient(error)) return { applied: false, failed, retry: `${describe(action)}: ${(error as Error).message}`, retryAfterMs: error instanceof KubeError ? error.retryAfterMs : undefined, unapplied: unit.slice(index) };
         const kubeError = error as KubeError;
         failed += 1;
         previousFailed = true;

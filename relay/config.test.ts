@@ -20,6 +20,23 @@ test("defaults and conversions", () => {
   assert.equal(options.front, undefined);
 });
 
+test("--resync-seconds 0 turns the periodic resync off; --watch-silence-seconds bounds a silent watch", () => {
+  const off = parseCli(spec, ["--worker-url", "http://127.0.0.1:8787", "--resync-seconds", "0", "--watch-silence-seconds", "120"]);
+  assert.ok(off.kind === "flags");
+  const options = relayOptions(off.flags, env);
+  assert.ok(!("error" in options));
+  assert.equal(options.resyncSeconds, 0);
+  assert.equal(options.watchSilenceSeconds, 120);
+  const defaults = parseCli(spec, ["--worker-url", "http://127.0.0.1:8787"]);
+  assert.ok(defaults.kind === "flags");
+  const fallback = relayOptions(defaults.flags, env);
+  assert.ok(!("error" in fallback) && fallback.watchSilenceSeconds === 300);
+  const negative = parseCli(spec, ["--resync-seconds=-1"]);
+  assert.ok(negative.kind === "error" && negative.message.startsWith("--resync-seconds:"), JSON.stringify(negative));
+  const silent = parseCli(spec, ["--watch-silence-seconds", "0"]);
+  assert.ok(silent.kind === "error" && silent.message.startsWith("--watch-silence-seconds:"), JSON.stringify(silent));
+});
+
 test("bad values name the flag", () => {
   assert.deepEqual(parseCli(spec, ["--concurrency", "0"]).kind, "error");
   const bad = parseCli(spec, ["--concurrency", "many"]);

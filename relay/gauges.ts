@@ -8,7 +8,11 @@ export interface GaugeSources {
   cachedObjects(): number;
 }
 
-/** Registers the relay's gauges on `metrics`. */
+/**
+ * Registers the relay's gauges on `metrics`. The process memory gauges carry the names
+ * prom-client's `collectDefaultMetrics` gives them (ADR 0014), read here rather than by it:
+ * it would start per-registry observers that are never released.
+ */
 export function registerGauges(metrics: Metrics, sources: GaugeSources): void {
   metrics.gauge("edgeloop_queue_depth", () => sources.queue.depth);
   metrics.gauge("edgeloop_queue_waiting_retry", () => sources.queue.retrying);

@@ -16,6 +16,9 @@ import type { Logger } from "../cli/log.ts";
 import type { RelayEngine } from "./engine.ts";
 import { relatedObjects } from "./related.ts";
 
+/** A body over the limit: answered 413 (the rest of it is read and dropped, so the client gets the answer, not a reset). */
+class TooLarge extends Error {}
+
 function readBody(request: IncomingMessage, limit = 8 * 1024 * 1024): Promise<string> {
   return new Promise((resolve, reject) => {
     let size = 0;
@@ -23,8 +26,8 @@ function readBody(request: IncomingMessage, limit = 8 * 1024 * 1024): Promise<st
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        reject(new Error("request body too large"));
-        request.destroy();
+        chunks.length = 0;
+        reject(new TooLarge(`request body over ${limit} bytes`));
       } else chunks.push(chunk);
     });
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
@@ -52,7 +55,13 @@ export async function startOpsServer(engine: RelayEngine, port: number, host: st
     const path = (request.url ?? "/").split("?")[0];
     if (path === "/healthz") return send(response, 200, { ok: true });
     if (path === "/readyz") return engine.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
-    if (path === "/metrics") return send(response, 200, engine.metrics.render(), "text/plain; version=0.0.4");
+    if (path === "/metrics") {
+      engine.metrics.render().then(
+        (text) => send(response, 200, text, engine.metrics.contentType),
+        (error: unknown) => send(response, 500, { error: { code: "internal", message: `metrics: ${String(error)}`, path: "" } }),
+      );
+      return;
+    }
     send(response, 404, { error: { code: "not_found", message: `no route ${path ?? ""}`, path: "path" } });
   });
   const bound = await listen(server, port, host);
@@ -121,7 +130,7 @@ function handler(engine: RelayEngine, log: Logger, admission: boolean): (request
   return (request, response) => {
     route(engine, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission)
       .then((answer) => send(response, answer.status, answer.body))
-      .catch((error: unknown) => send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } }));
+      .catch((error: unknown) => (error instanceof TooLarge ? send(response, 413, { error: { code: "too_large", message: error.message, path: "" } }) : send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } })));
   };
 }
 

@@ -5,6 +5,7 @@ import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./leader.ts";
 import { RelayEngine } from "./engine.ts";
+import type { WorkerTransport } from "./worker-client.ts";
 
 /** Relay settings (see relay/config.ts for their parsing and defaults). */
 export interface RelayOptions {
@@ -15,7 +16,10 @@ export interface RelayOptions {
   readonly concurrency?: number;
   /** Reconciles per second across all keys (a token bucket, burst twice that). */
   readonly maxRate?: number;
+  /** Seconds between full resyncs of every parent; 0: never (default 600). */
   readonly resyncSeconds?: number;
+  /** A watch with no event nor bookmark for this long is ended and resumed from its resourceVersion (default 300). */
+  readonly watchSilenceSeconds?: number;
   readonly manifestRefreshSeconds?: number;
   readonly outboxWaitSeconds?: number;
   /** Port of /healthz, /readyz, /metrics (0 picks one). */
@@ -31,6 +35,8 @@ export interface RelayOptions {
   readonly leaderElection?: Omit<LeaderOptions, "leaseDurationSeconds" | "retrySeconds"> & Partial<Pick<LeaderOptions, "leaseDurationSeconds" | "retrySeconds">>;
   /** Called when the lease is lost (the process entry point exits, as client-go does). */
   readonly onLostLeadership?: () => void;
+  /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
+  readonly transport?: WorkerTransport;
 }
 
 /** A running relay. */
@@ -59,15 +65,17 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     concurrency: options.concurrency ?? 16,
     maxRate: options.maxRate ?? 2_000,
     resyncSeconds: options.resyncSeconds ?? 600,
+    watchSilenceSeconds: options.watchSilenceSeconds ?? 300,
     manifestRefreshSeconds: options.manifestRefreshSeconds ?? 60,
     outboxWaitSeconds: options.outboxWaitSeconds ?? 20,
     log,
+    ...(options.transport ? { transport: options.transport } : {}),
   });
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
   await engine.start();
   const elector = options.leaderElection
-    ? new LeaderElector(new KubeClient(kubeconfig), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log)
+    ? new LeaderElector(new KubeClient(kubeconfig, { requests: engine.metrics.restClient }), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log, engine.metrics.leaderElection)
     : undefined;
   if (elector) {
     const lost = options.onLostLeadership ?? ((): void => undefined);

@@ -6,6 +6,7 @@
  */
 import { KubeError, type KubeClient } from "./kube/client.ts";
 import type { Logger } from "../cli/log.ts";
+import type { LeaderMetrics } from "./metrics.ts";
 
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
 
@@ -52,14 +53,18 @@ export class LeaderElector {
   readonly #client: KubeClient;
   readonly #options: LeaderOptions;
   readonly #log: Logger;
+  readonly #metrics: LeaderMetrics | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
   #leading = false;
 
-  constructor(client: KubeClient, options: LeaderOptions, log: Logger) {
+  /** `metrics`: told when this replica starts and stops leading (`leader_election_master_status`, 0 from the start as in client-go). */
+  constructor(client: KubeClient, options: LeaderOptions, log: Logger, metrics?: LeaderMetrics) {
     this.#client = client;
     this.#options = options;
     this.#log = log;
+    this.#metrics = metrics;
+    metrics?.leaderOff(options.name);
   }
 
   /** Whether this replica holds the lease. */
@@ -75,6 +80,7 @@ export class LeaderElector {
       await new Promise((resolve) => (this.#timer = setTimeout(resolve, this.#options.retrySeconds * 1000)));
     }
     this.#leading = true;
+    this.#metrics?.leaderOn(this.#options.name);
     this.#log("info", "leading", { lease: `${this.#options.namespace}/${this.#options.name}`, identity: this.#options.identity });
     this.#renewLoop(onLost, Date.now());
   }
@@ -86,6 +92,7 @@ export class LeaderElector {
   async stop(options: { readonly release?: boolean } = {}): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#leading) this.#metrics?.leaderOff(this.#options.name);
     if (!this.#leading || options.release === false) return;
     this.#leading = false;
     const lease = await this.#read().catch(() => undefined);
@@ -104,6 +111,7 @@ export class LeaderElector {
           // Lost when someone else holds it, or when renewals failed for a whole lease duration.
           if (ok === false || now - lastRenewed > this.#options.leaseDurationSeconds * 1000) {
             this.#leading = false;
+            this.#metrics?.leaderOff(this.#options.name);
             this.#log("error", "lost the lease", { lease: `${this.#options.namespace}/${this.#options.name}` });
             return onLost();
           }

@@ -17,7 +17,10 @@ cleanly; SIGHUP relists every informer and resyncs every parent at once.
   --kubeconfig FILE             cluster credentials (default: the in-cluster service account)
   --concurrency N               parent keys reconciled at once (default 16)
   --max-rate R                  reconciles per second, all keys together (default 2000, burst 2R)
-  --resync-seconds S            full resync period (default 600)
+  --resync-seconds S            full resync period: every parent of every controller is
+                                reconciled again (default 600; 0: off)
+  --watch-silence-seconds S     a watch with no event nor bookmark for S seconds is ended and
+                                resumed from its resourceVersion (default 300)
   --manifest-refresh-seconds S  how often the manifest is re-read (default 60)
   --outbox-wait-seconds S       outbox long-poll (default 20)
   --ops-port P, --ops-host H    /healthz, /readyz, /metrics (default 127.0.0.1:9090)

@@ -63,13 +63,38 @@ test("reference mapping: every parent in the namespace that names the object", (
   const elsewhere = { ...job, metadata: { ...job.metadata, namespace: "other", name: "fl2" } } as KubeObject;
   const unrelated = { ...job, metadata: { ...job.metadata, name: "fl3" }, spec: { trainingWorkers: [] } } as KubeObject;
   const mapping: Mapping = { by: "reference", paths: ["spec.trainingWorkers[].dataset.name", "spec.aggregationWorker.model.name"] };
-  const asked: (string | undefined)[] = [];
-  const parents = (namespace: string | undefined): KubeObject[] => {
-    asked.push(namespace);
+  const asked: string[] = [];
+  // A lookup that returns more than it was asked for (a scan): the mapping checks each parent again.
+  const parents = (namespace: string | undefined, path: string, value: string): KubeObject[] => {
+    asked.push(`${namespace ?? ""}|${path}|${value}`);
     return [job, elsewhere, unrelated];
   };
   assert.deepEqual(parentKeys(mapping, dataset, true, parents), ["ns/fl"]);
-  assert.deepEqual(asked, ["ns"], "parents are looked for in the object's namespace");
+  assert.deepEqual(asked, ["ns|spec.trainingWorkers[].dataset.name|d2", "ns|spec.aggregationWorker.model.name|d2"], "parents are looked up by each path, in the object's namespace");
+});
+
+test("reference mapping: parents found through an index of the parents' cache, once each", () => {
+  const jobs = new FakeCache(true, { fieldPaths: ["spec.aggregationWorker.model.name", "spec.pretrainedModel.name"] });
+  const both = { ...job, metadata: { ...job.metadata, name: "both" }, spec: { aggregationWorker: { model: { name: "m" } }, pretrainedModel: { name: "m" } } } as KubeObject;
+  const other = { ...job, metadata: { ...job.metadata, namespace: "other" } } as KubeObject;
+  jobs.put(job).put(both).put(other);
+  const mapping: Mapping = { by: "reference", paths: ["spec.aggregationWorker.model.name", "spec.pretrainedModel.name"] };
+  const model = { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "m", namespace: "ns" } } as KubeObject;
+  const parents = (_namespace: string | undefined, path: string, value: string): KubeObject[] => jobs.withField(path, value);
+  assert.deepEqual(parentKeys(mapping, model, true, parents).sort(), ["ns/both", "ns/fl"], "a parent naming it at two paths is one key; another namespace's parent is not");
+  assert.deepEqual(jobs.listed, [], "the parents are never listed");
+  jobs.remove(both);
+  assert.deepEqual(parentKeys(mapping, model, true, parents), ["ns/fl"]);
+});
+
+test("label mapping: a parent's children come from the label index, in its namespace", () => {
+  const pods = new FakeCache(true, { objects: [pod({ name: "a", labels: { app: "web" } }), pod({ name: "b", labels: { app: "db" } }), pod({ name: "c", namespace: "other", labels: { app: "web" } })] });
+  const watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "label", label: "app" } as Mapping };
+  const parent = { key: "ns/web", namespace: "ns", name: "web", uid: "u-web", object: null, namespaced: true };
+  assert.deepEqual(snapshotObjects(watch, pods, parent).map((o) => o.metadata.name), ["a"]);
+  assert.deepEqual(pods.listed, [], "no list of the namespace per parent");
+  const clusterParent = { ...parent, key: "web", namespace: undefined, namespaced: false };
+  assert.deepEqual(snapshotObjects(watch, pods, clusterParent).map((o) => o.metadata.name).sort(), ["a", "c"], "a cluster-scoped parent names children in any namespace");
 });
 
 test("none mapping: a cache-only kind makes no parent dirty and is in no snapshot", () => {

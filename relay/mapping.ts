@@ -13,6 +13,8 @@ export interface CacheView {
   ownedBy(uid: string): KubeObject[];
   /** Objects with `value` at the field path `path`. */
   withField(path: string, value: string): KubeObject[];
+  /** Objects whose label `label` is `value`. */
+  withLabel(label: string, value: string): KubeObject[];
 }
 
 /** The parent a snapshot is built for. */
@@ -27,8 +29,12 @@ export interface SnapshotParent {
   readonly namespaced: boolean;
 }
 
-/** A controller's parents in a namespace (all of them when `undefined`): what `reference` searches. */
-export type ParentsIn = (namespace: string | undefined) => readonly KubeObject[];
+/**
+ * A controller's parents in `namespace` (any namespace when `undefined`) with `value` at
+ * the field path `path`: what a `reference` mapping looks up, by an index of the parents'
+ * cache (the relay indexes every path a controller's `reference` mappings name).
+ */
+export type ParentsIn = (namespace: string | undefined, path: string, value: string) => readonly KubeObject[];
 
 /** The watch of a controller's parents (`self`), if it has one. */
 export function selfWatch(controller: ControllerManifest): Watch | undefined {
@@ -76,7 +82,7 @@ export function snapshotObjects(watch: Watch, cache: CacheView | undefined, pare
     case "owner":
       return parent.uid ? ownedChildren(mapping, watch.kind, cache, parent.uid) : [];
     case "label":
-      return cache.list(parent.namespaced ? parent.namespace : undefined).filter((o) => o.metadata.labels?.[mapping.label] === parent.name && inScope(o, parent));
+      return cache.withLabel(mapping.label, parent.name).filter((o) => inScope(o, parent));
     case "field":
       return cache.withField(mapping.path, parent.name).filter((o) => inScope(o, parent));
     case "reference":
@@ -100,9 +106,12 @@ function fieldKeys(names: readonly string[], namespace: string | undefined, pare
 function referencingParents(paths: readonly string[], object: KubeObject, parents: ParentsIn): string[] {
   const namespace = object.metadata.namespace;
   const name = object.metadata.name ?? "";
-  return parents(namespace)
-    .filter((parent) => parent.metadata.namespace === namespace && paths.some((path) => valuesAt(parent, path).includes(name)))
-    .map((parent) => objectKey(parent.metadata));
+  const keys = new Set<string>();
+  for (const path of paths) {
+    // Checked again: a lookup that is a scan, or an index of another namespace's parents, may return more.
+    for (const parent of parents(namespace, path, name)) if (parent.metadata.namespace === namespace && valuesAt(parent, path).includes(name)) keys.add(objectKey(parent.metadata));
+  }
+  return [...keys];
 }
 
 /**

@@ -91,7 +91,7 @@ test("the guard drops refused actions, counts and logs them, and warns on the pa
   const parent = { apiVersion: "v1", kind: "ConfigMap", name: "p", namespace: "default" };
   const kept = await g.filter(plan, mirror, inDefault, parent);
   assert.deepEqual(kept, { actions: [plan.actions[0]], requeueAfterSeconds: 5 });
-  assert.match(metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
+  assert.match(await metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
   assert.equal(logged.length, 1);
   assert.equal(events.length, 1);
   const event = events[0];

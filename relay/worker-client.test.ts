@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from "../protocol/index.ts";
-import { WorkerClient } from "./worker-client.ts";
+import { WorkerClient, WorkerError, type WorkerTransport } from "./worker-client.ts";
 
 const SECRET = "relay-test-secret-0123";
 
@@ -70,4 +70,28 @@ test("the same outbox read sent twice in a row is signed at two different second
   assert.ok(Number(second.timestamp) > Number(first.timestamp), `${first.timestamp} then ${second.timestamp}`);
   assert.notEqual(first.signature, second.signature);
   assert.equal(await verify(second), null);
+});
+
+test("an injected transport carries every call: signed as over HTTP, its answers parsed, a 429's Retry-After reported", async () => {
+  const sent: { url: string; method: string; body: string; headers: Record<string, string> }[] = [];
+  let status = 200;
+  const transport: WorkerTransport = (url, init) => {
+    sent.push({ url, method: init.method, body: init.body ?? "", headers: init.headers });
+    const answer = url.endsWith("/healthz") ? { ok: true } : { actions: [] };
+    return Promise.resolve(new Response(JSON.stringify(answer), { status, headers: status === 429 ? { "retry-after": "3" } : {} }));
+  };
+  const injected = new WorkerClient("http://in-process.invalid/", SECRET, undefined, transport);
+  assert.deepEqual(await injected.reconcile("mirror", { a: 1 }), { actions: [] });
+  assert.equal(await injected.healthy(), true);
+  const [call, health] = sent;
+  assert.ok(call && health);
+  assert.equal(call.url, "http://in-process.invalid/v1/reconcile/mirror");
+  assert.equal(health.url, "http://in-process.invalid/healthz");
+  const request = { method: call.method, target: "/v1/reconcile/mirror", body: call.body, timestamp: call.headers[TIMESTAMP_HEADER] ?? "", signature: call.headers[SIGNATURE_HEADER] ?? "" };
+  assert.equal(await verify(request), null);
+  status = 429;
+  await assert.rejects(injected.reconcile("mirror", {}), (error: unknown) => error instanceof WorkerError && error.status === 429 && error.retryAfterMs === 3_000);
+  const unreachable = new WorkerClient("http://in-process.invalid", SECRET, undefined, () => Promise.reject(new Error("down")));
+  await assert.rejects(unreachable.manifest(), (error: unknown) => error instanceof WorkerError && error.status === 0);
+  assert.equal(await unreachable.healthy(), false);
 });

@@ -1,12 +1,57 @@
 /**
  * Signed calls to the Worker (protocol v2): the method, the path and query and the exact
  * bytes sent are what is signed; answers are parsed with the protocol's zod schemas; a
- * 429's Retry-After is reported.
+ * 429's Retry-After is reported. The calls go through a {@link WorkerTransport}: HTTP by
+ * default; a benchmark passes one that answers in process (ADR 0015).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { AdmissionReviewResponse, ApiResponse, ClaimReleased, createSigner, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../protocol/index.ts";
+
+/** One request as the client sends it: `fetch`'s init, plus the time the answer may take. */
+export interface WorkerRequestInit {
+  readonly method: "GET" | "POST";
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+  /** How long the headers, then the body, may take (an HTTP transport's timeouts). */
+  readonly timeoutMs: number;
+}
+
+/** The part of a `fetch` Response the client reads. */
+export interface WorkerResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/**
+ * How requests reach the Worker: `fetch`-like (the global `fetch` is one). It rejects when
+ * the Worker cannot be reached; any answer, whatever its status, resolves.
+ */
+export type WorkerTransport = (url: string, init: WorkerRequestInit) => Promise<WorkerResponse>;
+
+/**
+ * The default transport: undici's request, not fetch: the WHATWG streams and signals of
+ * fetch were a fifth of the relay's CPU under load. Timeouts are the dispatcher's, not
+ * AbortSignals.
+ */
+export const httpTransport: WorkerTransport = async (url, init) => {
+  const response: Dispatcher.ResponseData = await request(url, {
+    method: init.method,
+    headers: init.headers,
+    ...(init.body === undefined ? {} : { body: init.body }),
+    ...(init.signal ? { signal: init.signal } : {}),
+    headersTimeout: init.timeoutMs,
+    bodyTimeout: init.timeoutMs,
+  });
+  const header = (name: string): string | null => {
+    const value = response.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  };
+  return { status: response.statusCode, headers: { get: header }, text: () => response.body.text() };
+};
 
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {
@@ -24,13 +69,15 @@ export class WorkerClient {
   readonly #base: string;
   readonly #sign: Signer;
   readonly #timeoutMs: number;
+  readonly #transport: WorkerTransport;
   /** The last outbox read sent and the second it was signed at (see `outbox`). */
   #lastOutbox: { target: string; at: number } | undefined;
 
-  constructor(baseUrl: string, secret: string, timeoutMs = 30_000) {
+  constructor(baseUrl: string, secret: string, timeoutMs = 30_000, transport: WorkerTransport = httpTransport) {
     this.#base = baseUrl.replace(/\/$/, "");
     this.#sign = createSigner(secret);
     this.#timeoutMs = timeoutMs;
+    this.#transport = transport;
   }
 
   manifest(): Promise<Manifest> {
@@ -79,8 +126,9 @@ export class WorkerClient {
   /** Whether the Worker answers its health check. */
   async healthy(): Promise<boolean> {
     try {
-      const response = await fetch(`${this.#base}/healthz`, { signal: AbortSignal.timeout(5_000) });
-      return response.ok;
+      const response = await this.#transport(`${this.#base}/healthz`, { method: "GET", headers: {}, signal: AbortSignal.timeout(5_000), timeoutMs: 5_000 });
+      await response.text();
+      return response.status >= 200 && response.status < 300;
     } catch {
       return false;
     }
@@ -97,27 +145,24 @@ export class WorkerClient {
   ): Promise<T> {
     const bytes = body === undefined ? "" : JSON.stringify(body);
     const headers = await this.#sign({ method, target: path, body: bytes }, atSeconds);
-    let response: Dispatcher.ResponseData;
+    let response: WorkerResponse;
     try {
-      // undici's request, not fetch: the WHATWG streams and signals of fetch were a fifth
-      // of the relay's CPU under load. Timeouts are the dispatcher's, not AbortSignals.
-      response = await request(`${this.#base}${path}`, {
+      response = await this.#transport(`${this.#base}${path}`, {
         method,
         headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: bytes }),
         ...(signal ? { signal } : {}),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        timeoutMs,
       });
     } catch (error) {
       throw new WorkerError(0, `worker unreachable: ${(error as Error).message}`);
     }
-    const text = await response.body.text().catch((error: unknown) => {
+    const text = await response.text().catch((error: unknown) => {
       throw new WorkerError(0, `worker unreachable: ${(error as Error).message}`);
     });
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const retryAfter = Number(response.headers["retry-after"]);
-      throw new WorkerError(response.statusCode, `worker answered ${response.statusCode}: ${text.slice(0, 300)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+    if (response.status < 200 || response.status >= 300) {
+      const retryAfter = Number(response.headers.get("retry-after"));
+      throw new WorkerError(response.status, `worker answered ${response.status}: ${text.slice(0, 300)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
     }
     const parsed = schema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new WorkerError(502, `worker answer does not match the protocol: ${parsed.error.issues[0]?.message ?? ""} at ${parsed.error.issues[0]?.path.join(".") ?? ""}`);

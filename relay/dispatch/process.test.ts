@@ -122,13 +122,13 @@ function refusingDeps(status: number, events: { reason: string; type: string; me
 test("a snapshot the Worker refuses for good (400) is a Warning Event on the parent naming the field, not an endless retry", async () => {
   const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
   const deps = refusingDeps(400, events);
-  assert.deepEqual(await processKey(deps, queueKey("mirror", "default/p"), []), { kind: "done" });
+  assert.deepEqual(await processKey(deps, queueKey("mirror", "default/p"), []), { kind: "done", terminal: true });
   assert.equal(events.length, 1);
   assert.equal(events[0]?.type, "Warning");
   assert.equal(events[0]?.reason, "ReconcileRefused");
   assert.equal(events[0]?.involvedObject.name, "p");
   assert.match(events[0]?.message ?? "", /parent\.spec\.template/);
-  assert.match(deps.metrics.render(), /edgeloop_reconciles_total\{controller="mirror",result="refused"\} 1/);
+  assert.match(await deps.metrics.render(), /edgeloop_reconciles_total\{controller="mirror",result="refused"\} 1/);
 });
 
 test("a Worker error that may pass (500, 429, unreachable) is still retried, with no Event", async () => {

@@ -15,6 +15,7 @@ import { WorkerError } from "../worker-client.ts";
 import type { EventsDelivery } from "./events.ts";
 import { EVENTS_KEY, splitQueueKey } from "./keys.ts";
 import type { SnapshotDelivery } from "./snapshots.ts";
+import { compactTriggers } from "./triggers.ts";
 
 /** What processing a key uses. */
 export interface ProcessDeps {
@@ -37,7 +38,8 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
   if (!controller) return { kind: "done" };
   const started = performance.now();
   try {
-    const delivered = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, triggers);
+    // Triggers compacted here, not as they accumulate: a retry hands the queue back the same ones.
+    const delivered = key === EVENTS_KEY ? await deps.events.send(controller) : await deps.snapshots.send(controller, key, compactTriggers(triggers));
     const answered = performance.now();
     deps.workerReached(true);
     const { parent } = delivered;
@@ -50,7 +52,8 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
       await releaseClaims(deps, name, key, result.unapplied);
       deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="retry"}`);
       deps.log("debug", "plan interrupted, will retry", { controller: name, key, error: result.error });
-      return { kind: "retry" };
+      // Not before the API server said to (its Retry-After, when the client's own retries ran out).
+      return { kind: "retry", ...(result.retryAfterMs ? { afterMs: result.retryAfterMs } : {}) };
     }
     const done = performance.now();
     deps.log("debug", "plan applied", { controller: name, key, ...(delivered.events === undefined ? {} : { events: delivered.events }), actions: plan.actions.length, workerMs: Math.round(answered - started), applyMs: Math.round(done - answered) });
@@ -113,10 +116,10 @@ async function refused(deps: ProcessDeps, controller: ControllerManifest, key: s
   deps.workerReached(true);
   deps.metrics.inc(`edgeloop_reconciles_total{controller="${controller.name}",result="refused"}`);
   deps.log("warn", "the Worker refused the snapshot; not retried until the parent changes", { controller: controller.name, key, status: error.status, error: error.message });
-  if (!controller.parent) return { kind: "done" };
+  if (!controller.parent) return { kind: "done", terminal: true };
   const { namespace, name } = splitKey(key);
   const target = { ...controller.parent, name, ...(namespace ? { namespace } : {}) };
   const message = `the Worker refused the snapshot of ${key}: ${error.message}`.slice(0, 1024);
   await deps.applier.applyOne({ type: "event", target, eventType: "Warning", reason: "ReconcileRefused", message }).catch((e: unknown) => deps.log("warn", "could not record the refusal", { controller: controller.name, key, error: String(e) }));
-  return { kind: "done" };
+  return { kind: "done", terminal: true };
 }

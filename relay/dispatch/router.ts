@@ -6,10 +6,13 @@
 import { kindKey, type ControllerManifest, type KubeObject, type Manifest } from "../../protocol/index.ts";
 import type { Metrics } from "../metrics.ts";
 import { cacheId, type Cache } from "../watch/cache.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../watch/label-selector.ts";
+import { servingCacheId } from "../watch/sharing.ts";
 import type { EventsDelivery } from "./events.ts";
 import type { SnapshotDelivery, SnapshotRoute } from "./snapshots.ts";
 
-type Route = { readonly kind: string } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest });
+/** `selector`: the watch shares its kind's unfiltered cache and sees only what its label selector matches (ADR 0016). */
+type Route = { readonly kind: string; readonly selector?: readonly LabelRequirement[] } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest });
 
 /** Watch events to controllers. */
 export class EventRouter {
@@ -27,10 +30,12 @@ export class EventRouter {
   /** Resolves the routes of a manifest (before its informers start: their first lists are routed too). */
   use(manifest: Manifest): void {
     const routes = new Map<string, Route[]>();
+    const watches = manifest.controllers.flatMap((c) => c.watches);
     for (const controller of manifest.controllers) {
       for (const watch of controller.watches) {
-        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), delivery: "events", controller } : { kind: kindKey(watch), delivery: "snapshot", snapshot: this.#snapshots.route(controller, watch) };
-        const id = cacheId(watch);
+        const id = servingCacheId(watch, watches);
+        const selector = watch.labelSelector && id !== cacheId(watch) ? { selector: parseLabelSelector(watch.labelSelector) } : {};
+        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), ...selector, delivery: "events", controller } : { kind: kindKey(watch), ...selector, delivery: "snapshot", snapshot: this.#snapshots.route(controller, watch) };
         routes.set(id, [...(routes.get(id) ?? []), route]);
       }
     }
@@ -41,6 +46,11 @@ export class EventRouter {
   route(cache: Cache, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void {
     this.#metrics.inc(`edgeloop_watch_events_total{kind="${cache.watch.kind}",type="${type}"}`);
     for (const route of this.#routes.get(cache.id) ?? []) {
+      // A shared cache's object outside a watch's selector: an addition is not for it, but a
+      // change or deletion may be of an object that just left it (a label removed), which a
+      // cache of its own would have delivered as DELETED; its mapping finds the parent, whose
+      // snapshot no longer holds the object. Events controllers get only what they select.
+      if (route.selector && !matchesSelector(route.selector, object.metadata.labels) && (type === "ADDED" || route.delivery === "events")) continue;
       if (route.delivery === "events") this.#events.buffer(route.controller, { type, kind: route.kind, object, initial });
       else this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object });
     }

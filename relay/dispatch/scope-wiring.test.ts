@@ -71,7 +71,7 @@ test("snapshot dispatch applies only the key's namespace and declared kinds, and
     "POST /api/v1/namespaces/default/events ActionRefused",
     "POST /api/v1/namespaces/default/configmaps ok",
   ]);
-  assert.match(metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 2/);
+  assert.match(await metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 2/);
 });
 
 test("events dispatch has no parent namespace: declared kinds anywhere, nothing else", async () => {
@@ -108,5 +108,5 @@ test("the outbox drainer checks each entry against its controller; an unknown co
   drainer.start();
   await drainer.stop().then(() => new Promise((resolve) => setTimeout(resolve, 50)));
   assert.deepEqual(sent, ["POST /api/v1/namespaces/default/configmaps timer"]);
-  assert.match(metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
+  assert.match(await metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
 });

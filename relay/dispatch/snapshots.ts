@@ -47,7 +47,8 @@ export class SnapshotDelivery {
   /** The route of events of `watch` to `controller`'s parents. */
   route(controller: ControllerManifest, watch: Watch): SnapshotRoute {
     const self = selfWatch(controller);
-    const parents: ParentsIn = (namespace) => (self && this.#informers.forWatch(self)?.list(namespace)) ?? [];
+    // An index lookup: the parents' cache indexes the paths of the controller's `reference` mappings.
+    const parents: ParentsIn = (_namespace, path, value) => (self && this.#informers.forWatch(self)?.withField(path, value)) ?? [];
     return { controller, watch, parentNamespaced: parentIsNamespaced(controller), parents };
   }
 

@@ -7,16 +7,47 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
 import type { TypeRef } from "../../protocol/index.ts";
+import type { RequestMetrics } from "../metrics.ts";
 
-/** A failed API call, with the Kubernetes `Status` message and code. */
+/** A failed API call, with the Kubernetes `Status` message and code, and the server's `Retry-After` (ms) when it gave one. */
 export class KubeError extends Error {
   readonly status: number;
   readonly reason: string;
-  constructor(status: number, reason: string, message: string) {
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, reason: string, message: string, retryAfterMs?: number) {
     super(message);
     this.status = status;
     this.reason = reason;
+    this.retryAfterMs = retryAfterMs;
   }
+}
+
+/**
+ * How many times one request is sent again after a 429, or a 5xx carrying `Retry-After`,
+ * waiting as told each time: client-go's default (`rest.Request`'s `maxRetries`, 10).
+ */
+export const RETRY_AFTER_RETRIES = 10;
+
+/**
+ * The wait (ms) a `Retry-After` header asks for on a response of `status`, as client-go's
+ * `checkWait` reads it: only on 429 and 5xx, whole seconds (an HTTP date is not used by
+ * kube-apiserver); `undefined` when the response asks for no retry.
+ */
+export function retryAfterMs(status: number, header: string | string[] | undefined): number | undefined {
+  if (status !== 429 && (status < 500 || status > 599)) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value) * 1000;
+}
+
+/** Client settings beyond the KubeConfig. */
+export interface KubeClientOptions {
+  /** Retries after `Retry-After` (default {@link RETRY_AFTER_RETRIES}; 0: none, the error carries the wait). */
+  readonly retryAfterRetries?: number;
+  /** How a wait is waited (tests pass a fake). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Told of every request sent (`rest_client_requests_total`). */
+  readonly requests?: RequestMetrics;
 }
 
 /** A resource as discovery describes it. */
@@ -52,12 +83,23 @@ export class KubeClient {
   readonly #resources = new Map<string, ResourceInfo>();
   readonly #server: string;
   #auth: Auth | undefined;
+  readonly #retryAfterRetries: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #requests: RequestMetrics | undefined;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfig, options: KubeClientOptions = {}) {
     this.#kc = kc;
+    this.#retryAfterRetries = options.retryAfterRetries ?? RETRY_AFTER_RETRIES;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#requests = options.requests;
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error("the kubeconfig has no current cluster");
     this.#server = cluster.server.replace(/\/$/, "");
+  }
+
+  /** Counts a request to this client's server sent by another client (client-node's watch), as {@link request}'s are. */
+  countRequest(method: Method, code: string): void {
+    this.#requests?.request(method, new URL(this.#server).host, code);
   }
 
   /** Teaches the client a resource without discovery (from the manifest). */
@@ -110,6 +152,13 @@ export class KubeClient {
     let response = await this.#send(method, url, body, options, await this.#authentication(false));
     // A rotated or expired token: ask the KubeConfig again, once.
     if (response.status === 401) response = await this.#send(method, url, body, options, await this.#authentication(true));
+    // Told to come back later (429, or a 5xx with Retry-After): not before then, as client-go does.
+    for (let retry = 0; retry < this.#retryAfterRetries; retry++) {
+      const wait = retryAfterMs(response.status, response.retryAfter);
+      if (wait === undefined) break;
+      await this.#sleep(wait);
+      response = await this.#send(method, url, body, options, await this.#authentication(false));
+    }
     let json: unknown = undefined;
     try {
       json = response.text ? JSON.parse(response.text) : undefined;
@@ -118,10 +167,10 @@ export class KubeClient {
     }
     if (response.status >= 200 && response.status < 300) return json;
     const status = (json ?? {}) as { message?: string; reason?: string };
-    throw new KubeError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300));
+    throw new KubeError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300), retryAfterMs(response.status, response.retryAfter));
   }
 
-  async #send(method: Method, url: URL, body: string | undefined, options: RequestOptions, auth: Auth): Promise<{ status: number; text: string }> {
+  async #send(method: Method, url: URL, body: string | undefined, options: RequestOptions, auth: Auth): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {
     const timeout = options.timeoutMs ?? 30_000;
     const headers = { ...auth.headers, accept: "application/json", ...(body === undefined ? {} : { "content-type": options.contentType ?? "application/json" }) };
     const response = await httpRequest(url, {
@@ -131,7 +180,12 @@ export class KubeClient {
       ...(auth.dispatcher ? { dispatcher: auth.dispatcher } : {}),
       headersTimeout: timeout,
       bodyTimeout: timeout,
+    }).catch((error: unknown) => {
+      // No answer: client-go counts it as code "<error>".
+      this.#requests?.request(method, url.host, "<error>");
+      throw error;
     });
-    return { status: response.statusCode, text: await response.body.text() };
+    this.#requests?.request(method, url.host, String(response.statusCode));
+    return { status: response.statusCode, text: await response.body.text(), retryAfter: response.headers["retry-after"] };
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock, settle } from "../../test/support/fake-clock.ts";
-import { WorkQueue, type Outcome, type WorkQueueOptions } from "./workqueue.ts";
+import { WorkQueue, type Outcome, type QueueObserver, type WorkQueueOptions } from "./workqueue.ts";
 
 /** A process function whose calls stay open until released. */
 function gate(): { calls: { key: string; items: string[]; release: (o: Outcome) => void }[]; process: (key: string, items: string[]) => Promise<Outcome> } {
@@ -202,4 +202,133 @@ test("batched adds: a burst waits out the batch period and is processed once wit
   await clock.advance(1_000);
   await settle();
   assert.equal(calls.length, 2, "the batched change was already processed: nothing runs again");
+});
+
+test("batched changes that arrive while their key is in flight still wait out the batch; an immediate add among them does not", async () => {
+  const { clock, queue, calls } = running({ concurrency: 4 });
+  queue.add("node", "first");
+  await settle();
+  await clock.advance(100);
+  queue.addBatched("node", "pod-1 changed", 500);
+  await clock.advance(100);
+  queue.addBatched("node", "pod-2 changed", 500);
+  calls[0]?.release({ kind: "done" });
+  await settle();
+  assert.equal(calls.length, 1, "done 400 ms before the first batched change is due: not run at once");
+  await clock.advance(399);
+  await settle();
+  assert.equal(calls.length, 1);
+  await clock.advance(1);
+  await settle();
+  assert.deepEqual(calls[1]?.items, ["pod-1 changed", "pod-2 changed"], "one run for the burst, when its first change is due");
+  queue.addBatched("node", "pod-3 changed", 500);
+  queue.add("node", "pod-4 deleted");
+  calls[1]?.release({ kind: "done", requeueAfterMs: 10_000 });
+  await settle();
+  assert.deepEqual(calls[2]?.items, ["pod-3 changed", "pod-4 deleted"], "a deletion while in flight runs again at once, taking the batch along");
+  calls[2]?.release({ kind: "done" });
+  await clock.advance(1_000);
+  await settle();
+  assert.equal(calls.length, 3, "nothing left to run");
+});
+
+test("a batched change whose batch came due while its key was in flight runs as soon as the key is done", async () => {
+  const { clock, queue, calls } = running({ concurrency: 4 });
+  queue.add("node", "first");
+  await settle();
+  queue.addBatched("node", "pod changed", 100);
+  await clock.advance(500);
+  calls[0]?.release({ kind: "done" });
+  await settle();
+  assert.deepEqual(calls[1]?.items, ["pod changed"]);
+});
+
+/** An observer writing each call as `hook key` (with the outcome's kind for done), with the fake clock's time. */
+function observed(clock: FakeClock): { observer: QueueObserver; calls: string[] } {
+  const calls: string[] = [];
+  const log = (line: string): void => void calls.push(`${clock.now()} ${line}`);
+  return {
+    calls,
+    observer: {
+      add: (key) => log(`add ${key}`),
+      get: (key) => log(`get ${key}`),
+      done: (key, outcome) => log(`done ${key} ${outcome.kind}`),
+      retry: (key) => log(`retry ${key}`),
+    },
+  };
+}
+
+test("the observer hears add, get, done and retry where client-go's workqueue calls its metrics", async () => {
+  const clock = new FakeClock();
+  const { observer, calls } = observed(clock);
+  const queue = new WorkQueue<string>({ concurrency: 1, clock, observer, baseDelayMs: 100 });
+  const { calls: runs, process } = gate();
+  queue.start(process);
+  queue.add("a");
+  queue.add("b");
+  await settle();
+  await clock.advance(10);
+  runs[0]?.release({ kind: "retry" });
+  await settle();
+  await clock.advance(10);
+  runs[1]?.release({ kind: "done", requeueAfterMs: 1_000 });
+  await settle();
+  // a comes back after its 100 ms backoff; b after its 1 s requeue.
+  await clock.advance(100);
+  runs[2]?.release({ kind: "done" });
+  await clock.advance(1_000);
+  runs[3]?.release({ kind: "done" });
+  await settle();
+  assert.deepEqual(calls, [
+    "0 add a",
+    "0 get a",
+    "0 add b",
+    "10 done a retry",
+    "10 retry a",
+    "10 get b",
+    "20 done b done",
+    "20 retry b",
+    "110 add a",
+    "110 get a",
+    "120 done a done",
+    "1020 add b",
+    "1020 get b",
+    "1120 done b done",
+  ]);
+});
+
+test("the observer is told again of a key added while in flight, and of a batched key when its batch is due", async () => {
+  const clock = new FakeClock();
+  const { observer, calls } = observed(clock);
+  const queue = new WorkQueue<string>({ concurrency: 1, clock, observer });
+  const { calls: runs, process } = gate();
+  queue.start(process);
+  queue.add("a");
+  await settle();
+  queue.add("a");
+  queue.addBatched("b", "x", 50);
+  runs[0]?.release({ kind: "done" });
+  await settle();
+  await clock.advance(50);
+  assert.deepEqual(calls, ["0 add a", "0 get a", "0 add a", "0 done a done", "0 add a", "0 get a", "50 add b"]);
+});
+
+test("retryFailedNow runs keys backing off at once with their backoff reset, but not one told to wait by the server", async () => {
+  const { clock, queue, calls } = running({ concurrency: 2, baseDelayMs: 1_000, maxDelayMs: 30_000 });
+  queue.add("a", "x");
+  queue.add("b", "y");
+  await settle();
+  calls[0]?.release({ kind: "retry" });
+  calls[1]?.release({ kind: "retry", afterMs: 5_000 });
+  await settle();
+  assert.equal(queue.retryFailedNow(), 1);
+  await clock.advance(0);
+  assert.deepEqual(calls.slice(2).map((c) => [c.key, c.items]), [["a", ["x"]]], "a at once with its items; b still waits");
+  calls[2]?.release({ kind: "retry" });
+  await clock.advance(999);
+  assert.equal(calls.length, 3, "a's backoff starts again at the base delay");
+  await clock.advance(1);
+  assert.equal(calls.at(-1)?.key, "a");
+  await clock.advance(4_000);
+  assert.equal(calls.at(-1)?.key, "b", "b after the 5 s it was told");
 });

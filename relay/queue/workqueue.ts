@@ -6,8 +6,27 @@
  * the key is processed.
  */
 
-/** What processing a key decided. */
-export type Outcome = { readonly kind: "done"; readonly requeueAfterMs?: number } | { readonly kind: "retry"; readonly afterMs?: number };
+/**
+ * What processing a key decided. `terminal`: it failed for good and is not retried (as
+ * controller-runtime's `reconcile.TerminalError`): done for the queue, an error for the metrics.
+ */
+export type Outcome = { readonly kind: "done"; readonly requeueAfterMs?: number; readonly terminal?: boolean } | { readonly kind: "retry"; readonly afterMs?: number };
+
+/**
+ * Told what the queue does, at the points where client-go's workqueue calls its metrics
+ * (`add`, `get`, `done`, and `retry` from the delaying queue's `AddAfter`), so that its
+ * metrics can be kept outside the queue. Every method must be cheap and must not throw.
+ */
+export interface QueueObserver {
+  /** `key` is due for processing (ready, or dirty again while in flight); told again while it waits. */
+  add(key: string): void;
+  /** `key` was taken for processing. */
+  get(key: string): void;
+  /** Processing of `key` ended with `outcome` (a thrown error is a `retry`). */
+  done(key: string, outcome: Outcome): void;
+  /** `key` is put back for later after its processing: a retry after a failure, or a requeue it asked for. */
+  retry(key: string): void;
+}
 
 /** Clock and timers, injectable for tests. */
 export interface Clock {
@@ -34,7 +53,11 @@ export interface WorkQueueOptions {
   readonly ratePerSecond?: number;
   readonly burst?: number;
   readonly clock?: Clock;
+  /** Told of adds, gets, dones and retries (metrics). */
+  readonly observer?: QueueObserver;
 }
+
+const NO_OBSERVER: QueueObserver = { add: () => undefined, get: () => undefined, done: () => undefined, retry: () => undefined };
 
 /** The work queue. `T` is what accumulates per key (the triggers). */
 export class WorkQueue<T> {
@@ -44,8 +67,15 @@ export class WorkQueue<T> {
   readonly #inFlight = new Set<string>();
   readonly #delayed = new Map<string, { at: number; handle: unknown }>();
   readonly #failures = new Map<string, number>();
-  readonly #options: Required<Omit<WorkQueueOptions, "clock">>;
+  /** Failing keys whose last failure came with a wait the server asked for (see {@link retryFailedNow}). */
+  readonly #toldToWait = new Set<string>();
+  /** Keys in flight made dirty by a batched add only: when the earliest of those batches is due. */
+  readonly #batchedDue = new Map<string, number>();
+  /** Keys in flight made dirty by an immediate add: they run again as soon as they are done. */
+  readonly #urgent = new Set<string>();
+  readonly #options: Required<Omit<WorkQueueOptions, "clock" | "observer">>;
   readonly #clock: Clock;
+  readonly #observer: QueueObserver;
   #tokens: number;
   #refilledAt: number;
   #tokenTimer: unknown = undefined;
@@ -54,8 +84,10 @@ export class WorkQueue<T> {
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WorkQueueOptions) {
-    this.#options = { baseDelayMs: 5, maxDelayMs: 30_000, ratePerSecond: 1_000, burst: 2_000, ...options };
-    this.#clock = options.clock ?? systemClock;
+    const { clock, observer, ...settings } = options;
+    this.#options = { baseDelayMs: 5, maxDelayMs: 30_000, ratePerSecond: 1_000, burst: 2_000, ...settings };
+    this.#clock = clock ?? systemClock;
+    this.#observer = observer ?? NO_OBSERVER;
     this.#tokens = this.#options.burst;
     this.#refilledAt = this.#clock.now();
   }
@@ -91,6 +123,8 @@ export class WorkQueue<T> {
     if (item !== undefined) items.push(item);
     this.#dirty.set(key, items);
     this.#cancelDelay(key);
+    if (this.#inFlight.has(key)) this.#urgent.add(key);
+    this.#observer.add(key);
     if (!this.#inFlight.has(key) && !this.#readySet.has(key)) {
       this.#ready.push(key);
       this.#readySet.add(key);
@@ -124,7 +158,13 @@ export class WorkQueue<T> {
     const items = this.#dirty.get(key) ?? [];
     if (item !== undefined) items.push(item);
     this.#dirty.set(key, items);
-    if (this.#inFlight.has(key) || this.#readySet.has(key)) return;
+    if (this.#inFlight.has(key)) this.#observer.add(key);
+    if (this.#inFlight.has(key)) {
+      const due = this.#clock.now() + ms;
+      if (due < (this.#batchedDue.get(key) ?? Infinity)) this.#batchedDue.set(key, due);
+      return;
+    }
+    if (this.#readySet.has(key)) return;
     const existing = this.#delayed.get(key);
     if (existing && existing.at <= this.#clock.now() + ms) return;
     this.#requeue(key, ms);
@@ -143,6 +183,24 @@ export class WorkQueue<T> {
     this.#delayed.clear();
     if (this.#tokenTimer !== undefined) this.#clock.clearTimeout(this.#tokenTimer);
     if (this.#inFlight.size > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Runs every key backing off after a failure at once, its failure count forgotten: for
+   * when what they failed on is back (the Worker answers again). A key held for a wait the
+   * API server asked for (`Retry-After`) keeps it. Without this, keys that failed through
+   * a 30 s Worker outage waited out backoffs grown to the cap after it ended. Returns how
+   * many keys were released.
+   */
+  retryFailedNow(): number {
+    let released = 0;
+    for (const key of [...this.#failures.keys()]) {
+      if (this.#toldToWait.has(key) || !this.#delayed.has(key)) continue;
+      this.#failures.delete(key);
+      this.#requeue(key, 0);
+      released += 1;
+    }
+    return released;
   }
 
   /** The backoff a key gets after its `failures`-th consecutive failure. */
@@ -185,6 +243,7 @@ export class WorkQueue<T> {
       const items = this.#dirty.get(key) ?? [];
       this.#dirty.delete(key);
       this.#inFlight.add(key);
+      this.#observer.get(key);
       void this.#run(process, key, items);
     }
   }
@@ -197,28 +256,50 @@ export class WorkQueue<T> {
       outcome = { kind: "retry" };
     }
     this.#inFlight.delete(key);
+    const urgent = this.#urgent.delete(key);
+    const batchedDue = this.#batchedDue.get(key);
+    this.#batchedDue.delete(key);
+    this.#observer.done(key, outcome);
     if (outcome.kind === "retry") {
       const failures = (this.#failures.get(key) ?? 0) + 1;
       this.#failures.set(key, failures);
       // The triggers were not handled: keep them for the retry.
       const pending = this.#dirty.get(key) ?? [];
       this.#dirty.set(key, [...items, ...pending]);
+      this.#observer.retry(key);
+      if ((outcome.afterMs ?? 0) > 0) this.#toldToWait.add(key);
+      else this.#toldToWait.delete(key);
       this.#requeue(key, Math.max(outcome.afterMs ?? 0, this.backoff(failures)));
     } else {
       this.#failures.delete(key);
+      this.#toldToWait.delete(key);
       // Dirty again while in flight: run again now (that run decides any requeue); a
-      // requeue must never hold back a change that arrived meanwhile.
-      if (this.#dirty.has(key)) this.add(key);
-      else if (outcome.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
+      // requeue must never hold back a change that arrived meanwhile. Changes that were
+      // all batched still wait out their batch: run at once, a reconcile slower than the
+      // batch period made every change of a burst a reconcile of its own.
+      if (this.#dirty.has(key) && !urgent && batchedDue !== undefined && batchedDue > this.#clock.now()) this.#requeueBy(key, batchedDue);
+      else if (this.#dirty.has(key)) this.add(key);
+      else if (outcome.requeueAfterMs !== undefined) {
+        this.#observer.retry(key);
+        this.addAfter(key, outcome.requeueAfterMs);
+      }
     }
     if (this.#inFlight.size === 0 && this.#idleWaiters.length > 0) this.#idleWaiters.splice(0).forEach((resolve) => resolve());
     this.#pump();
+  }
+
+  /** Queues `key` at `at` unless it is already due sooner. */
+  #requeueBy(key: string, at: number): void {
+    const existing = this.#delayed.get(key);
+    if (existing && existing.at <= at) return;
+    this.#requeue(key, at - this.#clock.now());
   }
 
   #requeue(key: string, ms: number): void {
     if (this.#stopped) return;
     const handle = this.#clock.setTimeout(() => {
       this.#delayed.delete(key);
+      this.#observer.add(key);
       if (!this.#inFlight.has(key) && !this.#readySet.has(key)) {
         this.#ready.push(key);
         this.#readySet.add(key);

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isTooLargeResourceVersion, relistReason } from "./cache.ts";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeObject } from "../../protocol/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { Cache, isTooLargeResourceVersion, relistChanges, relistReason, watchTimeoutSeconds, type CacheEvents } from "./cache.ts";
 
 test("a 504 with the ResourceVersionTooLarge cause (or its message) is a too-large resourceVersion; other errors are not", () => {
   assert.ok(isTooLargeResourceVersion({ code: 504, reason: "Timeout", details: { causes: [{ reason: "ResourceVersionTooLarge" }] } }));
@@ -18,4 +23,163 @@ test("a relist whose list is behind what was seen is a rollback, unless the serv
   assert.equal(relistReason("expired", 15_000, 14_681), "expired");
   assert.equal(relistReason("forced", undefined, 14_681), "forced", "an opaque resourceVersion is not compared");
   assert.equal(relistReason(undefined, 15_000, 14_681), "expired");
+});
+
+test("a relist's changes: what the list lacks vanished (last known state), a new uid under an old name was replaced", () => {
+  const cm = (name: string, uid: string, rv = "1"): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "ns", name, uid, resourceVersion: rv } }) as KubeObject;
+  const { vanished, replaced } = relistChanges([cm("kept", "u1"), cm("gone", "u2", "7"), cm("again", "u3")], [cm("kept", "u1", "2"), cm("again", "u9"), cm("new", "u4")]);
+  assert.deepEqual([...vanished.keys()], ["ns/gone"]);
+  assert.equal(vanished.get("ns/gone")?.metadata.resourceVersion, "7", "the state the cache held");
+  assert.deepEqual([...replaced.keys()], ["ns/again"]);
+  assert.equal(replaced.get("ns/again")?.metadata.uid, "u3", "the old object, to be delivered as deleted");
+});
+
+test("a watch's server-side timeout spreads between one and two silence bounds, as client-go's does", () => {
+  assert.equal(watchTimeoutSeconds(300, 0), 300);
+  assert.equal(watchTimeoutSeconds(300, 0.999), 600);
+  assert.equal(watchTimeoutSeconds(0.2, 0), 1, "at least a second");
+});
+
+/** A fake API server of ConfigMaps: lists answered by the test, each watch request served by the next scripted behaviour. */
+/** A list response. */
+interface ObjectList {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly resourceVersion: string };
+  readonly items: KubeObject[];
+}
+
+async function fakeApiServer(lists: ObjectList[], watches: ((response: ServerResponse) => void)[]): Promise<{ kc: KubeConfig; client: Pick<KubeClient, "path" | "request">; listed: () => number; watchQueries: URLSearchParams[]; close: () => Promise<void> }> {
+  const watchQueries: URLSearchParams[] = [];
+  let listCount = 0;
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    watchQueries.push(url.searchParams);
+    const behaviour = watches.shift();
+    if (behaviour) behaviour(response);
+    // Nothing scripted: hold the watch open, silent, until the test ends.
+    else response.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters: [{ name: "fake", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "c", cluster: "fake", user: "u" }], currentContext: "c" });
+  const client: Pick<KubeClient, "path" | "request"> = {
+    path: () => Promise.resolve("/api/v1/configmaps"),
+    request: () => {
+      const list = lists[Math.min(listCount, lists.length - 1)];
+      listCount += 1;
+      return Promise.resolve(structuredClone(list));
+    },
+  };
+  return {
+    kc,
+    client,
+    listed: () => listCount,
+    watchQueries,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const CM = { apiVersion: "v1", kind: "ConfigMap", resource: "configmaps", namespaced: true, mapping: { by: "self" } } as const;
+const configMap = (name: string, uid: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "ns", name, uid, resourceVersion: rv }, data }) as KubeObject;
+const list = (rv: string, items: KubeObject[]): ObjectList => ({ apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: rv }, items });
+
+/** Polls until `check` holds, failing after `ms`. */
+async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface Seen {
+  readonly events: string[];
+  readonly resyncs: string[];
+  readonly restarts: string[];
+  readonly errors: unknown[];
+}
+
+function recorder(): { seen: Seen; events: CacheEvents } {
+  const seen: Seen = { events: [], resyncs: [], restarts: [], errors: [] };
+  return {
+    seen,
+    events: {
+      onEvent: (type, object, initial) => seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}`),
+      onResync: (reason, changes) => seen.resyncs.push(`${reason} deleted=${changes.deleted} recreated=${changes.recreated}`),
+      onRestart: (reason) => seen.restarts.push(reason),
+      onError: (error) => seen.errors.push(error),
+    },
+  };
+}
+
+test("a relist delivers deletions it missed with their last state, a recreated object as deleted then added, and nothing for what did not change", async () => {
+  const gone = (response: ServerResponse): void => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`${JSON.stringify({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 } })}\n`);
+  };
+  const api = await fakeApiServer(
+    [
+      list("10", [configMap("kept", "u1", "3"), configMap("deleted", "u2", "4", { last: "state" }), configMap("recreated", "u3", "5"), configMap("changed", "u5", "6")]),
+      list("20", [configMap("kept", "u1", "3"), configMap("recreated", "u9", "15"), configMap("changed", "u5", "16"), configMap("new", "u4", "17")]),
+    ],
+    [gone],
+  );
+  const cache = new Cache(CM);
+  const { seen, events } = recorder();
+  try {
+    await cache.start(api.kc, api.client, events);
+    await eventually("the relist", () => seen.resyncs.length === 1);
+    assert.deepEqual(seen.resyncs, ["expired deleted=1 recreated=1"]);
+    assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16", "ADDED new uid=u4 rv=17"]);
+    assert.deepEqual((cache.get("ns", "deleted") ?? null), null);
+    assert.deepEqual(cache.list().map((o) => o.metadata.name).sort(), ["changed", "kept", "new", "recreated"]);
+    assert.equal(cache.size, 4, "the count follows additions and deletions");
+    await eventually("the watch after the relist", () => api.watchQueries.length === 2);
+    assert.equal(api.watchQueries[1]?.get("resourceVersion"), "20");
+  } finally {
+    await cache.stop();
+    await api.close();
+  }
+});
+
+test("a silent watch is ended after the silence bound and resumed from its resourceVersion, without a relist; bookmarks keep one alive", async () => {
+  // First watch: silent (held open, nothing sent). Second: bookmarks every 50 ms for longer than the bound, then the server ends it.
+  const bookmarks = (response: ServerResponse): void => {
+    response.writeHead(200, { "content-type": "application/json" });
+    let sent = 0;
+    const timer = setInterval(() => {
+      sent += 1;
+      response.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: String(100 + sent) } } })}\n`);
+      if (sent === 30) {
+        clearInterval(timer);
+        response.end();
+      }
+    }, 50);
+    response.on("close", () => clearInterval(timer));
+  };
+  const api = await fakeApiServer([list("5", [configMap("a", "u1", "5")])], [(response) => response.writeHead(200, { "content-type": "application/json" }).flushHeaders(), bookmarks]);
+  const cache = new Cache(CM, undefined, { silenceSeconds: 1 });
+  const { seen, events } = recorder();
+  try {
+    await cache.start(api.kc, api.client, events);
+    await eventually("the silent watch to be restarted", () => api.watchQueries.length >= 2);
+    assert.deepEqual(seen.restarts, ["silent"]);
+    assert.equal(api.watchQueries[1]?.get("resourceVersion"), "5", "resumed where it was");
+    assert.equal(api.watchQueries[0]?.get("allowWatchBookmarks"), "true");
+    assert.ok(Number(api.watchQueries[0]?.get("timeoutSeconds")) >= 1);
+    await eventually("the bookmarked watch to end and reconnect", () => api.watchQueries.length >= 3);
+    assert.equal(api.watchQueries[2]?.get("resourceVersion"), "130", "resumed from the last bookmark");
+    assert.deepEqual(seen.restarts, ["silent"], "a watch that sent bookmarks for longer than the bound was not taken for dead");
+    assert.equal(api.listed(), 1, "never listed again");
+    assert.deepEqual(seen.resyncs, []);
+    assert.deepEqual(seen.errors, []);
+  } finally {
+    await cache.stop();
+    await api.close();
+  }
 });

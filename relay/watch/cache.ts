@@ -1,23 +1,78 @@
 /**
  * One informer: a client-node ListWatch of one kind (and selectors), with indexes by
- * key, by controller owner uid, and by the values at the field paths the watches using
- * it declare. It restarts itself after errors with backoff, relists when the API server
- * says its resourceVersion is gone (410) or out of reach (504 ResourceVersionTooLarge:
- * the server's state was restored from an older backup), and reports every relist with
- * its reason so the relay can resync and count it.
+ * key, by controller owner uid, by the values at the field paths and by the labels the
+ * watches using it declare. It restarts itself after errors with backoff, relists when
+ * the API server says its resourceVersion is gone (410) or out of reach (504
+ * ResourceVersionTooLarge: the server's state was restored from an older backup), and
+ * reports every relist with its reason so the relay can count it. A relist delivers what
+ * changed as events: what the new list lacks as DELETED with its last known state (what
+ * client-go calls DeletedFinalStateUnknown), an object recreated under the same name as
+ * DELETED then ADDED, and nothing for an object whose resourceVersion did not change.
+ * A watch silent (no event, no bookmark) for longer than a bound is ended and resumed
+ * from its resourceVersion: a reconnect, not a relist.
  */
 import { ListWatch, Watch as KubeWatch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
-import { valuesAt, type KubeObject, type Watch } from "../../protocol/index.ts";
+import { objectKey, valuesAt, type KubeObject, type Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { CacheIndexes } from "./indexes.ts";
+import type { Projection } from "./projection.ts";
 
 /** What a cache reports to the relay. */
 export interface CacheEvents {
   /** ADDED/MODIFIED/DELETED with the object (its last state when DELETED); `initial` during the first list. */
   onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void;
-  /** A relist after the first list: everything should be looked at. Objects gone from the new list came as DELETED before this. */
-  onResync(reason: RelistReason): void;
+  /** A relist after the first list, once its changes have come as events (what the new list lacks as DELETED). */
+  onResync(reason: RelistReason, changes: RelistCounts): void;
+  /** A watch ended and resumed from its resourceVersion (no relist): `silent`, nothing came for the silence bound. */
+  onRestart(reason: RestartReason): void;
   onError(error: unknown): void;
+}
+
+/** What a relist found that its watch had not said: objects deleted, and objects deleted and created again. */
+export interface RelistCounts {
+  readonly deleted: number;
+  readonly recreated: number;
+}
+
+/** Why a watch was restarted from its resourceVersion. */
+export type RestartReason = "silent";
+
+/** What a cache is told besides its watch. */
+export interface CacheOptions {
+  /** Seconds without an event or bookmark after which a watch is taken for dead (default 300). */
+  readonly silenceSeconds?: number;
+}
+
+/** The silence bound by default: the lower end of client-go's 5–10 minute watch timeouts. */
+export const DEFAULT_SILENCE_SECONDS = 300;
+
+/**
+ * The `timeoutSeconds` a watch asks the API server for: between one and two silence
+ * bounds, at random, as client-go spreads its watches over `minWatchTimeout` to twice
+ * that, so that watches started together do not all reconnect together.
+ */
+export function watchTimeoutSeconds(silenceSeconds: number, random: number): number {
+  return Math.max(1, Math.round(silenceSeconds * (1 + random)));
+}
+
+/**
+ * What a relist changes beyond client-node's own diff: the cached objects the new list
+ * lacks (deleted while the watch was down: delivered as DELETED with their last known
+ * state) and those it holds under the same name with another uid (deleted and created
+ * again: delivered as DELETED then ADDED, not as an update of one object into another).
+ */
+export function relistChanges(cached: readonly KubeObject[], listed: readonly { readonly metadata?: { readonly namespace?: string; readonly name?: string; readonly uid?: string } }[]): { readonly vanished: Map<string, KubeObject>; readonly replaced: Map<string, KubeObject> } {
+  const uids = new Map<string, string | undefined>();
+  for (const item of listed) if (item.metadata) uids.set(objectKey({ namespace: item.metadata.namespace, name: item.metadata.name ?? "" }), item.metadata.uid);
+  const vanished = new Map<string, KubeObject>();
+  const replaced = new Map<string, KubeObject>();
+  for (const object of cached) {
+    const key = objectKey(object.metadata);
+    const uid = uids.get(key);
+    if (!uids.has(key)) vanished.set(key, object);
+    else if (object.metadata.uid !== undefined && uid !== undefined && uid !== object.metadata.uid) replaced.set(key, object);
+  }
+  return { vanished, replaced };
 }
 
 /**
@@ -57,18 +112,41 @@ const GONE = Object.assign(new Error("relist"), { statusCode: 410 });
 type WatchCallback = (phase: string, object: unknown, watchObject?: unknown) => void;
 type WatchDone = (error: unknown) => void;
 
+/** Whether a watch ended on client-node's inactivity timeout (ListWatch then resumes from its resourceVersion). */
+function isTimeout(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "TimeoutError";
+}
+
 /**
- * client-node's watch, with two changes for the one ListWatch it serves: a 504
+ * client-node's watch, with changes for the one ListWatch it serves: a 504
  * ResourceVersionTooLarge ERROR is passed on as a 410, because ListWatch would otherwise
  * re-watch from the same unreachable resourceVersion for ever (it relists only on 410);
- * and the watch in progress can be ended as if Gone, to relist on demand.
+ * the watch in progress can be ended as if Gone, to relist on demand; it asks for
+ * bookmarks (so a quiet kind is not taken for a dead watch) and a server-side timeout;
+ * and its inactivity bound is the silence bound.
  */
 class RelistingWatch extends KubeWatch {
+  /** What the cache keeps of each object: applied before ListWatch stores it (issue 16 item 5). */
+  projection: Projection | undefined;
   /** Why the next list happens, when known. */
   reason: RelistReason | undefined;
+  /** Told each watch request's answer (`rest_client_requests_total`): its status code, or `<error>` when none came. */
+  answered: ((code: string) => void) | undefined;
   #end: WatchDone | undefined;
   /** A relist asked for while no watch was open: the next watch ends at once. */
   #pending = false;
+  readonly #silenceSeconds: number;
+  readonly #onSilent: () => void;
+
+  constructor(kc: KubeConfig, silenceSeconds: number, onSilent: () => void) {
+    super(kc);
+    this.#silenceSeconds = silenceSeconds;
+    this.#onSilent = onSilent;
+    // client-node ends a watch after `requestTimeoutMs` without a byte (30 s, not an
+    // option in 2.0): the silence bound replaces it. Its TimeoutError makes ListWatch
+    // reconnect from its resourceVersion at once: the restart wanted here.
+    (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = silenceSeconds * 1000;
+  }
 
   override async watch(path: string, query: Record<string, string | number | boolean | undefined>, callback: WatchCallback, done: WatchDone): Promise<AbortController> {
     if (this.#pending) {
@@ -78,13 +156,18 @@ class RelistingWatch extends KubeWatch {
       return new AbortController();
     }
     let ended = false;
+    // An end before client-node's watch() returns is the request's own failure (its status, or no answer).
+    let opening = true;
+    let failed: unknown = undefined;
     // Once: the request aborted by relist() still reports its own end later.
     const end: WatchDone = (error) => {
+      if (opening && error && error !== GONE) failed = error;
       if (ended) return;
       ended = true;
       if (this.#end === end) this.#end = undefined;
       const failure = error as { statusCode?: unknown; code?: unknown } | null;
       if ((failure?.statusCode ?? failure?.code) === 410) this.reason ??= "expired";
+      if (isTimeout(error)) this.#onSilent();
       done(error);
     };
     this.#end = end;
@@ -95,9 +178,16 @@ class RelistingWatch extends KubeWatch {
         return;
       }
       if (phase === "ERROR" && (object as { code?: unknown }).code === 410) this.reason ??= "expired";
-      callback(phase, object, watchObject);
+      const kept = this.projection && phase !== "ERROR" && phase !== "BOOKMARK" && typeof object === "object" && object !== null ? this.projection.project(object) : object;
+      callback(phase, kept, watchObject);
     };
-    return super.watch(path, query, onEvent, end);
+    // Bookmarks keep a quiet kind's watch from looking dead; the server ends it in time.
+    const asked = { ...query, allowWatchBookmarks: true, timeoutSeconds: watchTimeoutSeconds(this.#silenceSeconds, Math.random()) };
+    const controller = await super.watch(path, asked, onEvent, end);
+    opening = false;
+    const status = (failed as { statusCode?: unknown } | undefined)?.statusCode;
+    this.answered?.(failed === undefined ? "200" : typeof status === "number" ? String(status) : "<error>");
+    return controller;
   }
 
   /**
@@ -130,14 +220,15 @@ type ObjectList = KubernetesListObject<KubernetesObject>;
  * serves a large list without building it whole, and the relay never holds more than
  * one page of response text (a 10,000-pod list at once cost ~20 MB of transient memory).
  */
-async function listInPages(client: KubeClient, path: string, query: Record<string, string | undefined>): Promise<ObjectList> {
+async function listInPages(client: Pick<KubeClient, "request">, path: string, query: Record<string, string | undefined>, projection?: Projection): Promise<ObjectList> {
   const items: KubernetesObject[] = [];
   let first: ObjectList | undefined;
   let token: string | undefined;
   do {
     const page = (await client.request("GET", path, { query: { ...query, limit: String(PAGE_SIZE), ...(token ? { continue: token } : {}) } })) as ObjectList;
     first ??= page;
-    for (const item of page.items) items.push(item);
+    // Projected page by page: the full objects of a 100,000-pod list are never held at once.
+    for (const item of page.items) items.push(projection ? projection.project(item) : item);
     token = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
   } while (token);
   return { ...first, items };
@@ -166,10 +257,20 @@ export class Cache {
   #watch: RelistingWatch | undefined;
   /** The highest numeric resourceVersion seen, to tell a list that went back in time. */
   #newestRv = 0;
+  readonly #silenceSeconds: number;
+  /** Objects held: ListWatch adds before ADDED and removes before DELETED, once each. */
+  #count = 0;
+  /** Of the relist being applied: cached objects it holds with another uid (by key). */
+  #replaced = new Map<string, KubeObject>();
 
-  constructor(watch: Watch) {
+  /** What the cache keeps of each object (the whole object when absent). */
+  readonly #projection: Projection | undefined;
+
+  constructor(watch: Watch, projection?: Projection, options: CacheOptions = {}) {
     this.watch = watch;
     this.id = cacheId(watch);
+    this.#silenceSeconds = options.silenceSeconds ?? DEFAULT_SILENCE_SECONDS;
+    this.#projection = projection?.whole ? undefined : projection;
   }
 
   /** Whether the kind is namespaced (as the watch declares). */
@@ -183,30 +284,55 @@ export class Cache {
   }
 
   /** Starts listing and watching; resolves after the initial list. */
-  async start(kc: KubeConfig, client: KubeClient, events: CacheEvents): Promise<void> {
+  async start(kc: KubeConfig, client: Pick<KubeClient, "path" | "request"> & Partial<Pick<KubeClient, "countRequest">>, events: CacheEvents): Promise<void> {
     const path = await client.path(this.watch, undefined);
     const query = { labelSelector: this.watch.labelSelector, fieldSelector: this.watch.fieldSelector };
     let lists = 0;
-    const watch = new RelistingWatch(kc);
+    const watch = new RelistingWatch(kc, this.#silenceSeconds, () => {
+      if (!this.#stopped) events.onRestart("silent");
+    });
+    watch.projection = this.#projection;
+    watch.answered = (code) => client.countRequest?.("GET", code);
     this.#watch = watch;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const result = await listInPages(client, path, query);
+      const result = await listInPages(client, path, query, this.#projection);
       const rv = numericRv(result.metadata?.resourceVersion);
       const reason = relistReason(watch.reason, rv, this.#newestRv);
       // After a rollback the old numbers mean nothing: count from the new list's.
       if (rv !== undefined) this.#newestRv = rv;
       watch.reason = undefined;
-      // A list after the first is a relist: events may have been missed, so every parent
-      // is looked at again (ListWatch has delivered what the new list lacks as deletions
-      // by then). A plain watch reconnect resumes from its resourceVersion and misses nothing.
-      if (++lists > 1) setTimeout(() => events.onResync(reason), 0);
+      // ListWatch applies the list right after this returns: it deletes what the list
+      // lacks, adds what is new and updates what has another resourceVersion (nothing for
+      // the rest). What it deletes, and what was created again under an old name, are
+      // counted here, and the latter delivered as a deletion and an addition below.
+      const { vanished, replaced } = relistChanges(this.list(), result.items);
+      this.#replaced = replaced;
+      const counts: RelistCounts = { deleted: vanished.size, recreated: replaced.size };
+      // A list after the first is a relist; its changes have come as events by the time
+      // this runs. A plain watch reconnect resumes from its resourceVersion and misses nothing.
+      if (++lists > 1)
+        setTimeout(() => {
+          this.#replaced.clear();
+          events.onResync(reason, counts);
+        }, 0);
       return result;
     };
     const informer = new ListWatch<KubernetesObject>(path, watch, list, false, this.watch.labelSelector, this.watch.fieldSelector);
     this.#informer = informer;
     let initial = true;
     informer.on("add", (o) => this.#event("ADDED", withoutManagedFields(o) as KubeObject, initial, events));
-    informer.on("update", (o) => this.#event("MODIFIED", withoutManagedFields(o) as KubeObject, initial, events));
+    informer.on("update", (o) => {
+      const object = withoutManagedFields(o) as KubeObject;
+      const previous = this.#replaced.get(objectKey(object.metadata));
+      if (previous && previous.metadata.uid !== object.metadata.uid) {
+        // Deleted and created again while the watch was down: two objects, not one changed.
+        this.#replaced.delete(objectKey(object.metadata));
+        this.#event("DELETED", previous, initial, events);
+        this.#event("ADDED", object, initial, events);
+      } else this.#event("MODIFIED", object, initial, events);
+    });
+    // A deletion a relist found (the object is gone from the new list) carries the last
+    // state the cache held: the deletion itself was never seen.
     informer.on("delete", (o) => this.#event("DELETED", o as KubeObject, initial, events));
     informer.on("error", (error) => {
       if (this.#stopped) return;
@@ -234,9 +360,9 @@ export class Cache {
     await this.#informer?.stop();
   }
 
-  /** How many objects the cache holds. */
+  /** How many objects the cache holds (counted as they come and go: `/metrics` asks often, and a list of every object costs a copy). */
   get size(): number {
-    return this.#informer?.list().length ?? 0;
+    return this.#count;
   }
 
   /** Every object (in one namespace). */
@@ -262,6 +388,16 @@ export class Cache {
     this.#indexes.indexFields(paths, () => this.list());
   }
 
+  /** Indexes exactly these label keys (those the `label` mappings of its watches read); see {@link indexFields}. */
+  indexLabels(labels: Iterable<string>): void {
+    this.#indexes.indexLabels(labels, () => this.list());
+  }
+
+  /** Objects whose label `label` is `value` (a label not indexed is read by a scan). */
+  withLabel(label: string, value: string): KubeObject[] {
+    return this.#indexes.withLabel(label, value) ?? this.list().filter((object) => object.metadata.labels?.[label] === value);
+  }
+
   /** Objects with `value` at `path` (a path not indexed is read by a scan). */
   withField(path: string, value: string): KubeObject[] {
     return this.#indexes.withField(path, value) ?? this.list().filter((object) => valuesAt(object, path).includes(value));
@@ -275,6 +411,8 @@ export class Cache {
     object.apiVersion ??= this.watch.apiVersion;
     object.kind ??= this.watch.kind;
     this.#indexes.update(object, type === "DELETED");
+    if (type === "ADDED") this.#count += 1;
+    else if (type === "DELETED") this.#count -= 1;
     events.onEvent(type, object, initial);
   }
 }

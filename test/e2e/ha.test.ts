@@ -42,6 +42,9 @@ test("exactly one replica leads; the standby takes over when the leader releases
   await stack.sim.cluster.create(parent("one"));
   await waitForObject(stack, CM, "default", "one-mirror");
   assert.equal(b.engine.leading, false, "the standby does not reconcile");
+  // client-go's leader election gauge, under the lease's name: 1 on the leader, 0 on the standby.
+  assert.match(await (await fetch(`${a.opsUrl}/metrics`)).text(), /^leader_election_master_status\{name="edgeloop-relay"\} 1$/m);
+  assert.match(await (await fetch(`${b.opsUrl}/metrics`)).text(), /^leader_election_master_status\{name="edgeloop-relay"\} 0$/m);
   assert.match(await (await fetch(`${b.opsUrl}/readyz`)).text(), /true/, "the standby is ready (it serves admission)");
   const lease = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { holderIdentity: string } };
   assert.equal(lease.spec.holderIdentity, "relay-a");

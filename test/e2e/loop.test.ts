@@ -34,6 +34,32 @@ test("a new parent gets its child, owned by it", async () => {
   assert.equal(child.metadata.ownerReferences?.[0]?.controller, true);
 });
 
+test("after a reconcile, /metrics carries the names operators chart: client-go's workqueue and REST client, controller-runtime's reconcile", async () => {
+  await stack.sim.cluster.create(parent("charted"));
+  await waitForObject(stack, CM, "default", "charted-mirror");
+  const text = await waitFor("the reconcile counted", async () => {
+    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
+    return /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics) ? metrics : undefined;
+  });
+  for (const series of [
+    /^workqueue_adds_total\{name="mirror"\} [1-9]/m,
+    /^workqueue_depth\{name="mirror"\} \d+$/m,
+    /^workqueue_retries_total\{name="mirror"\} \d+$/m,
+    /^workqueue_queue_duration_seconds_count\{name="mirror"\} [1-9]/m,
+    /^workqueue_work_duration_seconds_bucket\{le="1000",name="mirror"\} [1-9]/m,
+    /^workqueue_unfinished_work_seconds\{name="mirror"\} [\d.e-]+$/m,
+    /^workqueue_longest_running_processor_seconds\{name="mirror"\} [\d.e-]+$/m,
+    /^controller_runtime_reconcile_errors_total\{controller="mirror"\} \d+$/m,
+    /^controller_runtime_reconcile_time_seconds_count\{controller="mirror"\} [1-9]/m,
+    // Lists and writes through the relay's client, and client-node's watch requests.
+    /^rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} [1-9]/m,
+    /^rest_client_requests_total\{code="201",method="POST",host="127\.0\.0\.1:\d+"\} [1-9]/m,
+    /^edgeloop_reconciles_total\{controller="mirror",result="ok"\} [1-9]/m,
+  ]) {
+    assert.match(text, series);
+  }
+});
+
 test("a deleted child is healed, once, as a new incarnation", async () => {
   await stack.sim.cluster.create(parent("beta"));
   const first = await waitForObject(stack, CM, "default", "beta-mirror");

@@ -61,13 +61,13 @@ test("after the API server is restored from an older backup, the relay relists: 
   await waitFor("the parent created after the restore mirrored", () => sim.cluster.find(CM, "default", "after-mirror"), 20_000);
   await waitFor("the ghosts gone from the relay's cache", () => (ghosts.some((g) => cached(g) || cached(`${g}-mirror`)) ? undefined : true), 20_000);
   assert.ok(cached("kept") && cached("after"), "what the restored server holds is cached");
-  assert.match(stack.relay.engine.metrics.render(), /^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="too-large"\} [1-9]/m);
+  assert.match(await stack.relay.engine.metrics.render(), /^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="too-large"\} [1-9]/m);
 });
 
 test("a forced relist (SIGHUP) lists every informer again, keeps what the server holds, and is counted", async () => {
-  const relists = (): number => Number(/^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="forced"\} (\d+)/m.exec(stack.relay.engine.metrics.render())?.[1] ?? 0);
-  const before = relists();
+  const relists = async (): Promise<number> => Number(/^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="forced"\} (\d+)/m.exec(await stack.relay.engine.metrics.render())?.[1] ?? 0);
+  const before = await relists();
   stack.relay.engine.relistAll("test");
-  await waitFor("the forced relist counted", () => (relists() > before ? true : undefined), 10_000);
+  await waitFor("the forced relist counted", async () => ((await relists()) > before ? true : undefined), 10_000);
   assert.ok(cached("kept") && cached("after-mirror"));
 });

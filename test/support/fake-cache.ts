@@ -55,6 +55,10 @@ export class FakeCache implements CacheView, RelatedCache {
     return this.#indexes.ownedBy(uid);
   }
 
+  withLabel(label: string, value: string): KubeObject[] {
+    return [...this.#objects.values()].filter((o) => o.metadata.labels?.[label] === value);
+  }
+
   withField(path: string, value: string): KubeObject[] {
     const indexed = this.#indexes.withField(path, value);
     if (!indexed) throw new Error(`field path ${path} is not indexed`);

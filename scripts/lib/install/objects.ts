@@ -5,7 +5,7 @@
  * configurations (caBundle set), and the CRDs.
  */
 import type { KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
-import { RELAY_NODE_OPTIONS } from "../../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../../relay/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 
@@ -60,7 +60,7 @@ function deployment(options: InstallOptions): KubeObject {
       { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
       { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-      { name: "NODE_OPTIONS", value: RELAY_NODE_OPTIONS },
+      ...Object.entries(RELAY_ENVIRONMENT).map(([name, value]) => ({ name, value })),
     ],
     ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }],
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },

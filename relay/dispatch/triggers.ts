@@ -1,0 +1,39 @@
+/**
+ * What a snapshot carries of the watch events that made its key dirty. A deletion keeps
+ * the object's last state: it is the only record of a child that is gone (controllers
+ * replace it from that). Any other event names its object only (apiVersion, kind and
+ * the metadata that identify and relate it): the snapshot's parent, children and related
+ * objects hold the current state already, and a key batched or dirty again while in
+ * flight gathered a full copy of its pods per event (half the bytes of a Sedna snapshot,
+ * each signed, sent, verified and parsed by the Worker). Repeats of such an event (same
+ * type, same object) are sent once, at the place of the last.
+ */
+import type { KubeObject, ObjectMeta, Trigger } from "../../protocol/index.ts";
+
+/** The metadata a trigger that is not a deletion keeps. */
+const KEPT_METADATA = ["name", "generateName", "namespace", "uid", "resourceVersion", "generation", "deletionTimestamp", "labels", "ownerReferences"] as const satisfies readonly (keyof ObjectMeta)[];
+
+/** The triggers as a snapshot sends them (see the file's comment); the input is not changed. */
+export function compactTriggers(triggers: readonly Trigger[]): Trigger[] {
+  const last = new Map<string, number>();
+  triggers.forEach((trigger, index) => {
+    if (trigger.type !== "DELETED") last.set(identity(trigger), index);
+  });
+  return triggers.flatMap((trigger, index) => {
+    if (trigger.type === "DELETED") return [trigger];
+    return last.get(identity(trigger)) === index ? [{ ...trigger, object: stub(trigger.object) }] : [];
+  });
+}
+
+/** One event of one object: its type, kind and uid (or namespace and name without one). */
+function identity(trigger: Trigger): string {
+  const { uid, namespace, name } = trigger.object.metadata;
+  return JSON.stringify([trigger.type, trigger.kind, uid ?? `${namespace ?? ""}/${name ?? ""}`]);
+}
+
+/** The object reduced to what names and relates it. */
+function stub(object: KubeObject): KubeObject {
+  const metadata: Record<string, unknown> = {};
+  for (const field of KEPT_METADATA) if (object.metadata[field] !== undefined) metadata[field] = object.metadata[field];
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata: metadata as ObjectMeta };
+}

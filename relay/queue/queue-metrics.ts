@@ -1,0 +1,135 @@
+/**
+ * client-go's workqueue metrics (k8s.io/client-go/util/workqueue/metrics.go) and
+ * controller-runtime's reconcile metrics, kept from what the work queue tells its
+ * {@link QueueObserver}. The relay has one queue for every controller: each key is
+ * attributed to its controller (`name`), so each controller reads as if it had its own
+ * queue, as under controller-runtime. Pure: time comes from an injected clock, numbers go
+ * to a {@link QueueMetricsSink}; no metrics library here.
+ */
+import type { Outcome, QueueObserver } from "./workqueue.ts";
+
+/** controller-runtime's `result` label of `controller_runtime_reconcile_total`. */
+export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
+
+/** Every result, for series that start at 0 (controller-runtime initialises them so). */
+export const RECONCILE_RESULTS: readonly ReconcileResult[] = ["success", "error", "requeue", "requeue_after"];
+
+/** Where the numbers go (client-go's MetricsProvider and controller-runtime's counters, by name). */
+export interface QueueMetricsSink {
+  /** A controller seen for the first time: its series start at 0. */
+  named(name: string): void;
+  /** `workqueue_depth` moved by `delta`. */
+  depth(name: string, delta: 1 | -1): void;
+  /** `workqueue_adds_total` + 1. */
+  added(name: string): void;
+  /** `workqueue_queue_duration_seconds`: from add to get. */
+  queued(name: string, seconds: number): void;
+  /** `workqueue_work_duration_seconds`: from get to done. */
+  worked(name: string, seconds: number): void;
+  /** `workqueue_retries_total` + 1. */
+  retried(name: string): void;
+  /** `controller_runtime_reconcile_total`, `_errors_total` and `_time_seconds`. */
+  reconciled(name: string, result: ReconcileResult, seconds: number): void;
+}
+
+/** In-progress work of one controller (client-go's `updateUnfinishedWork`). */
+export interface UnfinishedWork {
+  /** `workqueue_unfinished_work_seconds`: the ages of every key in flight, summed. */
+  readonly unfinishedSeconds: number;
+  /** `workqueue_longest_running_processor_seconds`: the oldest key in flight's age. */
+  readonly longestSeconds: number;
+}
+
+/** How the queue's keys and time are read. */
+export interface QueueMetricsOptions {
+  /** The controller a queue key belongs to. */
+  readonly nameOf: (key: string) => string;
+  /** Milliseconds, monotonic (default `performance.now()`). */
+  readonly now?: () => number;
+}
+
+/** controller-runtime's result for a queue outcome. */
+export function reconcileResult(outcome: Outcome): ReconcileResult {
+  if (outcome.kind === "retry" || outcome.terminal) return "error";
+  return outcome.requeueAfterMs !== undefined && outcome.requeueAfterMs > 0 ? "requeue_after" : "success";
+}
+
+/** The observer keeping the metrics, per controller. */
+export class WorkQueueMetrics implements QueueObserver {
+  readonly #sink: QueueMetricsSink;
+  readonly #nameOf: (key: string) => string;
+  readonly #now: () => number;
+  /** Keys added and not yet taken, with when (client-go's `addTimes`: its dirty set). */
+  readonly #addTimes = new Map<string, number>();
+  /** Keys in flight, with when they were taken (client-go's `processingStartTimes`). */
+  readonly #startTimes = new Map<string, number>();
+  readonly #names = new Set<string>();
+
+  constructor(sink: QueueMetricsSink, options: QueueMetricsOptions) {
+    this.#sink = sink;
+    this.#nameOf = options.nameOf;
+    this.#now = options.now ?? ((): number => performance.now());
+  }
+
+  add(key: string): void {
+    // Told again while it waits: client-go counts an add only when the key was not dirty.
+    if (this.#addTimes.has(key)) return;
+    const name = this.#name(key);
+    this.#addTimes.set(key, this.#now());
+    this.#sink.added(name);
+    this.#sink.depth(name, 1);
+  }
+
+  get(key: string): void {
+    const name = this.#name(key);
+    const now = this.#now();
+    this.#startTimes.set(key, now);
+    const added = this.#addTimes.get(key);
+    if (added === undefined) return;
+    this.#addTimes.delete(key);
+    this.#sink.depth(name, -1);
+    this.#sink.queued(name, seconds(now - added));
+  }
+
+  done(key: string, outcome: Outcome): void {
+    const started = this.#startTimes.get(key);
+    if (started === undefined) return;
+    this.#startTimes.delete(key);
+    const name = this.#name(key);
+    const took = seconds(this.#now() - started);
+    this.#sink.worked(name, took);
+    this.#sink.reconciled(name, reconcileResult(outcome), took);
+  }
+
+  retry(key: string): void {
+    this.#sink.retried(this.#name(key));
+  }
+
+  /** Every controller seen, with the age of its work in flight now (zero when idle). */
+  unfinished(): Map<string, UnfinishedWork> {
+    const now = this.#now();
+    const work = new Map<string, { unfinishedSeconds: number; longestSeconds: number }>();
+    for (const name of this.#names) work.set(name, { unfinishedSeconds: 0, longestSeconds: 0 });
+    for (const [key, started] of this.#startTimes) {
+      const age = seconds(now - started);
+      const entry = work.get(this.#nameOf(key));
+      if (!entry) continue;
+      entry.unfinishedSeconds += age;
+      entry.longestSeconds = Math.max(entry.longestSeconds, age);
+    }
+    return work;
+  }
+
+  #name(key: string): string {
+    const name = this.#nameOf(key);
+    if (!this.#names.has(name)) {
+      this.#names.add(name);
+      this.#sink.named(name);
+    }
+    return name;
+  }
+}
+
+function seconds(ms: number): number {
+  return Math.max(0, ms) / 1000;
+}

@@ -1,0 +1,156 @@
+/**
+ * What an informer keeps of each object: the projection of the fields its watches declare
+ * (controller-runtime's cache `TransformFunc`, decided by the manifest). A 100,000-pod
+ * cluster costs the relay what its controllers read of a pod, not the pod.
+ *
+ * A cache is built from rules, each a label selector (none: every object) and the fields it
+ * needs (none: the whole object). An object keeps the union of the fields of the rules
+ * whose selector it matches; one matching rule without fields keeps it whole. So the cache
+ * of every pod keeps a Sedna worker whole (its controller's label-selected watch reads all
+ * of it) and other pods projected. Identity, version, ownership and deletion are always kept.
+ */
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "./label-selector.ts";
+
+/** Kept whatever the watches declare: what keys, maps, versions and deletes an object. */
+export const ALWAYS_KEPT: readonly string[] = [
+  "apiVersion",
+  "kind",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "metadata.resourceVersion",
+  "metadata.generation",
+  "metadata.creationTimestamp",
+  "metadata.ownerReferences",
+  "metadata.deletionTimestamp",
+];
+
+/** One watch's need: the objects it selects (a label selector string; absent: all) and their fields (absent: whole). */
+export interface ProjectionRule {
+  readonly labelSelector?: string | undefined;
+  readonly fields?: readonly string[] | undefined;
+}
+
+/** Paths as a tree: a `true` leaf keeps the whole value there. */
+type Tree = Map<string, Tree | true>;
+
+/** The tree of `paths` (`[]` marks an array; every element is projected alike). */
+export function pathTree(paths: Iterable<string>): Tree {
+  const root: Tree = new Map();
+  for (const path of paths) {
+    const parts = path.split(".").map((part) => (part.endsWith("[]") ? part.slice(0, -2) : part));
+    let node = root;
+    for (const [i, part] of parts.entries()) {
+      const next = node.get(part);
+      if (next === true) break;
+      if (i === parts.length - 1) {
+        node.set(part, true);
+        break;
+      }
+      const child: Tree = next ?? new Map<string, Tree | true>();
+      node.set(part, child);
+      node = child;
+    }
+  }
+  return root;
+}
+
+/** Kept values below the top level that are the same in many objects are shared through this (see {@link Interner}). */
+type Intern = (value: unknown) => unknown;
+
+/** `value` cut to `tree`: objects keep the keys named, arrays project every element, anything else is kept as it is. */
+export function projectValue(value: unknown, tree: Tree, intern?: Intern, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((item) => projectValue(item, tree, intern, depth));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, sub] of tree) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field === undefined) continue;
+    // Never a top-level value (`metadata`, `spec`): the relay writes there (apiVersion, kind, managedFields).
+    out[key] = sub !== true ? projectValue(field, sub, intern, depth + 1) : intern && depth > 0 && !UNIQUE.has(key) ? intern(field) : field;
+  }
+  return out;
+}
+
+/** Leaves unique to each object: interning them would only fill the table. */
+const UNIQUE = new Set(["name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation"]);
+
+/** Distinct values an interner keeps at most; past it, new values are kept unshared (a cluster of unique values costs a bounded table). */
+const INTERN_LIMIT = 20_000;
+/** Longer values are not worth a lookup key. */
+const INTERN_MAX_CHARS = 2_048;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Shares equal kept values between the objects of a cache, as JSON would not: every pod
+ * parsed from a list carries its own copy of the same tolerations, requests, label maps
+ * and `"Running"`. A shared value is frozen, so a reader that writes to it fails loudly
+ * instead of changing every object holding it.
+ */
+export class Interner {
+  readonly #strings = new Map<string, string>();
+  readonly #values = new Map<string, unknown>();
+
+  /** The shared copy of `value` (itself the first time). */
+  readonly intern = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      if (value.length > INTERN_MAX_CHARS) return value;
+      const known = this.#strings.get(value);
+      if (known !== undefined) return known;
+      if (this.#strings.size < INTERN_LIMIT) this.#strings.set(value, value);
+      return value;
+    }
+    if (typeof value !== "object" || value === null) return value;
+    const key = JSON.stringify(value);
+    if (key.length > INTERN_MAX_CHARS) return value;
+    const known = this.#values.get(key);
+    if (known !== undefined) return known;
+    if (this.#values.size >= INTERN_LIMIT) return value;
+    this.#values.set(key, deepFreeze(value));
+    return value;
+  };
+}
+
+interface CompiledRule {
+  readonly selector: readonly LabelRequirement[] | undefined;
+  readonly fields: readonly string[] | undefined;
+}
+
+/** The projection of one cache. */
+export class Projection {
+  readonly #rules: readonly CompiledRule[];
+  /** Trees by the set of matching rules (few distinct sets: memoized). */
+  readonly #trees = new Map<string, Tree | undefined>();
+  readonly #interner = new Interner();
+
+  constructor(rules: readonly ProjectionRule[]) {
+    this.#rules = rules.map((rule) => ({ selector: rule.labelSelector ? parseLabelSelector(rule.labelSelector) : undefined, fields: rule.fields }));
+  }
+
+  /** Whether every object is kept whole (a rule for all objects declares no fields): nothing to do. */
+  get whole(): boolean {
+    return this.#rules.length === 0 || this.#rules.some((rule) => rule.selector === undefined && rule.fields === undefined);
+  }
+
+  /** The object as the cache keeps it: the same object when kept whole, else a new, smaller one. */
+  project<T extends object>(object: T): T {
+    if (this.whole) return object;
+    const labels = (object as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;
+    let key = "";
+    for (const rule of this.#rules) key += rule.selector === undefined || matchesSelector(rule.selector, labels) ? "1" : "0";
+    let tree = this.#trees.get(key);
+    if (!this.#trees.has(key)) {
+      const matching = this.#rules.filter((_, i) => key[i] === "1");
+      tree = matching.some((rule) => rule.fields === undefined) ? undefined : pathTree([...ALWAYS_KEPT, ...matching.flatMap((rule) => rule.fields ?? [])]);
+      this.#trees.set(key, tree);
+    }
+    return tree === undefined ? object : (projectValue(object, tree, this.#interner.intern) as T);
+  }
+}
