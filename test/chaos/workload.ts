@@ -1,0 +1,182 @@
+/**
+ * The mixed workload of the chaos suite, one of each of the four systems: Sedna
+ * FederatedLearningJobs (3 worker pods each) and a JointInferenceService (2 Deployments
+ * and a Service), NerveXJobs (a coordinator pod and Service each), gang-scheduled pod
+ * groups (every member bound), and pods on OpenYurt-autonomous edge nodes (their
+ * not-ready/unreachable tolerations set to the node's autonomy-duration). A burst deletes
+ * children and adds new gangs and edge pods; a look counts every expected child.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import type { SimCluster } from "../../sim/index.ts";
+import { countSlots, type SlotCount } from "./slots.ts";
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested objects
+
+export const NAMESPACE = "chaos";
+/** Nodes of the sim: Sedna's (cloud, edge1, edge2, edge-node), two autonomous edge nodes, two for gangs. */
+export const NODES = ["cloud", "edge1", "edge2", "edge-node", "edge-a", "edge-b", "node-1", "node-2"] as const;
+const AUTONOMOUS = ["edge-a", "edge-b"] as const;
+const AUTONOMY_SECONDS = 20;
+const FL_JOBS = 6;
+const NERVEX_JOBS = 3;
+const JI_NAME = "helmet-detection-inference-example";
+
+const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
+const SERVICE: TypeRef = { apiVersion: "v1", kind: "Service" };
+const NODE: TypeRef = { apiVersion: "v1", kind: "Node" };
+const DEPLOYMENT: TypeRef = { apiVersion: "apps/v1", kind: "Deployment" };
+const SEDNA_FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
+
+function fixture(file: string): Obj {
+  const [document] = parseAllDocuments(readFileSync(join(SEDNA_FIXTURES, file), "utf8"));
+  return document?.toJS() as Obj;
+}
+
+function flJob(name: string): KubeObject {
+  const container = (image: string): Obj => ({ name: "worker", image, env: [{ name: "exit_round", value: "3" }] });
+  return {
+    apiVersion: "sedna.io/v1alpha1",
+    kind: "FederatedLearningJob",
+    metadata: { name, namespace: NAMESPACE },
+    spec: {
+      aggregationWorker: { model: { name: "model" }, template: { spec: { nodeName: "cloud", terminationGracePeriodSeconds: 0, containers: [container("agg:v1")] } } },
+      trainingWorkers: ["edge1", "edge2"].map((node) => ({ dataset: { name: `${node}-data` }, template: { spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [container("train:v1")] } } })),
+    },
+  } as KubeObject;
+}
+
+function nervexJob(name: string): KubeObject {
+  const template = (role: string): Obj => ({ spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] } });
+  return { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob", metadata: { name, namespace: NAMESPACE }, spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } } } as KubeObject;
+}
+
+function gangMember(name: string, group: string, size: number): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: NAMESPACE, labels: { "fluxnetes.group-name": group, "fluxnetes.group-size": String(size) } },
+    spec: { schedulerName: "fluxnetes", terminationGracePeriodSeconds: 0, containers: [{ name: "work", image: "busybox", command: ["sleep", "3600"], resources: { requests: { cpu: "100m" } } }] },
+  } as KubeObject;
+}
+
+function edgePod(name: string, node: string): KubeObject {
+  return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: NAMESPACE, labels: { app: "edge-web" } }, spec: { nodeSelector: { "kubernetes.io/hostname": node }, terminationGracePeriodSeconds: 0, containers: [{ name: "web", image: "nginx" }] } } as KubeObject;
+}
+
+/** What the workload holds: the slots expected, growing with each burst's gangs and edge pods. */
+export class Workload {
+  readonly #cluster: SimCluster;
+  readonly #random: () => number;
+  readonly #gangs: { name: string; group: string }[] = [];
+  readonly #edgePods: string[] = [];
+  #flSlots: string[] = [];
+  #bursts = 0;
+
+  constructor(cluster: SimCluster, random: () => number) {
+    this.#cluster = cluster;
+    this.#random = random;
+  }
+
+  /** Creates the workload and waits (with `wait`) until it has converged once; the FL slots are learned then. */
+  async create(wait: (what: string, ok: () => Promise<boolean>, timeoutMs: number) => Promise<void>): Promise<void> {
+    const cluster = this.#cluster;
+    await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } as KubeObject);
+    for (const node of AUTONOMOUS) {
+      await cluster.patch(NODE, undefined, node, { metadata: { labels: { "openyurt.io/is-edge-worker": "true" }, annotations: { "node.openyurt.io/autonomy-duration": `${AUTONOMY_SECONDS}s` } } }, "merge");
+    }
+    const sedna: Obj[] = [
+      { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: NAMESPACE }, spec: { url: "/m", format: "pb" } },
+      ...["edge1", "edge2"].map((node) => ({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace: NAMESPACE }, spec: { url: "/d", format: "txt", nodeName: node } })),
+      ...["helmet-detection-inference-big-model", "helmet-detection-inference-little-model"].map((name) => ({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name, namespace: NAMESPACE }, spec: { url: `/models/${name}`, format: "pb" } })),
+    ];
+    for (const object of sedna) await cluster.create(object as KubeObject);
+    for (let i = 0; i < FL_JOBS; i++) await cluster.create(flJob(`fl-${i}`));
+    const ji = fixture("jointinferenceservice_v1alpha1.yaml");
+    ji.metadata.namespace = NAMESPACE;
+    await cluster.create(ji as KubeObject);
+    for (let i = 0; i < NERVEX_JOBS; i++) await cluster.create(nervexJob(`nx-${i}`));
+    await this.#addGangAndEdgePods();
+    await wait("every FL job's 3 pods", async () => (await this.#flKeys()).length === FL_JOBS * 3, 60_000);
+    this.#flSlots = [...new Set(await this.#flKeys())].sort();
+    await wait("the workload to converge", async () => (await this.look()).lost === 0, 60_000);
+  }
+
+  /** One burst: deletes 6 FL pods, a NerveX coordinator and the JI's edge Deployment (spaced over ~1 s), adds a gang of 2 and 2 edge pods. */
+  async burst(): Promise<void> {
+    const cluster = this.#cluster;
+    const live = await this.#livePods("federatedlearningjob.sedna.io/name");
+    const victims = [...live].sort(() => this.#random() - 0.5).slice(0, 6);
+    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
+    for (const victim of victims) {
+      await cluster.delete(POD, NAMESPACE, String(victim.metadata.name), { gracePeriodSeconds: 0 }).catch(() => undefined);
+      await pause();
+    }
+    const nx = `nx-${Math.floor(this.#random() * NERVEX_JOBS)}`;
+    await cluster.delete(POD, NAMESPACE, `${nx}-coordinator`, { gracePeriodSeconds: 0 }).catch(() => undefined);
+    await pause();
+    await cluster.delete(DEPLOYMENT, NAMESPACE, `${JI_NAME}-deployment-edge`).catch(() => undefined);
+    await this.#addGangAndEdgePods();
+  }
+
+  async #addGangAndEdgePods(): Promise<void> {
+    const n = this.#bursts++;
+    const group = `gang-${n}`;
+    for (let i = 0; i < 2; i++) {
+      const name = `${group}-${i}`;
+      this.#gangs.push({ name, group });
+      await this.#cluster.create(gangMember(name, group, 2));
+    }
+    for (const node of AUTONOMOUS) {
+      const name = `web-${n}-${node}`;
+      this.#edgePods.push(name);
+      await this.#cluster.create(edgePod(name, node));
+    }
+  }
+
+  async #livePods(label: string): Promise<Obj[]> {
+    return ((await this.#cluster.list(POD, { namespace: NAMESPACE, labelSelector: label })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+  }
+
+  async #flKeys(): Promise<string[]> {
+    return (await this.#livePods("federatedlearningjob.sedna.io/name")).map((p) => `fl/${String(p.metadata.labels["federatedlearningjob.sedna.io/name"])}/${String(p.metadata.labels["edgeloop.dev/worker"])}`);
+  }
+
+  /** The slots expected now. */
+  expected(): string[] {
+    return [
+      ...this.#flSlots,
+      `ji/deployment/${JI_NAME}-deployment-cloud`,
+      `ji/deployment/${JI_NAME}-deployment-edge`,
+      `ji/service/${JI_NAME}-cloud`,
+      ...Array.from({ length: NERVEX_JOBS }, (_, i) => `nervex/coordinator/nx-${i}`),
+      ...this.#gangs.map((g) => `gang/bound/${g.name}`),
+      ...this.#edgePods.map((name) => `autonomy/tolerations/${name}`),
+    ];
+  }
+
+  /** Counts the cluster's children against the expected slots. */
+  async look(): Promise<SlotCount> {
+    const cluster = this.#cluster;
+    const observed: string[] = await this.#flKeys();
+    const deployments = ((await cluster.list(DEPLOYMENT, { namespace: NAMESPACE })).items as Obj[]).filter((d) => !d.metadata.deletionTimestamp);
+    observed.push(...deployments.map((d) => `ji/deployment/${String(d.metadata.name)}`));
+    const services = (await cluster.list(SERVICE, { namespace: NAMESPACE, labelSelector: "jointinferenceservice.sedna.io/name" })).items as Obj[];
+    observed.push(...services.map((s) => `ji/service/${String(s.metadata.name)}`));
+    const pods = ((await cluster.list(POD, { namespace: NAMESPACE })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+    for (const pod of pods) {
+      const name = String(pod.metadata.name);
+      const labels = (pod.metadata.labels ?? {}) as Record<string, string>;
+      if (/^nx-\d+-coordinator$/.test(name)) observed.push(`nervex/coordinator/${name.replace(/-coordinator$/, "")}`);
+      if (labels["fluxnetes.group-name"] && pod.spec.nodeName) observed.push(`gang/bound/${name}`);
+      if (labels.app === "edge-web") {
+        const seconds = ((pod.spec.tolerations ?? []) as Obj[]).filter((t) => t.effect === "NoExecute" && (t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable"));
+        // One entry per autonomous toleration beyond the two a pod has: a toleration added twice is a duplicate.
+        if (seconds.length >= 2 && seconds.every((t) => t.tolerationSeconds === AUTONOMY_SECONDS)) for (let i = 1; i < seconds.length; i++) observed.push(`autonomy/tolerations/${name}`);
+      }
+    }
+    return countSlots(this.expected(), observed);
+  }
+}
