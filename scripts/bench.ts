@@ -1,20 +1,21 @@
 /**
  * `npm run bench [-- PART...]`: runs every `*.bench.ts` (sim/, relay/, functions/,
  * durable/, test/bench/) and prints one JSON line per figure on stdout; progress on stderr.
+ * Then writes the results folder (bench/results/: every figure, the machine, a Markdown
+ * table per bench and SVG charts); `--from FILE` renders that folder from saved figures
+ * without running anything, `--readme` also rewrites the README's "Figures" section.
  */
-import { globSync } from "node:fs";
+import { existsSync, globSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { ROOT } from "./lib/controllers.ts";
+import { mergeFigures, parseFigures, type Figure } from "./lib/bench-report/figure.ts";
+import { gitCommit, parseRunInfo, recordRuns, thisMachine, type RunInfo } from "./lib/bench-report/machine.ts";
+import { MACHINE_FILE, readResults, updateReadme, writeResults } from "./lib/bench-report/write.ts";
 
-/** One measured figure. */
-export interface Figure {
-  readonly bench: string;
-  readonly metric: string;
-  readonly value: number;
-  readonly unit: string;
-  /** The target, as text ("<= 50", ">= 1000"), when the issue names one. */
-  readonly target?: string;
-}
+export type { Figure } from "./lib/bench-report/figure.ts";
 
 /** What a `*.bench.ts` file exports as default. */
 export interface Benchmark {
@@ -30,11 +31,15 @@ const PARTS: Record<string, string> = {
   nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
   gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost",
   autonomy: "edge autonomy end to end: pod create latency with and without its Pod webhook (unbound, bound), autonomy-duration to 500 pods",
+  hop: "the serverless hop: self-heal and resync through workerd vs the same Worker in the relay's process (ADR 0015)",
 };
+
+/** The default results folder. */
+const RESULTS = path.join(ROOT, "bench/results");
 
 /** Every `*.bench.ts` file, sorted. */
 function benchFiles(): string[] {
-  return ["sim", "relay", "functions", "durable", "test/bench"].flatMap((root) => globSync(`${root}/**/*.bench.ts`)).sort();
+  return ["sim", "relay", "functions", "durable", "test/bench"].flatMap((root) => globSync(`${root}/**/*.bench.ts`, { cwd: ROOT })).sort();
 }
 
 /** A benchmark's part name: its file name without `.bench.ts`. */
@@ -44,38 +49,119 @@ function partOf(file: string): string {
 
 function help(): string {
   const parts = [...new Set([...Object.keys(PARTS), ...benchFiles().map(partOf)])];
-  return `usage: npm run bench -- [--help] [PART...]
+  return `usage: npm run bench -- [--help] [--out DIR] [--readme] [PART...]
+       npm run bench -- --from FILE.jsonl [--out DIR] [--readme]
 
 Runs the benchmarks (*.bench.ts) and prints one JSON line per figure on stdout, progress
 on stderr:
   {"bench":"sim","metric":"creates_per_second","value":4100,"unit":"1/s","target":">= 3000"}
+A point of a curve also carries "series", "x" and "xUnit" (gang's pass cost by groups).
 They are measurements, not tests: nothing fails when a target is missed.
+
+Then it writes the results folder (default bench/results/):
+  latest.jsonl   every figure; a run of some parts replaces only their figures
+  machine.json   the machine (CPU, cores, RAM, OS, Node) and each part's date and commit
+  README.md      a table per bench (metric, value, unit, target, met?) and the charts
+  *.svg          latency percentiles per bench, throughput, curves (figures with an x)
+
+  --out DIR      write the results there instead of bench/results/
+  --from FILE    run nothing: render the results folder from saved JSON lines (the
+                 machine from a machine.json beside FILE, when there is one)
+  --readme       also rewrite README.md's "Figures" section (between <!-- bench:start -->
+                 and <!-- bench:end -->) from the results folder
+                 (the same as node scripts/bench-readme.ts)
 
 PART runs only the benchmarks whose file path contains it (default: all of them):
 ${parts.map((part) => `  ${part.padEnd(7)} ${PARTS[part] ?? `(${part}.bench.ts)`}`).join("\n")}`;
 }
 
+const FlagsSchema = z.object({
+  out: z.string().min(1).optional(),
+  from: z.string().min(1).optional(),
+  readme: z.boolean().optional(),
+  help: z.boolean().optional(),
+});
+
+/** Runs the parts, printing their figures as they come; returns them (those of a part that failed midway too) and the failure. */
+async function runParts(files: readonly string[]): Promise<{ figures: Figure[]; benches: string[]; error?: unknown }> {
+  const figures: Figure[] = [];
+  const benches: string[] = [];
+  for (const file of files) {
+    try {
+      const module = (await import(pathToFileURL(path.resolve(ROOT, file)).href)) as { default: Benchmark };
+      const bench = module.default;
+      process.stderr.write(`bench ${bench.name} (${file})\n`);
+      benches.push(bench.name);
+      await bench.run(
+        (figure) => {
+          const line: Figure = { bench: bench.name, ...figure };
+          figures.push(line);
+          console.log(JSON.stringify(line));
+        },
+        (message) => process.stderr.write(`  ${bench.name}: ${message}\n`),
+      );
+    } catch (error) {
+      return { figures, benches, error };
+    }
+  }
+  return { figures, benches };
+}
+
+/** Renders `dir` from `figures` and says where. */
+function render(dir: string, figures: readonly Figure[], info: RunInfo | undefined): void {
+  const { files, charts } = writeResults(dir, figures, info);
+  process.stderr.write(`bench: wrote ${figures.length} figures and ${charts.length} charts to ${path.relative(process.cwd(), dir) || "."}/ (${files.length} files)\n`);
+}
+
 async function main(): Promise<number> {
-  const args = process.argv.slice(2);
-  if (args.includes("--help") || args.includes("-h")) {
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options: { out: { type: "string" }, from: { type: "string" }, readme: { type: "boolean" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}\n\n${help()}`);
+    return 2;
+  }
+  const flags = FlagsSchema.safeParse(parsed.values);
+  if (!flags.success) {
+    console.error(`bench: ${flags.error.issues[0]?.message ?? "invalid flags"}\n\n${help()}`);
+    return 2;
+  }
+  if (flags.data.help === true) {
     console.log(help());
     return 0;
   }
-  const unknown = args.find((arg) => arg.startsWith("-") || !benchFiles().some((file) => file.includes(arg)));
+  const out = path.resolve(flags.data.out ?? RESULTS);
+  const args = parsed.positionals;
+
+  if (flags.data.from !== undefined) {
+    if (args.length > 0) {
+      console.error(`bench: --from renders saved figures and runs no PART (got ${args.join(" ")})\n\n${help()}`);
+      return 2;
+    }
+    const from = path.resolve(flags.data.from);
+    const figures = parseFigures(readFileSync(from, "utf8"));
+    const machineFile = path.join(path.dirname(from), MACHINE_FILE);
+    render(out, figures, existsSync(machineFile) ? parseRunInfo(readFileSync(machineFile, "utf8")) : undefined);
+    if (flags.data.readme === true) updateReadme(path.join(ROOT, "README.md"), out);
+    return 0;
+  }
+
+  const unknown = args.find((arg) => !benchFiles().some((file) => file.includes(arg)));
   if (unknown !== undefined) {
     console.error(`bench: no benchmark matches "${unknown}"\n\n${help()}`);
     return 2;
   }
   const files = benchFiles().filter((file) => args.length === 0 || args.some((word) => file.includes(word)));
-  for (const file of files) {
-    const module = (await import(pathToFileURL(path.resolve(file)).href)) as { default: Benchmark };
-    const bench = module.default;
-    process.stderr.write(`bench ${bench.name} (${file})\n`);
-    await bench.run(
-      (figure) => console.log(JSON.stringify({ bench: bench.name, ...figure })),
-      (message) => process.stderr.write(`  ${bench.name}: ${message}\n`),
-    );
+  const run = await runParts(files);
+  if (run.figures.length > 0) {
+    const saved = readResults(out);
+    const info = recordRuns(saved.info, thisMachine(), [...new Set(run.figures.map((figure) => figure.bench))], new Date().toISOString(), gitCommit(ROOT));
+    // Another machine's figures are not kept beside this one's (recordRuns kept none of its runs).
+    const kept = saved.figures.filter((figure) => info.runs[figure.bench] !== undefined);
+    render(out, mergeFigures(kept, run.figures), info);
+    if (flags.data.readme === true) updateReadme(path.join(ROOT, "README.md"), out);
   }
+  if (run.error !== undefined) throw run.error;
   return 0;
 }
 

@@ -1,5 +1,5 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
-import { RELAY_NODE_OPTIONS } from "../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
@@ -88,18 +88,21 @@ async function freePort(): Promise<number> {
  * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
  * writes its CPU profile there.
  */
-export async function relayProcess(stack: Stack, script: string): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
+export async function relayProcess(stack: Pick<Stack, "sim" | "worker" | "secret" | "front" | "apiUrl">, script: string, readyTimeoutMs = 120_000): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");
   const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"], {
     cwd: ROOT,
-    env: { ...process.env, EDGELOOP_SECRET: stack.secret, NODE_OPTIONS: RELAY_NODE_OPTIONS },
+    env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT },
     stdio: ["ignore", log, "inherit"],
   });
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await until("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), 120_000);
+  await until("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), readyTimeoutMs).catch(async (error: unknown) => {
+    await stopChild(child);
+    throw error;
+  });
   return { child, opsUrl, logFile, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
 }
 

@@ -1,0 +1,95 @@
+/**
+ * Self-heal at a steady deletion rate: training pods are deleted at `rate` per second
+ * (each one whose slot is not already waiting for its replacement), and the time from
+ * each deletion to the creation of its slot's replacement is recorded.
+ */
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import type { SimCluster } from "../../sim/index.ts";
+
+const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
+const JOB_LABEL = "federatedlearningjob.sedna.io/name";
+const TYPE_LABEL = "federatedlearningjob.sedna.io/worker-type";
+const SLOT_LABEL = "edgeloop.dev/worker";
+
+/** What one run at a rate measured. */
+export interface RateRun {
+  /** Deletion to replacement, ms, ascending. */
+  readonly latencies: number[];
+  /** Deletions sent. */
+  readonly deleted: number;
+  /** Deletions not sent on time because every live pod's slot was waiting for a replacement. */
+  readonly skipped: number;
+  /** Deletions whose replacement did not come within the deadline. */
+  readonly unhealed: number;
+  /** The rate the deletions were sent at (per second). */
+  readonly achievedRate: number;
+}
+
+/** A training pod's slot (`job/worker`), or undefined for any other pod. */
+function slotOf(pod: KubeObject): string | undefined {
+  const labels = pod.metadata.labels ?? {};
+  if (labels[TYPE_LABEL] !== "train") return undefined;
+  return `${labels[JOB_LABEL] ?? ""}/${labels[SLOT_LABEL] ?? ""}`;
+}
+
+/**
+ * Deletes `count` training pods of `namespace` at `rate` per second, then waits (up to
+ * `healDeadlineMs`) for every replacement. Victims go round the live pods, so the
+ * deletions spread over the jobs.
+ */
+export async function selfHealAtRate(cluster: SimCluster, namespace: string, rate: number, count: number, healDeadlineMs = 60_000): Promise<RateRun> {
+  const live = new Map<string, string>(); // pod name → slot
+  const waiting = new Map<string, number>(); // slot → when its pod was deleted
+  const latencies: number[] = [];
+  const stop = cluster.watch(POD, (event) => {
+    const pod = event.object;
+    const slot = slotOf(pod);
+    const name = pod.metadata.name ?? "";
+    if (slot === undefined || pod.metadata.namespace !== namespace) return;
+    if (event.type === "DELETED" || pod.metadata.deletionTimestamp) {
+      live.delete(name);
+      return;
+    }
+    if (event.type === "ADDED") {
+      const since = waiting.get(slot);
+      if (since !== undefined) {
+        latencies.push(performance.now() - since);
+        waiting.delete(slot);
+      }
+    }
+    live.set(name, slot);
+  });
+  try {
+    for (const pod of (await cluster.list(POD, { namespace, labelSelector: `${TYPE_LABEL}=train` })).items) {
+      const slot = slotOf(pod);
+      if (slot !== undefined && !pod.metadata.deletionTimestamp) live.set(pod.metadata.name ?? "", slot);
+    }
+    let skipped = 0;
+    let deleted = 0;
+    const deletions: Promise<unknown>[] = [];
+    const started = performance.now();
+    for (let i = 0; i < count; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const victim = [...live].find(([, slot]) => !waiting.has(slot));
+      if (!victim) {
+        skipped += 1;
+        continue;
+      }
+      const [name, slot] = victim;
+      // Rotated to the back: the next victim is another job's pod.
+      live.delete(name);
+      waiting.set(slot, performance.now());
+      deleted += 1;
+      deletions.push(cluster.delete(POD, namespace, name, { gracePeriodSeconds: 0 }).catch(() => waiting.delete(slot)));
+    }
+    const achievedRate = (deleted * 1000) / Math.max(1, performance.now() - started);
+    await Promise.all(deletions);
+    const deadline = performance.now() + healDeadlineMs;
+    while (waiting.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    return { latencies: latencies.sort((a, b) => a - b), deleted, skipped, unhealed: waiting.size, achievedRate };
+  } finally {
+    stop();
+  }
+}
