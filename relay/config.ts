@@ -57,7 +57,7 @@ export const RELAY_NODE_OPTIONS = "--max-semi-space-size=8";
  * process start: {@link RELAY_NODE_OPTIONS}, and glibc's allocator held to two arenas that
  * hand freed memory back above 128 KiB. A relay listing 100,000 pods sat at 427 MiB
  * resident with 142 MiB of live heap, the rest freed list pages and request bodies glibc
- * kept (284 MiB with these settings; ADR 0016).
+ * kept (about 290 MiB idle with these settings; ADR 0016).
  */
 export const RELAY_ENVIRONMENT: Readonly<Record<string, string>> = {
   NODE_OPTIONS: RELAY_NODE_OPTIONS,

@@ -76,7 +76,7 @@ test("an injected transport carries every call: signed as over HTTP, its answers
   const sent: { url: string; method: string; body: string; headers: Record<string, string> }[] = [];
   let status = 200;
   const transport: WorkerTransport = (url, init) => {
-    sent.push({ url, method: init.method, body: init.body ?? "", headers: init.headers });
+    sent.push({ url, method: init.method, body: init.body === undefined ? "" : new TextDecoder().decode(init.body), headers: init.headers });
     const answer = url.endsWith("/healthz") ? { ok: true } : { actions: [] };
     return Promise.resolve(new Response(JSON.stringify(answer), { status, headers: status === 429 ? { "retry-after": "3" } : {} }));
   };

@@ -8,12 +8,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { AdmissionReviewResponse, ApiResponse, ClaimReleased, createSigner, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../protocol/index.ts";
+import { ByteBudget } from "./byte-budget.ts";
 
 /** One request as the client sends it: `fetch`'s init, plus the time the answer may take. */
 export interface WorkerRequestInit {
   readonly method: "GET" | "POST";
   readonly headers: Record<string, string>;
-  readonly body?: string;
+  /** The JSON body as UTF-8 bytes: encoded once, signed and sent as they are (a string would be encoded again by each). */
+  readonly body?: Uint8Array<ArrayBuffer>;
   readonly signal?: AbortSignal;
   /** How long the headers, then the body, may take (an HTTP transport's timeouts). */
   readonly timeoutMs: number;
@@ -53,6 +55,8 @@ export const httpTransport: WorkerTransport = async (url, init) => {
   return { status: response.statusCode, headers: { get: header }, text: () => response.body.text() };
 };
 
+const EMPTY = new Uint8Array(new ArrayBuffer(0));
+
 /** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
 export class WorkerError extends Error {
   readonly status: number;
@@ -64,6 +68,13 @@ export class WorkerError extends Error {
   }
 }
 
+/**
+ * Bytes of snapshot and events bodies in flight at most (a body larger goes alone): four
+ * events batches, or the first delivery's node snapshots of 1,000 pods each, whatever the
+ * relay's concurrency (see `./byte-budget.ts`).
+ */
+export const BODY_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
+
 /** The Worker as the relay sees it. */
 export class WorkerClient {
   readonly #base: string;
@@ -72,6 +83,8 @@ export class WorkerClient {
   readonly #transport: WorkerTransport;
   /** The last outbox read sent and the second it was signed at (see `outbox`). */
   #lastOutbox: { target: string; at: number } | undefined;
+  /** Bounds the bulk deliveries (snapshots and events), not admission, API or outbox calls. */
+  readonly #bodies = new ByteBudget(BODY_BYTES_IN_FLIGHT);
 
   constructor(baseUrl: string, secret: string, timeoutMs = 30_000, transport: WorkerTransport = httpTransport) {
     this.#base = baseUrl.replace(/\/$/, "");
@@ -85,11 +98,11 @@ export class WorkerClient {
   }
 
   reconcile(controller: string, request: unknown): Promise<Plan> {
-    return this.#call("POST", `/v1/reconcile/${encodeURIComponent(controller)}`, request, Plan);
+    return this.#call("POST", `/v1/reconcile/${encodeURIComponent(controller)}`, request, Plan, undefined, undefined, undefined, true);
   }
 
   events(controller: string, batch: unknown): Promise<Plan> {
-    return this.#call("POST", `/v1/events/${encodeURIComponent(controller)}`, batch, Plan);
+    return this.#call("POST", `/v1/events/${encodeURIComponent(controller)}`, batch, Plan, undefined, undefined, undefined, true);
   }
 
   admission(webhook: string, review: unknown, timeoutMs: number): Promise<AdmissionReviewResponse> {
@@ -141,16 +154,28 @@ export class WorkerClient {
     schema: z.ZodType<T>,
     timeoutMs = this.#timeoutMs,
     signal?: AbortSignal,
-    atSeconds = Date.now() / 1000,
+    atSeconds?: number,
+    bounded = false,
   ): Promise<T> {
-    const bytes = body === undefined ? "" : JSON.stringify(body);
-    const headers = await this.#sign({ method, target: path, body: bytes }, atSeconds);
+    // Encoded once: the signature and the request both read these bytes, and the string is garbage at once.
+    const bytes = body === undefined ? EMPTY : Buffer.from(JSON.stringify(body));
+    const release = bounded ? await this.#bodies.acquire(bytes.length) : undefined;
+    try {
+      return await this.#send(method, path, body === undefined ? undefined : bytes, schema, timeoutMs, signal, atSeconds);
+    } finally {
+      release?.();
+    }
+  }
+
+  async #send<T>(method: "GET" | "POST", path: string, bytes: Uint8Array<ArrayBuffer> | undefined, schema: z.ZodType<T>, timeoutMs: number, signal: AbortSignal | undefined, atSeconds: number | undefined): Promise<T> {
+    // Signed when sent, not when queued behind the budget.
+    const headers = await this.#sign({ method, target: path, body: bytes ?? EMPTY }, atSeconds ?? Date.now() / 1000);
     let response: WorkerResponse;
     try {
       response = await this.#transport(`${this.#base}${path}`, {
         method,
-        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: bytes }),
+        headers: { ...headers, ...(bytes === undefined ? {} : { "content-type": "application/json" }) },
+        ...(bytes === undefined ? {} : { body: bytes }),
         ...(signal ? { signal } : {}),
         timeoutMs,
       });

@@ -226,7 +226,8 @@ async function listInPages(client: Pick<KubeClient, "request">, path: string, qu
   let token: string | undefined;
   do {
     const page = (await client.request("GET", path, { query: { ...query, limit: String(PAGE_SIZE), ...(token ? { continue: token } : {}) } })) as ObjectList;
-    first ??= page;
+    // Its list metadata only: the first page's 500 whole objects are not held to the end.
+    first ??= { ...page, items: [] };
     // Projected page by page: the full objects of a 100,000-pod list are never held at once.
     for (const item of page.items) items.push(projection ? projection.project(item) : item);
     token = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
