@@ -3,7 +3,7 @@
  * taken one is a one-line error naming the flag to change, not a stack trace halfway
  * through starting.
  */
-import { createServer } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 
 /** A port and the flag that set it. */
 export interface PortFlag {
@@ -14,6 +14,15 @@ export interface PortFlag {
 /** The one-line message for a taken port. */
 export function portInUseMessage(port: number, flag: string): string {
   return `port ${port} is in use: pass ${flag} 0 or another port`;
+}
+
+/** A port free on `host` now (the kernel's pick), for a server started next. */
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, host, resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 /** Whether 127.0.0.1:`port` can be listened on now. */

@@ -69,11 +69,11 @@ export class WorkerError extends Error {
 }
 
 /**
- * Bytes of snapshot and events bodies in flight at most (a body larger goes alone): four
+ * Bytes of snapshot and events bodies in flight at most (a body larger goes alone): two
  * events batches, or the first delivery's node snapshots of 1,000 pods each, whatever the
  * relay's concurrency (see `./byte-budget.ts`).
  */
-export const BODY_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
+export const BODY_BYTES_IN_FLIGHT = 8 * 1024 * 1024;
 
 /** The Worker as the relay sees it. */
 export class WorkerClient {

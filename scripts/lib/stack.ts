@@ -5,7 +5,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -19,6 +18,7 @@ import type { Logger } from "../../cli/log.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { installCrds } from "./crds-install.ts";
 import { startWorker, type RunningWorker } from "./worker.ts";
+import { freePort } from "../../cli/ports.ts";
 
 /** How to start the stack. */
 export interface StackOptions {
@@ -181,11 +181,3 @@ async function registerWebhooks(kubeconfigPath: string, hooks: readonly WebhookS
   for (const object of webhookConfigurations(hooks, (hook) => ({ url: `${frontUrl}/admission/${hook.name}` }), caPem)) await applyObject(client, object);
 }
 
-/** A port free on 127.0.0.1 now (the kernel's pick). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}

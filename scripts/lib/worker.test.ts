@@ -3,19 +3,10 @@
  * port asked for, and the same URL after a restart (the relay keeps the one it was given).
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { startWorker } from "./worker.ts";
+import { freePort } from "../../cli/ports.ts";
 
-/** A port that was free a moment ago (the Worker binds it next). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address !== null && typeof address === "object");
-  return address.port;
-}
 
 async function healthy(url: string): Promise<void> {
   const response = await fetch(`${url}/healthz`);

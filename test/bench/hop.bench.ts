@@ -16,7 +16,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
@@ -31,6 +30,7 @@ import { WorkerClient, type WorkerTransport } from "../../relay/worker-client.ts
 import { bundleWorkerForNode } from "./in-process/bundle.ts";
 import { startInProcessWorker } from "./in-process/worker.ts";
 import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayIdle, stopChild, tenth, until } from "./util.ts";
+import { freePort } from "../../cli/ports.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
@@ -129,13 +129,6 @@ async function hopRelayBundle(): Promise<string> {
   return outfile;
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** A relay process in `mode` against the stack (flags as test/bench/util.ts's relayProcess passes them); its log goes to a file. */
 async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerModule: string): Promise<{ child: ChildProcess; metrics(): Promise<string> }> {

@@ -18,7 +18,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../../protocol/index.ts";
@@ -27,6 +26,7 @@ import { installCrds } from "../../scripts/lib/crds-install.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { startSim } from "../../sim/index.ts";
 import { metricSum, relayBundle, relayIdle, relayProcess, stopChild, tenth } from "./util.ts";
+import { freePort } from "../../cli/ports.ts";
 
 const DEFAULT_PODS = 100_000;
 const NODES = 100;
@@ -108,14 +108,6 @@ function procStatus(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 }
 
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** CPU time (user + system) a process has used, from /proc/<pid>/stat. */
 function cpuSeconds(pid: number): number {

@@ -2,7 +2,6 @@
 import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
@@ -10,6 +9,7 @@ import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
+import { freePort } from "../../cli/ports.ts";
 
 /** The p-th percentile of ascending `sorted`. */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -71,14 +71,6 @@ export async function relayBundle(): Promise<string> {
   return file;
 }
 
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /**
  * A relay process, running `script` (the bundle from {@link relayBundle}), against the

@@ -5,12 +5,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { until } from "../bench/util.ts";
+import { freePort } from "../../cli/ports.ts";
 
 /** Seconds a lease lasts: a killed leader's standby takes over within about this. */
 export const LEASE_SECONDS = 3;
@@ -23,13 +23,6 @@ export interface RelayProc {
   metrics(): Promise<string>;
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** Starts relay `identity` running `script` against the stack's sim and `workerUrl`; resolves once ready. */
 export async function startRelayProc(stack: Stack, script: string, workerUrl: string, identity: string, logDir: string, serveFront: boolean): Promise<RelayProc> {

@@ -6,11 +6,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { RELAY_ENVIRONMENT } from "../../../relay/config.ts";
 import { ROOT } from "../controllers.ts";
 import type { Stack } from "../stack.ts";
+import { freePort } from "../../../cli/ports.ts";
 
 /** A relay process. */
 export interface RelayProcess {
@@ -24,14 +24,6 @@ export interface RelayProcess {
   stop(): Promise<void>;
 }
 
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** Starts `script` (a relay bundle) against the stack's sim and Worker, its log to `logFile`; resolves once it is ready. */
 export async function startRelayProcess(stack: Stack, script: string, logFile: string, readyTimeoutMs = 120_000): Promise<RelayProcess> {
