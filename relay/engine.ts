@@ -73,7 +73,7 @@ export class RelayEngine {
     this.worker = new WorkerClient(options.workerUrl, options.secret, undefined, options.transport);
     this.#queue = new WorkQueue<Trigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate, observer: this.metrics.workqueue });
     this.#informers = new Informers(kubeconfig, client, {
-      onEvent: (cache, type, object, initial) => this.#router.route(cache, type, object, initial),
+      onEvent: (cache, type, object, initial, previous) => this.#router.route(cache, type, object, initial, previous),
       // A relist delivers its changes as events (what it lacks as DELETED, what changed as
       // ADDED or MODIFIED, nothing for what did not): those already marked their parents
       // dirty and reached the events controllers, so a relist resyncs nothing more.

@@ -192,7 +192,7 @@ export class Informers {
     cache.indexLabels(labels);
     this.#caches.set(id, cache);
     return cache.start(this.#kubeconfig, this.#client, {
-      onEvent: (type, object, initial) => this.#events.onEvent(cache, type, object, initial),
+      onEvent: (type, object, initial, previous) => this.#events.onEvent(cache, type, object, initial, previous),
       onResync: (reason, changes) => this.#events.onResync(id, reason, changes),
       onRestart: (reason) => this.#events.onRestart(id, reason),
       onError: (error) => this.#events.onError(id, error),

@@ -43,7 +43,7 @@ export class EventRouter {
   }
 
   /** One event of one cache, to every controller watching it. */
-  route(cache: Cache, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void {
+  route(cache: Cache, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, previous?: KubeObject): void {
     this.#metrics.inc(`edgeloop_watch_events_total{kind="${cache.watch.kind}",type="${type}"}`);
     for (const route of this.#routes.get(cache.id) ?? []) {
       // A shared cache's object outside a watch's selector: an addition is not for it, but a
@@ -52,7 +52,7 @@ export class EventRouter {
       // snapshot no longer holds the object. Events controllers get only what they select.
       if (route.selector && !matchesSelector(route.selector, object.metadata.labels) && (type === "ADDED" || route.delivery === "events")) continue;
       if (route.delivery === "events") this.#events.buffer(route.controller, { type, kind: route.kind, object, initial });
-      else this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object });
+      else this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object }, previous);
     }
   }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ControllerManifest, RelatedObjects, type KubeObject, type ReconcileRequest } from "../../protocol/index.ts";
 import { FakeCache } from "../../test/support/fake-cache.ts";
-import { withRelated } from "./snapshots.ts";
+import { dirtyKeys, withRelated } from "./snapshots.ts";
 
 const NODE = { apiVersion: "v1", kind: "Node" };
 const node = (name: string, pool?: string): KubeObject => ({ ...NODE, metadata: { name, uid: `u-${name}`, labels: pool === undefined ? {} : { pool } } });
@@ -27,4 +27,12 @@ test("a snapshot controller's declared related objects are narrowed to the paren
   assert.deepEqual((lone.related["Node.v1"] ?? []).map((n) => n.metadata.name), [], "no pool label, no peers");
   const gone = snapshot(null);
   assert.equal(withRelated(gone, controller, () => nodes), gone, "a parent that is gone has nothing to narrow by");
+});
+
+test("a child whose label moved it to another parent makes both parents dirty; an unmoved one only its own", () => {
+  const route = { watch: { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "label" as const, label: "job" } }, parentNamespaced: true, parents: () => [] };
+  const pod = (job: string, rv: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace: "ns", name: "p", uid: "u-p", resourceVersion: rv, labels: { job } } });
+  assert.deepEqual(dirtyKeys(route, pod("b", "2"), pod("a", "1")), ["ns/b", "ns/a"]);
+  assert.deepEqual(dirtyKeys(route, pod("a", "2"), pod("a", "1")), ["ns/a"]);
+  assert.deepEqual(dirtyKeys(route, pod("a", "2")), ["ns/a"]);
 });

@@ -52,10 +52,13 @@ export class SnapshotDelivery {
     return { controller, watch, parentNamespaced: parentIsNamespaced(controller), parents };
   }
 
-  /** Marks dirty every parent key the trigger's object maps to (after the watch's batch period, unless it is a deletion). */
-  enqueue(route: SnapshotRoute, trigger: Trigger): void {
+  /**
+   * Marks dirty every parent key the trigger's object maps to, and those its previous
+   * state mapped to (after the watch's batch period, unless it is a deletion).
+   */
+  enqueue(route: SnapshotRoute, trigger: Trigger, previous?: KubeObject): void {
     const batch = trigger.type === "DELETED" ? 0 : (route.watch.batchMilliseconds ?? 0);
-    for (const key of parentKeys(route.watch.mapping, trigger.object, route.parentNamespaced, route.parents)) {
+    for (const key of dirtyKeys(route, trigger.object, previous)) {
       this.#queue.addBatched(queueKey(route.controller.name, key), trigger, batch);
     }
   }
@@ -95,3 +98,15 @@ export function withRelated(request: ReconcileRequest, controller: ControllerMan
   return { ...request, related };
 }
 
+
+/**
+ * The parent keys a change makes dirty: those the object maps to now and those its
+ * previous state mapped to. A child whose label (or owner) moves it from parent A to B
+ * must wake A too, or A keeps counting a child it lost until the next full resync.
+ */
+export function dirtyKeys(route: Pick<SnapshotRoute, "watch" | "parentNamespaced" | "parents">, object: KubeObject, previous?: KubeObject): string[] {
+  const keys = parentKeys(route.watch.mapping, object, route.parentNamespaced, route.parents);
+  if (!previous) return keys;
+  const before = parentKeys(route.watch.mapping, previous, route.parentNamespaced, route.parents).filter((key) => !keys.includes(key));
+  return before.length === 0 ? keys : [...keys, ...before];
+}

@@ -109,7 +109,8 @@ function recorder(): { seen: Seen; events: CacheEvents } {
   return {
     seen,
     events: {
-      onEvent: (type, object, initial) => seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}`),
+      onEvent: (type, object, initial, previous) =>
+        seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}${previous ? ` was rv=${previous.metadata.resourceVersion ?? ""}` : ""}`),
       onResync: (reason, changes) => seen.resyncs.push(`${reason} deleted=${changes.deleted} recreated=${changes.recreated}`),
       onRestart: (reason) => seen.restarts.push(reason),
       onError: (error) => seen.errors.push(error),
@@ -135,7 +136,7 @@ test("a relist delivers deletions it missed with their last state, a recreated o
     await cache.start(api.kc, api.client, events);
     await eventually("the relist", () => seen.resyncs.length === 1);
     assert.deepEqual(seen.resyncs, ["expired deleted=1 recreated=1"]);
-    assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16", "ADDED new uid=u4 rv=17"]);
+    assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16 was rv=6", "ADDED new uid=u4 rv=17"]);
     assert.deepEqual((cache.get("ns", "deleted") ?? null), null);
     assert.deepEqual(cache.list().map((o) => o.metadata.name).sort(), ["changed", "kept", "new", "recreated"]);
     assert.equal(cache.size, 4, "the count follows additions and deletions");
@@ -178,6 +179,24 @@ test("a silent watch is ended after the silence bound and resumed from its resou
     assert.equal(api.listed(), 1, "never listed again");
     assert.deepEqual(seen.resyncs, []);
     assert.deepEqual(seen.errors, []);
+  } finally {
+    await cache.stop();
+    await api.close();
+  }
+});
+
+test("a watched change comes with the state it replaced (a child moved between parents wakes both)", async () => {
+  const modified = (response: ServerResponse): void => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.write(`${JSON.stringify({ type: "MODIFIED", object: configMap("a", "u1", "7", { moved: "yes" }) })}\n`);
+  };
+  const api = await fakeApiServer([list("5", [configMap("a", "u1", "3")])], [modified]);
+  const cache = new Cache(CM);
+  const { seen, events } = recorder();
+  try {
+    await cache.start(api.kc, api.client, events);
+    await eventually("the change", () => seen.events.some((e) => e.startsWith("MODIFIED")));
+    assert.deepEqual(seen.events, ["initial ADDED a uid=u1 rv=3", "MODIFIED a uid=u1 rv=7 was rv=3"]);
   } finally {
     await cache.stop();
     await api.close();

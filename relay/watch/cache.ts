@@ -19,8 +19,11 @@ import type { Projection } from "./projection.ts";
 
 /** What a cache reports to the relay. */
 export interface CacheEvents {
-  /** ADDED/MODIFIED/DELETED with the object (its last state when DELETED); `initial` during the first list. */
-  onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean): void;
+  /**
+   * ADDED/MODIFIED/DELETED with the object (its last state when DELETED); `initial` during
+   * the first list; a change with the state it replaced, when the cache held one.
+   */
+  onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, previous?: KubeObject): void;
   /** A relist after the first list, once its changes have come as events (what the new list lacks as DELETED). */
   onResync(reason: RelistReason, changes: RelistCounts): void;
   /** A watch ended and resumed from its resourceVersion (no relist): `silent`, nothing came for the silence bound. */
@@ -132,6 +135,8 @@ class RelistingWatch extends KubeWatch {
   reason: RelistReason | undefined;
   /** Told each watch request's answer (`rest_client_requests_total`): its status code, or `<error>` when none came. */
   answered: ((code: string) => void) | undefined;
+  /** Told of each MODIFIED object before ListWatch stores it, while the cache still holds the state it replaces. */
+  beforeChange: ((object: KubeObject) => void) | undefined;
   #end: WatchDone | undefined;
   /** A relist asked for while no watch was open: the next watch ends at once. */
   #pending = false;
@@ -179,6 +184,7 @@ class RelistingWatch extends KubeWatch {
       }
       if (phase === "ERROR" && (object as { code?: unknown }).code === 410) this.reason ??= "expired";
       const kept = this.projection && phase !== "ERROR" && phase !== "BOOKMARK" && typeof object === "object" && object !== null ? this.projection.project(object) : object;
+      if (phase === "MODIFIED" && typeof kept === "object" && kept !== null) this.beforeChange?.(kept as KubeObject);
       callback(phase, kept, watchObject);
     };
     // Bookmarks keep a quiet kind's watch from looking dead; the server ends it in time.
@@ -263,6 +269,12 @@ export class Cache {
   #count = 0;
   /** Of the relist being applied: cached objects it holds with another uid (by key). */
   #replaced = new Map<string, KubeObject>();
+  /**
+   * The states changes are about to replace, by key, from a watch's MODIFIED event or a
+   * relist's newer item, taken before ListWatch stores the new one and handed on with the
+   * change (a child that moved from one parent to another makes both dirty).
+   */
+  readonly #before = new Map<string, KubeObject>();
 
   /** What the cache keeps of each object (the whole object when absent). */
   readonly #projection: Projection | undefined;
@@ -293,6 +305,7 @@ export class Cache {
       if (!this.#stopped) events.onRestart("silent");
     });
     watch.projection = this.#projection;
+    watch.beforeChange = (object) => this.#remember(object);
     watch.answered = (code) => client.countRequest?.("GET", code);
     this.#watch = watch;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
@@ -307,6 +320,7 @@ export class Cache {
       // the rest). What it deletes, and what was created again under an old name, are
       // counted here, and the latter delivered as a deletion and an addition below.
       const { vanished, replaced } = relistChanges(this.list(), result.items);
+      for (const item of result.items) this.#remember(item as KubeObject);
       this.#replaced = replaced;
       const counts: RelistCounts = { deleted: vanished.size, recreated: replaced.size };
       // A list after the first is a relist; its changes have come as events by the time
@@ -314,6 +328,7 @@ export class Cache {
       if (++lists > 1)
         setTimeout(() => {
           this.#replaced.clear();
+          this.#before.clear();
           events.onResync(reason, counts);
         }, 0);
       return result;
@@ -330,7 +345,11 @@ export class Cache {
         this.#replaced.delete(objectKey(object.metadata));
         this.#event("DELETED", previous, initial, events);
         this.#event("ADDED", object, initial, events);
-      } else this.#event("MODIFIED", object, initial, events);
+      } else {
+        const before = this.#before.get(objectKey(object.metadata));
+        this.#before.delete(objectKey(object.metadata));
+        this.#event("MODIFIED", object, initial, events, before);
+      }
     });
     // A deletion a relist found (the object is gone from the new list) carries the last
     // state the cache held: the deletion itself was never seen.
@@ -404,7 +423,16 @@ export class Cache {
     return this.#indexes.withField(path, value) ?? this.list().filter((object) => valuesAt(object, path).includes(value));
   }
 
-  #event(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, events: CacheEvents): void {
+  /** Keeps the cached state `incoming` is about to replace (same uid, another resourceVersion). */
+  #remember(incoming: KubeObject): void {
+    const { namespace, name, uid, resourceVersion } = incoming.metadata;
+    if (name === undefined) return;
+    const held = this.get(namespace, name);
+    if (!held || held.metadata.uid !== uid || held.metadata.resourceVersion === resourceVersion) return;
+    this.#before.set(objectKey(incoming.metadata), held);
+  }
+
+  #event(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject, initial: boolean, events: CacheEvents, previous?: KubeObject): void {
     this.#retryMs = 500;
     // Not from deletions: after a rollback the ghosts deleted carry the old, higher numbers.
     if (type !== "DELETED") this.#newestRv = Math.max(this.#newestRv, numericRv(object.metadata.resourceVersion) ?? 0);
@@ -414,6 +442,6 @@ export class Cache {
     this.#indexes.update(object, type === "DELETED");
     if (type === "ADDED") this.#count += 1;
     else if (type === "DELETED") this.#count -= 1;
-    events.onEvent(type, object, initial);
+    events.onEvent(type, object, initial, previous);
   }
 }
