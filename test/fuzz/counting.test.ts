@@ -20,11 +20,13 @@ test("outcomes are counted by class; only 5xx and crashes are described", () => 
 
 test("a reset is a refusal only for a body over the limit or a method no parser knows", () => {
   const reset = { kind: "crash", reason: "ECONNRESET" } as const;
-  assert.deepEqual(refusedUnread({ method: "POST", oversized: true }, reset), { kind: "closed", reason: "ECONNRESET" });
-  assert.deepEqual(refusedUnread({ method: "FUZZ" }, { kind: "crash", reason: "EPIPE" }), { kind: "closed", reason: "EPIPE" });
-  assert.deepEqual(refusedUnread({ method: "POST" }, reset), reset);
-  assert.deepEqual(refusedUnread({ method: "POST", oversized: true }, { kind: "crash", reason: "closed without an answer" }), { kind: "crash", reason: "closed without an answer" });
-  assert.deepEqual(refusedUnread({ method: "FUZZ" }, { kind: "status", status: 400 }), { kind: "status", status: 400 });
+  assert.deepEqual(refusedUnread({ method: "POST", oversized: true, signing: "none" }, reset), { kind: "closed", reason: "ECONNRESET" });
+  assert.deepEqual(refusedUnread({ method: "FUZZ", signing: "none" }, { kind: "crash", reason: "EPIPE" }), { kind: "closed", reason: "EPIPE" });
+  assert.deepEqual(refusedUnread({ method: "POST", signing: "none" }, reset), reset, "a relay or sim surface reads the body: a reset is a crash");
+  assert.deepEqual(refusedUnread({ method: "POST", signing: "none" }, reset, true), { kind: "closed", reason: "ECONNRESET" }, "the Worker refuses an unsigned request from its headers");
+  assert.deepEqual(refusedUnread({ method: "POST", signing: "valid" }, reset, true), reset, "a signed one it reads: a reset is a crash");
+  assert.deepEqual(refusedUnread({ method: "POST", oversized: true, signing: "none" }, { kind: "crash", reason: "closed without an answer" }), { kind: "crash", reason: "closed without an answer" });
+  assert.deepEqual(refusedUnread({ method: "FUZZ", signing: "none" }, { kind: "status", status: 400 }), { kind: "status", status: 400 });
 });
 
 test("the summary line and the exit code", () => {

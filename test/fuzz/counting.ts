@@ -72,10 +72,22 @@ export function note(tally: Tally, example: string): void {
 /** Methods Node's HTTP parser (llhttp) knows; a server built on it refuses any other before reading the body. */
 const PARSED_METHODS: ReadonlySet<string> = new Set(METHODS);
 
-/** A reset of a request the server may refuse unread (a body over its limit, a method no parser knows) is that refusal. */
-export function refusedUnread(request: Pick<FuzzRequest, "method" | "oversized">, outcome: Outcome): Outcome {
+/**
+ * Signings the Worker refuses from the headers alone, before it reads the body (an
+ * invariant of `functions/http/signature.ts`): no signature, a malformed one, a stale
+ * timestamp. workerd then closes the connection on a client still sending a large body.
+ */
+const REFUSED_BY_HEADERS: ReadonlySet<string> = new Set(["none", "garbage", "stale"]);
+
+/**
+ * A reset of a request the server may refuse unread is that refusal: a body over its
+ * limit, a method no parser knows, or (`toWorker`) a Worker request whose signature
+ * headers are refused before the body is read.
+ */
+export function refusedUnread(request: Pick<FuzzRequest, "method" | "oversized" | "signing">, outcome: Outcome, toWorker = false): Outcome {
   if (outcome.kind !== "crash" || !["ECONNRESET", "EPIPE"].includes(outcome.reason)) return outcome;
-  return request.oversized === true || !PARSED_METHODS.has(request.method) ? { kind: "closed", reason: outcome.reason } : outcome;
+  const unread = request.oversized === true || !PARSED_METHODS.has(request.method) || (toWorker && REFUSED_BY_HEADERS.has(request.signing));
+  return unread ? { kind: "closed", reason: outcome.reason } : outcome;
 }
 
 /** The sums over every surface. */

@@ -151,7 +151,7 @@ async function feedSurface(surface: Surface, endpoint: Endpoint, sender: ReturnT
   for (const [index, request] of requests.entries()) {
     trace?.(`  ${surface.name} #${index}: ${request.method} ${request.target.slice(0, 80)} [${request.signing}, ${request.contentType ?? "-"}, ${request.body.byteLength} B] ${request.label.slice(0, 100)}`);
     for (const answer of await sender.send(endpoint, request)) {
-      const outcome = refusedUnread(request, answer.outcome);
+      const outcome = refusedUnread(request, answer.outcome, surface.target === "worker");
       trace?.(`    -> ${outcome.kind === "status" ? outcome.status : `${outcome.kind} ${outcome.reason}`} ${answer.text.slice(0, 160)}`);
       record(tally, outcome, () => `${request.method} ${request.target.slice(0, 80)} [${request.signing}, ${request.contentType ?? "no content-type"}] ${request.label} -> ${answer.text.slice(0, 160)}`);
     }
