@@ -1,7 +1,7 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
 import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
@@ -171,20 +171,5 @@ function processCpuMs(pid: number | undefined): number | undefined {
   return fields === undefined ? undefined : (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The pid of a child of this process running `command` (`workerd`, started by Miniflare), from `/proc` (Linux; `undefined` elsewhere). */
-export function childPid(command: string): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return undefined;
-  }
-  return entries.map(Number).find((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      return stat.includes(`(${command})`) && Number(procStat(pid)?.[1]) === process.pid;
-    } catch {
-      return false;
-    }
-  });
-}
+/** The pid of a child of this process running `command` (the soak finds workerd the same way). */
+export { childPid } from "../../scripts/lib/soak/proc.ts";
