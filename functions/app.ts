@@ -3,7 +3,7 @@ import type { Controller } from "./kit/controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
 import { readSignedBody, refuseReplay, replayed, signatureOnce } from "./http/signature.ts";
-import { PROTOCOL_VERSION } from "../protocol/index.ts";
+import { PROTOCOL_VERSION, createVerifier, type Verifier } from "../protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
 import { apiRoute } from "./routes/api.ts";
@@ -67,11 +67,22 @@ function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
 export function createApp(controllers: readonly Controller[], resolveDeps: DepsResolver): Hono {
   const registry = createRegistry(controllers);
   const app = new Hono();
+  // The key imported once per secret (the bindings' secret is one per deployment).
+  const verifiers = new Map<string, Verifier>();
+  const verifierFor = (secret: string): Verifier => {
+    let verifier = verifiers.get(secret);
+    if (!verifier) {
+      verifiers.clear();
+      verifier = createVerifier(secret);
+      verifiers.set(secret, verifier);
+    }
+    return verifier;
+  };
 
   const signed = (handler: Handler) => async (c: Context): Promise<Response> => {
     try {
       const deps = guardReplays(resolveDeps(c.env), c.req.raw);
-      const body = await readSignedBody(c.req.raw, deps.secret, deps.nowSeconds());
+      const body = await readSignedBody(c.req.raw, deps.secret, deps.nowSeconds(), deps.secret ? verifierFor(deps.secret) : undefined);
       return c.json((await handler(c, body, deps)) as object);
     } catch (error) {
       return errorResponse(c, error);

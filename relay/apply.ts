@@ -87,6 +87,17 @@ function describe(action: Action): string {
   }
 }
 
+/** Told of each status write of a plan as it is sent; called back with the answer (none when it failed). */
+export type StatusWriteObserver = (target: ObjectRef) => (answer: KubeObject | undefined) => void;
+
+/** What a plan's application reports besides its result. */
+export interface ApplyHooks {
+  /** A permanent failure of one action (a Warning Event is recorded on the parent too). */
+  readonly onError?: (action: Action, error: KubeError) => void;
+  /** Each status write, so its watch echo can be recognised (ADR 0018). */
+  readonly onStatusWrite?: StatusWriteObserver;
+}
+
 /** Applies plans with one client. */
 export class PlanApplier {
   readonly #client: KubeClient;
@@ -106,14 +117,16 @@ export class PlanApplier {
    * `ifPreviousApplied` Events after it) are applied at once, up to that many; the first
    * transient failure in a run stops the plan after the run.
    */
-  async apply(plan: Plan, parent: ObjectRef | undefined, onError: (action: Action, error: KubeError) => void = () => undefined): Promise<ApplyResult> {
+  async apply(plan: Plan, parent: ObjectRef | undefined, hooks: ApplyHooks = {}): Promise<ApplyResult> {
     const recreated = recreatedNames(plan);
+    const onError = hooks.onError ?? ((): void => undefined);
+    const observe = hooks.onStatusWrite;
     const units = unitsOf(plan.actions);
     const concurrency = plan.concurrency ?? 1;
-    if (concurrency > 1) return this.#applyAtOnce(units, concurrency, parent, recreated, onError);
+    if (concurrency > 1) return this.#applyAtOnce(units, concurrency, parent, recreated, onError, observe);
     let failed = 0;
     for (const [index, unit] of units.entries()) {
-      const outcome = await this.#applyUnit(unit, parent, recreated, onError);
+      const outcome = await this.#applyUnit(unit, parent, recreated, onError, observe);
       failed += outcome.failed;
       if (outcome.retry !== undefined) return { ok: false, retry: true, error: outcome.retry, ...after(outcome.retryAfterMs), unapplied: [...outcome.unapplied, ...units.slice(index + 1).flat()] };
     }
@@ -126,13 +139,13 @@ export class PlanApplier {
    * scheduling pass should not wait behind the Events of the binds before them). A
    * transient failure stops the runs; the Events of what was applied are still sent.
    */
-  async #applyAtOnce(units: readonly Action[][], concurrency: number, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void): Promise<ApplyResult> {
+  async #applyAtOnce(units: readonly Action[][], concurrency: number, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void, observe: StatusWriteObserver | undefined): Promise<ApplyResult> {
     let failed = 0;
     const reports: Action[][] = [];
     let stop: { error: string; retryAfterMs: number | undefined; unapplied: Action[] } | undefined;
     for (let index = 0; index < units.length && stop === undefined; ) {
       const run = runOf(units, index, concurrency);
-      const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit.slice(0, 1), parent, recreated, onError)));
+      const outcomes = await Promise.all(run.map((unit) => this.#applyUnit(unit.slice(0, 1), parent, recreated, onError, observe)));
       outcomes.forEach((outcome, i) => {
         failed += outcome.failed;
         const events = run[i]?.slice(1) ?? [];
@@ -152,14 +165,14 @@ export class PlanApplier {
   }
 
   /** One unit: an action, then the Events that report it (skipped when it failed for good). */
-  async #applyUnit(unit: readonly Action[], parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void): Promise<UnitOutcome> {
+  async #applyUnit(unit: readonly Action[], parent: ObjectRef | undefined, recreated: ReadonlySet<string>, onError: (action: Action, error: KubeError) => void, observe?: StatusWriteObserver): Promise<UnitOutcome> {
     let failed = 0;
     let previousFailed = false;
     for (const [index, action] of unit.entries()) {
       if (action.type === "event" && action.ifPreviousApplied === true && previousFailed) continue;
       previousFailed = false;
       try {
-        await this.applyOne(action, parent, recreated);
+        await this.applyOne(action, parent, recreated, observe);
       } catch (error) {
         if (error instanceof AlreadyBound) {
           // Nothing to do, and nothing to report: the Events after it are skipped.
@@ -183,9 +196,15 @@ export class PlanApplier {
   }
 
   /** One action, logged once applied. A delete of something already gone succeeds. */
-  async applyOne(action: Action, parent?: ObjectRef, recreated: ReadonlySet<string> = new Set()): Promise<void> {
-    const created = await this.#send(action);
-    const name = created?.metadata?.name ?? (action.type === "create" ? action.object.metadata.name : undefined);
+  async applyOne(action: Action, parent?: ObjectRef, recreated: ReadonlySet<string> = new Set(), observe?: StatusWriteObserver): Promise<void> {
+    const answered = action.type === "status" ? observe?.(action.target) : undefined;
+    let created: KubeObject | undefined;
+    try {
+      created = await this.#send(action);
+    } finally {
+      answered?.(created);
+    }
+    const name = action.type === "create" ? (created?.metadata?.name ?? action.object.metadata.name) : undefined;
     this.#log?.("info", narrate(action, parent, { ...(name ? { name } : {}), recreated: name !== undefined && recreated.has(name) }));
   }
 
@@ -205,7 +224,7 @@ export class PlanApplier {
     timer.unref();
   }
 
-  /** Sends one action; returns the created object for a create (its name may have been generated). */
+  /** Sends one action; returns the created object for a create (its name may have been generated), the patched one for a status write. */
   async #send(action: Action): Promise<KubeObject | undefined> {
     const client = this.#client;
     switch (action.type) {
@@ -222,8 +241,8 @@ export class PlanApplier {
       case "status": {
         const path = await client.path(action.target, action.target.namespace, action.target.name, "status");
         const body = action.resourceVersion ? { metadata: { resourceVersion: action.resourceVersion }, status: action.status } : { status: action.status };
-        await client.request("PATCH", path, { body, contentType: "application/merge-patch+json" });
-        return;
+        // The answer goes back to the status-write observer only (its resourceVersion); the log names the target.
+        return (await client.request("PATCH", path, { body, contentType: "application/merge-patch+json" })) as KubeObject | undefined;
       }
       case "delete": {
         // The scope guard turns a root delete into the delete of the root it found; one that

@@ -11,6 +11,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { ControllerManifest, Manifest, TypeRef, Watch } from "../protocol/index.ts";
 import type { KubeClient } from "./kube/client.ts";
 import { Cache, cacheId, type CacheEvents, type CacheOptions, type RestartReason } from "./watch/cache.ts";
+import { fieldsOf } from "./watch/delivered.ts";
 import { Projection, type ProjectionRule } from "./watch/projection.ts";
 import { SelectedView, servingCacheId } from "./watch/sharing.ts";
 
@@ -29,12 +30,6 @@ interface Wanted {
   /** Label keys to index (those the `label` mappings of the watches sharing this cache read). */
   readonly labels: Set<string>;
   readonly rules: ProjectionRule[];
-}
-
-/** The fields a watch needs kept: those it declares and the path its `field` mapping reads (undefined: whole objects). */
-function fieldsOf(watch: Watch): readonly string[] | undefined {
-  if (!watch.fields) return undefined;
-  return watch.mapping.by === "field" ? [...watch.fields, watch.mapping.path] : watch.fields;
 }
 
 /**

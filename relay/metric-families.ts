@@ -32,6 +32,7 @@ export const RELAY_METRICS = {
   edgeloop_reconcile_duration_seconds: { type: "histogram", help: "Seconds from sending a snapshot or events batch to the Worker until its plan was applied, by controller", labels: ["controller"], buckets: RECONCILE_BUCKETS },
   edgeloop_apply_errors_total: { type: "counter", help: "Plan actions that failed for good (each recorded as a Warning Event on the parent: FailedCreate, FailedDelete or ReconcileError), by controller and action type", labels: ["controller", "action"] },
   edgeloop_refused_actions_total: { type: "counter", help: "Plan actions the relay refused because they reach outside what their controller declares (a kind it does not write, or another namespace), by controller and action type", labels: ["controller", "action"] },
+  edgeloop_status_echoes_ignored_total: { type: "counter", help: "Watch events of a parent that only echo a status write of the relay's own reconcile plans, which wake no reconcile (ADR 0018), by controller", labels: ["controller"] },
   edgeloop_watch_events_total: { type: "counter", help: "Watch events received by the relay's informers (initial lists included), by kind and event type", labels: ["kind", "type"] },
   edgeloop_relists_total: {
     type: "counter",

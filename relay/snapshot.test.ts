@@ -152,3 +152,12 @@ test("a deleted parent's children are still found by the uid its DELETED trigger
   assert.deepEqual(names(request.children["ConfigMap.v1"]), ["cfg-mirror"]);
   assert.deepEqual(request.triggers, [trigger]);
 });
+
+test("a snapshot gives each watch's objects with the fields it declares, whatever the shared cache keeps", () => {
+  const projected: ControllerManifest = { ...nodeAgent, name: "projected", watches: [{ ...nodeWatch, fields: ["metadata.labels"] }, { ...podWatch, fields: ["status.phase"] }] };
+  const nodes = new FakeCache(false, { objects: [{ ...node("edge1"), metadata: { ...node("edge1").metadata, labels: { pool: "p" }, annotations: { a: "b" } } }] });
+  const pods = new FakeCache(true, { fieldPaths: ["spec.nodeName"], objects: [{ ...pod("ns", "p1", { nodeName: "edge1", containers: [{ name: "c" }] }), status: { phase: "Running", podIP: "10.0.0.1" } } as KubeObject] });
+  const request = buildSnapshot(projected, "edge1", (watch) => (watch.kind === "Node" ? nodes : pods), [], NOW);
+  assert.deepEqual(request.parent, { apiVersion: "v1", kind: "Node", metadata: { name: "edge1", uid: "u-edge1", labels: { pool: "p" } } });
+  assert.deepEqual(request.children["Pod.v1"], [{ apiVersion: "v1", kind: "Pod", metadata: { namespace: "ns", name: "p1" }, spec: { nodeName: "edge1" }, status: { phase: "Running" } }]);
+});

@@ -1,10 +1,12 @@
 /**
  * Builds the `ReconcileRequest` for one parent key from the informer caches (pure over
  * the cache views): the parent, then every other watch's objects in the part of the
- * request its mapping says (`./mapping.ts` finds them), and the triggers.
+ * request its mapping says (`./mapping.ts` finds them), each cut to the fields its watch
+ * declares (`./watch/delivered.ts`), and the triggers.
  */
 import { kindKey, snapshotPart, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
 import { parentIsNamespaced, selfWatch, snapshotObjects, type CacheView, type SnapshotParent } from "./mapping.ts";
+import { WHOLE, watchProjection } from "./watch/delivered.ts";
 
 /** The snapshot of `key` for a snapshot-delivery controller. */
 export function buildSnapshot(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[], now: Date): ReconcileRequest {
@@ -16,12 +18,17 @@ export function buildSnapshot(controller: ControllerManifest, key: string, view:
     if (part === "parent" || part === "none") continue;
     const into = part === "children" ? children : related;
     const kind = kindKey(watch);
-    const found = snapshotObjects(watch, view(watch), parent);
+    const project = watchProjection(watch);
+    const objects = snapshotObjects(watch, view(watch), parent);
+    // Each watch's own fields, whatever else the shared cache keeps for other watches.
+    const found = project === WHOLE ? objects : objects.map(project);
     // Every declared kind is present, empty or not: the Worker checks.
     const earlier = into[kind];
     into[kind] = earlier ? [...earlier, ...found] : found;
   }
-  return { controller: controller.name, key, parent: parent.object, children, related, triggers: [...triggers], now: now.toISOString() };
+  const self = selfWatch(controller);
+  const parentObject = parent.object && self ? watchProjection(self)(parent.object) : parent.object;
+  return { controller: controller.name, key, parent: parentObject, children, related, triggers: [...triggers], now: now.toISOString() };
 }
 
 /** The parent of `key`: from the cache, with its uid from a trigger when it is gone. */

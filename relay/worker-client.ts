@@ -7,7 +7,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AdmissionReviewResponse, ApiResponse, ClaimReleased, createSigner, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../protocol/index.ts";
+import { AdmissionReviewResponse, ApiResponse, ClaimReleased, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../protocol/index.ts";
+import { createNodeSigner } from "./signer.ts";
 import { ByteBudget } from "./byte-budget.ts";
 
 /** One request as the client sends it: `fetch`'s init, plus the time the answer may take. */
@@ -88,7 +89,7 @@ export class WorkerClient {
 
   constructor(baseUrl: string, secret: string, timeoutMs = 30_000, transport: WorkerTransport = httpTransport) {
     this.#base = baseUrl.replace(/\/$/, "");
-    this.#sign = createSigner(secret);
+    this.#sign = createNodeSigner(secret);
     this.#timeoutMs = timeoutMs;
     this.#transport = transport;
   }

@@ -42,3 +42,17 @@ test("parseJson refuses nesting past MAX_JSON_DEPTH with a 400 naming where, and
   assert.equal(tooDeep({ a: [[{ b: 1 }]] }), undefined);
   assert.equal(tooDeep("plain"), undefined);
 });
+
+test("the byte scan of nesting agrees with the walk of the parsed value, strings and escapes included", async () => {
+  const { default: fc } = await import("fast-check");
+  const { nestsDeeperThan } = await import("./body.ts");
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 12 }), fc.integer({ min: 1, max: 12 }), (value, max) => {
+      const text = JSON.stringify(value);
+      const deepest = (v: unknown): number => (typeof v === "object" && v !== null ? 1 + Math.max(0, ...Object.values(v).map(deepest)) : 0);
+      assert.equal(nestsDeeperThan(new TextEncoder().encode(text), max), deepest(value) > max);
+    }),
+    { numRuns: 500 },
+  );
+  assert.equal(nestsDeeperThan(new TextEncoder().encode('{"a":"[[[[\\"[[[["}'), 1), false, "brackets inside a string, after an escaped quote");
+});

@@ -7,6 +7,7 @@ import {
   TIMESTAMP_HEADER,
   verifySignature,
   type SignatureProblem,
+  type Verifier,
 } from "../../protocol/index.ts";
 import { readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
@@ -33,14 +34,15 @@ export function requestTarget(request: Request): string {
  * an unsigned sender from making the Worker buffer: the headers' syntax and clock first
  * (401 without reading), then the declared length against the limit (413 without
  * reading), then the body, bounded, and the MAC over the exact bytes received. Returns
- * those bytes (signatures cover raw bytes, not parsed JSON).
+ * those bytes (signatures cover raw bytes, not parsed JSON). `verify` checks the MAC under
+ * `secret` (a caller verifying many requests passes one that holds the imported key).
  */
-export async function readSignedBody(request: Request, secret: string, nowSeconds: number): Promise<Uint8Array> {
+export async function readSignedBody(request: Request, secret: string, nowSeconds: number, verify: Verifier = (checked, signed) => verifySignature(secret, checked, signed)): Promise<Uint8Array> {
   if (!secret) throw new HttpError(500, "misconfigured", "EDGELOOP_SECRET is not set on the Worker");
   const checked = checkSignatureHeaders({ timestamp: request.headers.get(TIMESTAMP_HEADER), signature: request.headers.get(SIGNATURE_HEADER) }, nowSeconds);
   if (typeof checked === "string") throw refused(checked);
   const body = await readBody(request);
-  const problem = await verifySignature(secret, checked, { method: request.method, target: requestTarget(request), body });
+  const problem = await verify(checked, { method: request.method, target: requestTarget(request), body });
   if (problem) throw refused(problem);
   return body;
 }

@@ -1,7 +1,7 @@
 import type { Claim, Decided } from "./controller.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { refOf } from "../../protocol/index.ts";
-import { stableStringify } from "./hash.ts";
+import { deepEqual } from "./merge-patch.ts";
 
 /** How long a recreation claim holds (upstream's recreated-pods record: 5 s). */
 export const CLAIM_TTL_SECONDS = 5;
@@ -37,7 +37,7 @@ export function deleteOf(object: KubeObject): Decided {
  * value in `current` (an unchanged reconcile must not write, or it would wake itself up).
  */
 export function statusIfChanged(parent: KubeObject, current: Record<string, unknown>, next: Record<string, unknown>): Decided[] {
-  const changed = Object.entries(next).some(([key, value]) => stableStringify(current[key] ?? null) !== stableStringify(value ?? null));
+  const changed = Object.entries(next).some(([key, value]) => !deepEqual(current[key] ?? null, value ?? null));
   if (!changed) return [];
   return [{ type: "status", target: refOf(parent), status: next }];
 }

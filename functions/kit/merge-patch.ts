@@ -1,9 +1,37 @@
 /** JSON merge patches (RFC 7386), both ways: the patch between two values, and a patch applied. */
-import { stableStringify } from "./hash.ts";
 
-/** True when two JSON values are equal (object key order ignored). */
+/** A member as JSON has it: `undefined` is no member (in an array, null). */
+function member(value: unknown): unknown {
+  return value === undefined ? null : value;
+}
+
+/**
+ * True when two JSON values are equal (object key order ignored; an `undefined` member is
+ * absent, as JSON has it). Compared in place with an explicit stack (no nesting depth can
+ * overflow the call stack), not by serialising both: that was a tenth of a reconcile.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return stableStringify(a) === stableStringify(b);
+  const pairs: [unknown, unknown][] = [[member(a), member(b)]];
+  for (let pair = pairs.pop(); pair; pair = pairs.pop()) {
+    const [x, y] = pair;
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x) && Array.isArray(y)) {
+      if (x.length !== y.length) return false;
+      x.forEach((value, index) => pairs.push([member(value), member(y[index])]));
+      continue;
+    }
+    const xo = x as Record<string, unknown>;
+    const yo = y as Record<string, unknown>;
+    const keys = Object.keys(xo).filter((key) => xo[key] !== undefined);
+    if (keys.length !== Object.keys(yo).filter((key) => yo[key] !== undefined).length) return false;
+    for (const key of keys) {
+      if (yo[key] === undefined) return false;
+      pairs.push([xo[key], yo[key]]);
+    }
+  }
+  return true;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { ControllerManifest, EventBatch, KubeObject, Plan, Trigger, Watch, 
 import type { Informers } from "../informers.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
 import type { WorkerClient } from "../worker-client.ts";
-import { BATCH_EVENTS, EventsDelivery, batchSize } from "./events.ts";
+import { BATCH_EVENTS, EventsDelivery, takeBatch } from "./events.ts";
 
 const POD_WATCH: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } };
 const controller: ControllerManifest = { name: "gang", delivery: "events", related: [], watches: [POD_WATCH], webhooks: [], apis: [], permissions: [] };
@@ -32,10 +32,10 @@ function delivery(pods: KubeObject[]): { events: EventsDelivery; sent: EventBatc
 
 test("a batch stays within the bytes and events bounds, and holds at least one event", () => {
   const events: WatchEvent[] = ["a", "b", "c"].map((name) => ({ type: "ADDED", kind: "Pod.v1", object: pod(name, "x".repeat(1000)), initial: false }));
-  assert.equal(batchSize(events, 2_500), 2);
-  assert.equal(batchSize(events, 10), 1, "one object over the bound still goes, alone");
-  assert.equal(batchSize(events, 1_000_000, 2), 2);
-  assert.equal(batchSize([], 10), 0);
+  assert.equal(takeBatch(events, undefined, 2_500).length, 2);
+  assert.equal(takeBatch(events, undefined, 10).length, 1, "one object over the bound still goes, alone");
+  assert.equal(takeBatch(events, undefined, 1_000_000, 2).length, 2);
+  assert.equal(takeBatch([], undefined, 10).length, 0);
 });
 
 test("a relist bigger than a batch goes in chunks: the first marked relist, all but the last partialList, new events after it", async () => {
@@ -68,4 +68,17 @@ test("nothing is buffered before the controller's first relist (a standby keeps 
   events.relist(controller);
   await events.send(controller);
   assert.deepEqual(sent.map((b) => [b.relist, b.partialList, b.events.map((e) => e.type)]), [[true, false, ["ADDED"]]]);
+});
+
+test("a batch carries each object cut to the fields the controller's watches of its kind declare; the buffer keeps them whole", async () => {
+  const projecting: ControllerManifest = { ...controller, name: "projecting", watches: [{ ...POD_WATCH, fields: ["metadata.labels"] }] };
+  const labelled: KubeObject = { ...pod("p", "x".repeat(500)), metadata: { ...pod("p", "x".repeat(500)).metadata, labels: { group: "g" } } };
+  const { events, sent, failNext } = delivery([labelled]);
+  events.relist(projecting);
+  failNext();
+  await assert.rejects(events.send(projecting));
+  await events.send(projecting);
+  assert.deepEqual(sent[0]?.events[0]?.object, { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default", labels: { group: "g" } } }, "no annotations: not declared");
+  const sizes = takeBatch([{ type: "ADDED", kind: "Pod.v1", object: labelled, initial: false }, { type: "ADDED", kind: "Pod.v1", object: labelled, initial: false }], (e) => ({ ...e, object: { ...e.object, metadata: { name: "p" } } }), 200);
+  assert.equal(sizes.length, 2, "the bytes bound counts the objects as projected");
 });

@@ -10,6 +10,7 @@ import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from 
 import type { Informers } from "../informers.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
 import type { WorkerClient } from "../worker-client.ts";
+import { kindProjection } from "../watch/delivered.ts";
 import { EVENTS_KEY, queueKey } from "./keys.ts";
 import type { Delivered } from "./snapshots.ts";
 
@@ -26,17 +27,22 @@ export const BATCH_BYTES = 4 * 1024 * 1024;
 /** Events in one batch. */
 export const BATCH_EVENTS = 5_000;
 
-/** How many events from the front of `events` go in the next batch: at least one, then within the bounds. */
-export function batchSize(events: readonly WatchEvent[], maxBytes = BATCH_BYTES, maxEvents = BATCH_EVENTS): number {
+/**
+ * How many events from the front of `events` go in the next batch (at least one, then
+ * within the bounds, counting the bytes of each object as `project` gives it), and the
+ * batch's events so projected.
+ */
+export function takeBatch(events: readonly WatchEvent[], project: (event: WatchEvent) => WatchEvent = (event) => event, maxBytes = BATCH_BYTES, maxEvents = BATCH_EVENTS): WatchEvent[] {
   let bytes = 0;
-  let count = 0;
+  const batch: WatchEvent[] = [];
   for (const event of events) {
-    if (count >= maxEvents) break;
-    bytes += JSON.stringify(event.object).length;
-    if (count > 0 && bytes > maxBytes) break;
-    count += 1;
+    if (batch.length >= maxEvents) break;
+    const projected = project(event);
+    bytes += JSON.stringify(projected.object).length;
+    if (batch.length > 0 && bytes > maxBytes) break;
+    batch.push(projected);
   }
-  return count;
+  return batch;
 }
 
 /** Events delivery for every events controller. */
@@ -74,20 +80,22 @@ export class EventsDelivery {
   /** Sends the next batch of buffered events (more are queued again); on failure they go back in front, in order. */
   async send(controller: ControllerManifest): Promise<Delivered> {
     const buffer = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
-    const size = batchSize(buffer.events);
-    const events = buffer.events.slice(0, size);
+    // Each event's object cut to the fields the controller's watches of its kind declare.
+    const events = takeBatch(buffer.events, (event) => ({ ...event, object: kindProjection(controller, event.kind)(event.object) }));
+    const size = events.length;
+    const taken = buffer.events.slice(0, size);
     const listing = Math.max(0, buffer.listing - size);
     // The rest waits, ahead of anything that arrives while this batch is out.
     this.#buffers.set(controller.name, { events: buffer.events.slice(size), relist: false, listing });
     try {
       const plan = await this.#worker.events(controller.name, { controller: controller.name, relist: buffer.relist, partialList: listing > 0, events, now: new Date().toISOString() });
       if ((this.#buffers.get(controller.name)?.events.length ?? 0) > 0) this.#queue.add(queueKey(controller.name, EVENTS_KEY));
-      return { plan, parent: undefined, events: events.length };
+      return { plan, parent: undefined, events: taken.length };
     } catch (error) {
       const later = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
       // A relist that began meanwhile replaced what was left: it stands, and the failed batch is moot.
       if (later.relist) throw error;
-      this.#buffers.set(controller.name, { events: [...events, ...later.events], relist: buffer.relist, listing: buffer.listing });
+      this.#buffers.set(controller.name, { events: [...taken, ...later.events], relist: buffer.relist, listing: buffer.listing });
       throw error;
     }
   }

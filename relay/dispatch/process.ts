@@ -44,10 +44,11 @@ export async function processKey(deps: ProcessDeps, queued: string, triggers: Tr
     deps.workerReached(true);
     const { parent } = delivered;
     const plan = await deps.guard.filter(delivered.plan, controller, scopeOf(controller, key), parent);
-    const result = await deps.applier.apply(plan, parent, (action, error) => {
+    const onError = (action: Action, error: Error): void => {
       deps.metrics.inc(`edgeloop_apply_errors_total{controller="${name}",action="${action.type}"}`);
       deps.log("warn", "action failed for good", { controller: name, key, action: action.type, error: error.message });
-    });
+    };
+    const result = await deps.applier.apply(plan, parent, { onError, onStatusWrite: (target) => deps.snapshots.ownWrites.sending(target) });
     if (!result.ok) {
       await releaseClaims(deps, name, key, result.unapplied);
       deps.metrics.inc(`edgeloop_reconciles_total{controller="${name}",result="retry"}`);

@@ -52,7 +52,7 @@ export class EventRouter {
       // snapshot no longer holds the object. Events controllers get only what they select.
       if (route.selector && !matchesSelector(route.selector, object.metadata.labels) && (type === "ADDED" || route.delivery === "events")) continue;
       if (route.delivery === "events") this.#events.buffer(route.controller, { type, kind: route.kind, object, initial });
-      else this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object }, previous);
+      else if (!this.#snapshots.enqueue(route.snapshot, { type, kind: route.kind, object }, previous)) this.#metrics.inc(`edgeloop_status_echoes_ignored_total{controller="${route.snapshot.controller.name}"}`);
     }
   }
 }

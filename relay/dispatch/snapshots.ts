@@ -10,6 +10,8 @@ import { relatedObjects, type RelatedCaches } from "../related.ts";
 import { buildSnapshot } from "../snapshot.ts";
 import type { WorkerClient } from "../worker-client.ts";
 import { queueKey } from "./keys.ts";
+import { OwnStatusWrites } from "./own-writes.ts";
+import { watchProjection } from "../watch/delivered.ts";
 
 /** What the Worker answered for one queue key, and the object that receives its failures' Warning Events. */
 export interface Delivered {
@@ -23,6 +25,8 @@ export interface Delivered {
 export interface SnapshotRoute {
   readonly controller: ControllerManifest;
   readonly watch: Watch;
+  /** The watch of the controller's parents (whose own status writes echo back on it). */
+  readonly self: boolean;
   readonly parentNamespaced: boolean;
   readonly parents: ParentsIn;
 }
@@ -35,6 +39,8 @@ export class SnapshotDelivery {
   readonly #view: (watch: Watch) => ReturnType<Informers["forWatch"]>;
 
   readonly #relatedCaches: RelatedCaches;
+  /** The status writes of this relay's plans, whose echoes wake no parent (ADR 0018). */
+  readonly ownWrites = new OwnStatusWrites();
 
   constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
     this.#queue = queue;
@@ -49,18 +55,23 @@ export class SnapshotDelivery {
     const self = selfWatch(controller);
     // An index lookup: the parents' cache indexes the paths of the controller's `reference` mappings.
     const parents: ParentsIn = (_namespace, path, value) => (self && this.#informers.forWatch(self)?.withField(path, value)) ?? [];
-    return { controller, watch, parentNamespaced: parentIsNamespaced(controller), parents };
+    return { controller, watch, self: self === watch, parentNamespaced: parentIsNamespaced(controller), parents };
   }
 
   /**
    * Marks dirty every parent key the trigger's object maps to, and those its previous
-   * state mapped to (after the watch's batch period, unless it is a deletion).
+   * state mapped to (after the watch's batch period, unless it is a deletion). The echo
+   * of a status write of our own on a parent marks nothing: false then.
    */
-  enqueue(route: SnapshotRoute, trigger: Trigger, previous?: KubeObject): void {
+  enqueue(route: SnapshotRoute, trigger: Trigger, previous?: KubeObject): boolean {
+    if (route.self && trigger.type === "MODIFIED" && this.ownWrites.isEcho(trigger.object, previous)) return false;
     const batch = trigger.type === "DELETED" ? 0 : (route.watch.batchMilliseconds ?? 0);
+    // A deletion's trigger is sent with the object's last state: the watch's fields of it (others are cut to a stub when sent).
+    const queued = trigger.type === "DELETED" ? { ...trigger, object: watchProjection(route.watch)(trigger.object) } : trigger;
     for (const key of dirtyKeys(route, trigger.object, previous)) {
-      this.#queue.addBatched(queueKey(route.controller.name, key), trigger, batch);
+      this.#queue.addBatched(queueKey(route.controller.name, key), queued, batch);
     }
+    return true;
   }
 
   /** Marks every parent of the controller dirty. */

@@ -48,6 +48,13 @@ function job(name: string, namespace = "default", refs: JobRefs = SHARED): KubeO
   } as KubeObject;
 }
 
+/** Counters that grew between two scrapes, per deletion (a debugging aid). */
+function counterGrowth(before: string, after: string, deletions: number): string {
+  const values = (text: string): Map<string, number> => new Map(text.split("\n").filter((line) => line && !line.startsWith("#") && !/_bucket|_sum\{|_sum /.test(line)).map((line) => [line.slice(0, line.lastIndexOf(" ")), Number(line.slice(line.lastIndexOf(" ") + 1))]));
+  const old = values(before);
+  return [...values(after)].filter(([key, value]) => value - (old.get(key) ?? 0) > 0).map(([key, value]) => `${key} +${((value - (old.get(key) ?? 0)) / Math.max(1, deletions)).toFixed(2)}`).join("\n");
+}
+
 type Report = Parameters<Benchmark["run"]>[0];
 
 /** Self-heal latency (one at a time, then at rates) and the materialisation of many jobs at once. */
@@ -107,8 +114,10 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
           // The last run's status updates settle (its requeues are seconds away, so "idle" would wait for them).
           await new Promise((resolve) => setTimeout(resolve, 2_000));
           const cpu = cpuSample({ relay: relay.child.pid, workerd: childPid("workerd") });
+          const before = process.env.EDGELOOP_BENCH_DEBUG ? await relay.metrics() : "";
           const run = await selfHealAtRate(stack.sim.cluster, "heal", rate, rate * HEAL_SECONDS);
           const used = cpu();
+          if (process.env.EDGELOOP_BENCH_DEBUG) progress(counterGrowth(before, await relay.metrics(), run.deleted));
           const perDeletion = (ms: number | undefined): string => (ms === undefined ? "?" : (ms / Math.max(1, run.deleted)).toFixed(1));
           progress(`${rate}/s: ${run.deleted} deleted at ${Math.round(run.achievedRate)}/s, ${run.skipped} skipped (every slot waiting), ${run.unhealed} not healed in 60 s; CPU ms per deletion: sim ${perDeletion(used.selfMs)}, relay ${perDeletion(used.othersMs["relay"])}, workerd ${perDeletion(used.othersMs["workerd"])}; machine ${Math.round(used.machineBusy * 100)}% busy`);
           report({ metric: `self_heal_${rate}ps_p50_ms`, value: tenth(percentile(run.latencies, 50)), unit: "ms" });

@@ -227,3 +227,14 @@ function gang2(gang: GangQueueLogic, objects: Record<string, unknown>[]): string
   const tail = gang.apply(batch(objects.slice(half).map((o) => event("ADDED", o, true)), 2));
   return [...binds(head.actions), ...binds(tail.actions)];
 }
+
+test("batches of other schedulers' pods alone run no pass, yet what they take of a node still counts for the gang that comes", () => {
+  const gang = scheduler();
+  gang.apply(list([rawNode("n1", { cpu: "8" }), rawNode("n2", { cpu: "8" })]));
+  const other = (name: string, nodeName: string): Record<string, unknown> => rawPod(name, { scheduler: "default-scheduler", cpu: "6", nodeName });
+  assert.deepEqual(gang.apply(batch([event("ADDED", other("web-0", "n1")), event("ADDED", other("web-1", "n2"))], 1)).actions, []);
+  assert.deepEqual(gang.groups(at(1)), [], "no gang stored");
+  const plan = gang.apply(batch([event("ADDED", member("a-0", "g", 2, { cpu: "3" })), event("ADDED", member("a-1", "g", 2, { cpu: "3" }))], 2));
+  assert.deepEqual(binds(plan.actions), [], "2 CPUs left on each node: a group of two 3-CPU pods does not fit");
+  assert.deepEqual(binds(gang.apply(batch([event("DELETED", other("web-0", "n1"))], 3)).actions), ["a-0→n1", "a-1→n1"], "web-0 gone: n1 has room");
+});

@@ -54,6 +54,9 @@ export class GangQueueLogic {
     for (const event of batch.events) this.#store_(event);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
+    // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
+    // pass (every stored pod loaded and parsed) would find nothing to do.
+    if (store.idle()) return { actions: [] };
     return plan(this.#pass(Date.parse(batch.now), batch.now));
   }
 

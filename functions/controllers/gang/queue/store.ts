@@ -166,6 +166,12 @@ export class GangStore {
     this.#sql.exec("DELETE FROM nodes WHERE name = ?", name);
   }
 
+  /** Whether nothing of a gang is stored: no pod of ours, no group row, no allocation (a pass would do nothing). */
+  idle(): boolean {
+    const row = this.#sql.exec<{ busy: number }>("SELECT EXISTS (SELECT 1 FROM pods WHERE ours = 1) OR EXISTS (SELECT 1 FROM groups) OR EXISTS (SELECT 1 FROM allocations) AS busy").one();
+    return row.busy === 0;
+  }
+
   /** Every stored pod. */
   pods(): StoredPod[] {
     return this.#sql.exec<{ record: string; owner: string | null }>("SELECT record, owner FROM pods ORDER BY uid").toArray().map(storedPod);

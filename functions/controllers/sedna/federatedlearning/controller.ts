@@ -8,6 +8,14 @@ import { federatedLearningResource } from "./schema.ts";
 
 const parent = { apiVersion: SEDNA_API_VERSION, kind: "FederatedLearningJob" };
 
+/**
+ * What the reconcile reads of a worker pod besides what identifies and owns it: its labels
+ * (slot and spec hash), its node and phase, and the reason and conditions a waiting or
+ * failed worker is reported with (`status.ts`). A pod's spec is never read back: the
+ * spec-hash label says which spec made it.
+ */
+const POD_FIELDS = ["metadata.labels", "spec.nodeName", "status.phase", "status.reason", "status.conditions"];
+
 /** Sedna federated learning: an aggregation pod and Service, one training pod per worker. */
 const controller: SnapshotController = {
   name: "federatedlearning",
@@ -17,8 +25,8 @@ const controller: SnapshotController = {
     { ...parent, resource: "federatedlearningjobs", namespaced: true, mapping: { by: "self" } },
     // Only the pods carrying a FederatedLearningJob's labels (every worker it creates,
     // `workerLabels`): the relay does not cache, for this controller, pods it does not own
-    // (ADR 0016). They are few, and kept whole: the reconcile compares and copies them.
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, labelSelector: `${labelPrefix("FederatedLearningJob")}/uid` },
+    // (ADR 0016); and of those, only what the reconcile reads (POD_FIELDS).
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, labelSelector: `${labelPrefix("FederatedLearningJob")}/uid`, fields: POD_FIELDS },
     { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
     {
       apiVersion: SEDNA_API_VERSION,

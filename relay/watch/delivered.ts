@@ -1,0 +1,62 @@
+/**
+ * What a controller is given of the objects of its watches: the fields they declare
+ * (ADR 0016), not whatever the shared cache of the kind keeps for other watches. The
+ * cache of every pod keeps a Sedna worker whole because Sedna's label-selected watch
+ * reads all of it; the edge-autonomy snapshot of a node and the gang scheduler's events
+ * batches still want only their own fields of that pod (about a tenth of its bytes: each
+ * byte is serialised, signed, sent, verified and parsed once per delivery). Projected when
+ * delivered, not cached: a second copy of every pod would cost the relay the memory the
+ * shared cache saves.
+ */
+import { kindKey, type ControllerManifest, type KubeObject, type Watch } from "../../protocol/index.ts";
+import { ALWAYS_KEPT, pathTree, projectValue } from "./projection.ts";
+
+/** An object as one delivery gives it. */
+export type Projector = (object: KubeObject) => KubeObject;
+
+/** Delivers objects as they are (a watch that declares no fields reads them whole). */
+export const WHOLE: Projector = (object) => object;
+
+/** The fields a watch needs kept: those it declares and the path its `field` mapping reads (undefined: whole objects). */
+export function fieldsOf(watch: Watch): readonly string[] | undefined {
+  if (!watch.fields) return undefined;
+  return watch.mapping.by === "field" ? [...watch.fields, watch.mapping.path] : watch.fields;
+}
+
+const byWatch = new WeakMap<Watch, Projector>();
+const byController = new WeakMap<ControllerManifest, Map<string, Projector>>();
+
+/** The projection of the objects one watch delivers: its fields and what always identifies an object; whole when it declares none. */
+export function watchProjection(watch: Watch): Projector {
+  let projector = byWatch.get(watch);
+  if (!projector) {
+    projector = unionProjection([watch]);
+    byWatch.set(watch, projector);
+  }
+  return projector;
+}
+
+/**
+ * The projection of the objects of kind `kind` (a `kindKey`) delivered to `controller`:
+ * the union of the fields of its watches of that kind; whole when one declares none.
+ */
+export function kindProjection(controller: ControllerManifest, kind: string): Projector {
+  let kinds = byController.get(controller);
+  if (!kinds) {
+    kinds = new Map();
+    byController.set(controller, kinds);
+  }
+  let projector = kinds.get(kind);
+  if (!projector) {
+    projector = unionProjection(controller.watches.filter((watch) => kindKey(watch) === kind));
+    kinds.set(kind, projector);
+  }
+  return projector;
+}
+
+function unionProjection(watches: readonly Watch[]): Projector {
+  const fields = watches.map(fieldsOf);
+  if (fields.length === 0 || fields.some((f) => f === undefined)) return WHOLE;
+  const tree = pathTree([...ALWAYS_KEPT, ...fields.flatMap((f) => f ?? [])]);
+  return (object) => projectValue(object, tree) as KubeObject;
+}
