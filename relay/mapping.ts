@@ -15,6 +15,8 @@ export interface CacheView {
   withField(path: string, value: string): KubeObject[];
   /** Objects whose label `label` is `value`. */
   withLabel(label: string, value: string): KubeObject[];
+  /** Whether the view holds `object` cut to declared fields already (absent: it does not). */
+  trimmed?(object: KubeObject): boolean;
 }
 
 /** The parent a snapshot is built for. */

@@ -6,7 +6,7 @@
  */
 import { kindKey, snapshotPart, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
 import { parentIsNamespaced, selfWatch, snapshotObjects, type CacheView, type SnapshotParent } from "./mapping.ts";
-import { WHOLE, watchProjection } from "./watch/delivered.ts";
+import { WHOLE, fromCache, watchProjection } from "./watch/delivered.ts";
 
 /** The snapshot of `key` for a snapshot-delivery controller. */
 export function buildSnapshot(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[], now: Date): ReconcileRequest {
@@ -18,16 +18,17 @@ export function buildSnapshot(controller: ControllerManifest, key: string, view:
     if (part === "parent" || part === "none") continue;
     const into = part === "children" ? children : related;
     const kind = kindKey(watch);
-    const project = watchProjection(watch);
-    const objects = snapshotObjects(watch, view(watch), parent);
-    // Each watch's own fields, whatever else the shared cache keeps for other watches.
+    const cache = view(watch);
+    const project = fromCache(watchProjection(watch), cache);
+    const objects = snapshotObjects(watch, cache, parent);
+    // Each watch's own fields, not a whole object the shared cache keeps for another watch.
     const found = project === WHOLE ? objects : objects.map(project);
     // Every declared kind is present, empty or not: the Worker checks.
     const earlier = into[kind];
     into[kind] = earlier ? [...earlier, ...found] : found;
   }
   const self = selfWatch(controller);
-  const parentObject = parent.object && self ? watchProjection(self)(parent.object) : parent.object;
+  const parentObject = parent.object && self ? fromCache(watchProjection(self), view(self))(parent.object) : parent.object;
   return { controller: controller.name, key, parent: parentObject, children, related, triggers: [...triggers], now: now.toISOString() };
 }
 

@@ -6,11 +6,11 @@
  * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
  * back in front of what came meanwhile.
  */
-import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from "../../protocol/index.ts";
+import { kindKey, type ControllerManifest, type KubeObject, type Trigger, type WatchEvent } from "../../protocol/index.ts";
 import type { Informers } from "../informers.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
 import type { WorkerClient } from "../worker-client.ts";
-import { kindProjection } from "../watch/delivered.ts";
+import { fromCache, kindProjection } from "../watch/delivered.ts";
 import { EVENTS_KEY, queueKey } from "./keys.ts";
 import type { Delivered } from "./snapshots.ts";
 
@@ -77,11 +77,17 @@ export class EventsDelivery {
     this.#queue.add(queueKey(controller.name, EVENTS_KEY));
   }
 
+  /** How objects of kind `kind` go to `controller` (its watches' fields; see `fromCache`). */
+  #projector(controller: ControllerManifest, kind: string): (object: KubeObject) => KubeObject {
+    const watch = controller.watches.find((w) => kindKey(w) === kind);
+    return fromCache(kindProjection(controller, kind), watch && this.#informers.forWatch(watch));
+  }
+
   /** Sends the next batch of buffered events (more are queued again); on failure they go back in front, in order. */
   async send(controller: ControllerManifest): Promise<Delivered> {
     const buffer = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
     // Each event's object cut to the fields the controller's watches of its kind declare.
-    const events = takeBatch(buffer.events, (event) => ({ ...event, object: kindProjection(controller, event.kind)(event.object) }));
+    const events = takeBatch(buffer.events, (event) => ({ ...event, object: this.#projector(controller, event.kind)(event.object) }));
     const size = events.length;
     const taken = buffer.events.slice(0, size);
     const listing = Math.max(0, buffer.listing - size);

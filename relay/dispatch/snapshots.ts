@@ -11,7 +11,7 @@ import { buildSnapshot } from "../snapshot.ts";
 import type { WorkerClient } from "../worker-client.ts";
 import { queueKey } from "./keys.ts";
 import { OwnStatusWrites } from "./own-writes.ts";
-import { watchProjection } from "../watch/delivered.ts";
+import { fromCache, watchProjection } from "../watch/delivered.ts";
 
 /** What the Worker answered for one queue key, and the object that receives its failures' Warning Events. */
 export interface Delivered {
@@ -67,7 +67,7 @@ export class SnapshotDelivery {
     if (route.self && trigger.type === "MODIFIED" && this.ownWrites.isEcho(trigger.object, previous)) return false;
     const batch = trigger.type === "DELETED" ? 0 : (route.watch.batchMilliseconds ?? 0);
     // A deletion's trigger is sent with the object's last state: the watch's fields of it (others are cut to a stub when sent).
-    const queued = trigger.type === "DELETED" ? { ...trigger, object: watchProjection(route.watch)(trigger.object) } : trigger;
+    const queued = trigger.type === "DELETED" ? { ...trigger, object: fromCache(watchProjection(route.watch), this.#view(route.watch))(trigger.object) } : trigger;
     for (const key of dirtyKeys(route, trigger.object, previous)) {
       this.#queue.addBatched(queueKey(route.controller.name, key), queued, batch);
     }

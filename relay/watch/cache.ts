@@ -424,6 +424,14 @@ export class Cache {
   }
 
   /** Keeps the cached state `incoming` is about to replace (same uid, another resourceVersion). */
+  /**
+   * Whether the cache holds `object` cut to the fields its watches declare (ADR 0016), so
+   * that a delivery need not cut it again (ADR 0018); false for an object kept whole.
+   */
+  trimmed(object: KubeObject): boolean {
+    return this.#projection?.trimmed(object) ?? false;
+  }
+
   #remember(incoming: KubeObject): void {
     const { namespace, name, uid, resourceVersion } = incoming.metadata;
     if (name === undefined) return;

@@ -37,3 +37,18 @@ test("an events controller's objects of a kind carry the union of its watches' f
   const whole = ControllerManifest.parse({ name: "whole", delivery: "events", watches: [watch(["metadata.labels"], { by: "none" }), watch(undefined, { by: "none" })] });
   assert.equal(kindProjection(whole, "Pod.v1"), WHOLE);
 });
+
+test("an object the cache holds cut to its watches' fields goes as it is; one it keeps whole for another watch is cut", async () => {
+  const { Projection } = await import("./projection.ts");
+  const { fromCache } = await import("./delivered.ts");
+  const cache = new Projection([{ fields: ["status.phase"] }, { labelSelector: "app=a", fields: undefined }]);
+  const whole = cache.project(pod);
+  const cut = cache.project({ ...pod, metadata: { ...pod.metadata, labels: {} } });
+  assert.equal(whole, pod, "app=a: kept whole for the watch without fields");
+  assert.equal(cache.trimmed(whole), false);
+  assert.equal(cache.trimmed(cut), true);
+  const project = fromCache(watchProjection(watch(["status.phase"])), cache);
+  assert.equal(project(cut), cut, "no copy of what the cache cut already");
+  assert.deepEqual(Object.keys(project(whole)), ["apiVersion", "kind", "metadata", "status"]);
+  assert.equal(fromCache(watchProjection(watch()), cache), WHOLE);
+});

@@ -129,6 +129,8 @@ export class Projection {
   /** Trees by the set of matching rules (few distinct sets: memoized). */
   readonly #trees = new Map<string, Tree | undefined>();
   readonly #interner = new Interner();
+  /** The objects `project` kept whole (a rule without fields matched): few, and weakly held. */
+  readonly #keptWhole = new WeakSet<object>();
 
   constructor(rules: readonly ProjectionRule[]) {
     this.#rules = rules.map((rule) => ({ selector: rule.labelSelector ? parseLabelSelector(rule.labelSelector) : undefined, fields: rule.fields }));
@@ -151,6 +153,15 @@ export class Projection {
       tree = matching.some((rule) => rule.fields === undefined) ? undefined : pathTree([...ALWAYS_KEPT, ...matching.flatMap((rule) => rule.fields ?? [])]);
       this.#trees.set(key, tree);
     }
-    return tree === undefined ? object : (projectValue(object, tree, this.#interner.intern) as T);
+    if (tree === undefined) {
+      this.#keptWhole.add(object);
+      return object;
+    }
+    return projectValue(object, tree, this.#interner.intern) as T;
+  }
+
+  /** Whether `object` (as `project` returned it) was cut to the declared fields, not kept whole. */
+  trimmed(object: object): boolean {
+    return !this.whole && !this.#keptWhole.has(object);
   }
 }

@@ -48,6 +48,10 @@ export class SelectedView {
     return this.cache.synced;
   }
 
+  trimmed(object: KubeObject): boolean {
+    return this.cache.trimmed(object);
+  }
+
   get(namespace: string | undefined, name: string): KubeObject | undefined {
     const object = this.cache.get(namespace, name);
     return object && this.selects(object) ? object : undefined;
