@@ -88,11 +88,18 @@ export class SnapshotDelivery {
 
   /** Sends the snapshot of `key`. */
   async send(controller: ControllerManifest, key: string, triggers: Trigger[]): Promise<Delivered> {
-    const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date()), controller, this.#relatedCaches);
-    const plan = await this.#worker.reconcile(controller.name, request);
+    let cached: ObjectRef | undefined;
+    // Built once the Worker client's body budget has room for it (a node's snapshot of 1,000
+    // pods is ~1 MB), and garbage once encoded: only its parent's name is kept.
+    const build = (): ReconcileRequest => {
+      const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date()), controller, this.#relatedCaches);
+      cached = request.parent ? refOf(request.parent) : undefined;
+      return request;
+    };
+    const plan = await this.#worker.reconcile(controller.name, build);
     const { namespace, name } = splitKey(key);
     // A parent gone from the cache is still named: Warning Events of failed actions go to it.
-    const parent = request.parent ? refOf(request.parent) : controller.parent ? { ...controller.parent, name, ...(namespace ? { namespace } : {}) } : undefined;
+    const parent = cached ?? (controller.parent ? { ...controller.parent, name, ...(namespace ? { namespace } : {}) } : undefined);
     return { plan, parent };
   }
 }

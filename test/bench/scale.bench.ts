@@ -150,6 +150,8 @@ async function oneRelay(report: Parameters<Benchmark["run"]>[0], progress: (m: s
     // Less noisy than the wall clock on a shared machine: what the relay itself spent.
     report({ metric: name("relay_cpu_seconds_to_sync"), value: tenth(cpuSeconds(pid)), unit: "s" });
     report({ metric: name("relay_rss_synced_mib"), value: tenth(procStatus(pid, "VmRSS")), unit: "MiB" });
+    // The peak so far: the lists' share of the peak, apart from the initial deliveries' after it.
+    report({ metric: name("relay_peak_rss_synced_mib"), value: tenth(procStatus(pid, "VmHWM")), unit: "MiB" });
     progress(`waiting up to ${IDLE_WAIT_S} s for the relay to be idle (every initial event delivered)`);
     const idleStart = performance.now();
     try {
