@@ -5,7 +5,8 @@
  * bodies, their signing copies and the socket buffers of 32 such requests at once pushed
  * the relay's peak resident memory ~80 MiB above what the same work took 4 at a time
  * (issue 16 item 5). Waiters are served in order; a body larger than the whole budget
- * goes alone, so nothing waits for ever.
+ * goes alone, so nothing waits for ever. Its user reserves room before it builds a body
+ * (the Worker client's bulk deliveries: ADR 0018), or the bodies waiting are held anyway.
  */
 export class ByteBudget {
   readonly #limit: number;
