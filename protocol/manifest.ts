@@ -20,9 +20,16 @@ export const Watch = z.object({
    * Additions and changes of this kind make their parent dirty after this many
    * milliseconds, so that a burst of them (a job's pods starting) is one reconcile and one
    * status write, as kube's Job controller batches pod updates for 1 s. Deletions are
-   * never held back: a replacement must not wait.
+   * not held back (a replacement must not wait) unless `batchDeletions` says so.
    */
   batchMilliseconds: z.number().int().min(0).max(10_000).optional(),
+  /**
+   * Deletions of this kind wait out `batchMilliseconds` too: for a controller that
+   * replaces nothing when one goes (edge autonomy, keyed by Node, has nothing to do for a
+   * pod that is gone), so that a node's pods deleted one by one are one reconcile of its
+   * snapshot, not one each.
+   */
+  batchDeletions: z.boolean().optional(),
   /**
    * What the controller reads of these objects (its reconcile, webhooks and APIs): the
    * relay's cache keeps only these paths (`[]` for every element of an array), with

@@ -65,7 +65,7 @@ export class SnapshotDelivery {
    */
   enqueue(route: SnapshotRoute, trigger: Trigger, previous?: KubeObject): boolean {
     if (route.self && trigger.type === "MODIFIED" && this.ownWrites.isEcho(trigger.object, previous)) return false;
-    const batch = trigger.type === "DELETED" ? 0 : (route.watch.batchMilliseconds ?? 0);
+    const batch = trigger.type === "DELETED" && route.watch.batchDeletions !== true ? 0 : (route.watch.batchMilliseconds ?? 0);
     // A deletion's trigger is sent with the object's last state: the watch's fields of it (others are cut to a stub when sent).
     const queued = trigger.type === "DELETED" ? { ...trigger, object: fromCache(watchProjection(route.watch), this.#view(route.watch))(trigger.object) } : trigger;
     for (const key of dirtyKeys(route, trigger.object, previous)) {

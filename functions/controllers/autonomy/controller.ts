@@ -39,8 +39,10 @@ const controller: SnapshotController = {
   watches: [
     { ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } },
     // A node's pods change in bursts (a Deployment rolled out, 500 pods bound): their
-    // changes are one reconcile of the node half a second later, not one each.
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" }, batchMilliseconds: 500, fields: POD_FIELDS },
+    // changes are one reconcile of the node half a second later, not one each. Deletions
+    // too: a pod that is gone needs nothing of this controller (at 50 self-heals a second
+    // each deletion was a snapshot of its node's every pod).
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" }, batchMilliseconds: 500, batchDeletions: true, fields: POD_FIELDS },
   ],
   related: nodesAndPools(["object.metadata.name"]),
   permissions: [
