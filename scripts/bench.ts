@@ -6,7 +6,9 @@
  * without running anything, `--readme` also rewrites the README's "Figures" section.
  */
 import { existsSync, globSync, readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -70,41 +72,52 @@ Then it writes the results folder (default bench/results/):
   --readme       also rewrite README.md's "Figures" section (between <!-- bench:start -->
                  and <!-- bench:end -->) from the results folder
                  (the same as node scripts/bench-readme.ts)
+  --one FILE     run one benchmark file in this process, figures on stdout, nothing
+                 written (each PART runs so, in a process of its own)
 
 PART runs only the benchmarks whose file path contains it (default: all of them):
 ${parts.map((part) => `  ${part.padEnd(7)} ${PARTS[part] ?? `(${part}.bench.ts)`}`).join("\n")}`;
 }
 
 const FlagsSchema = z.object({
+  one: z.string().min(1).optional(),
   out: z.string().min(1).optional(),
   from: z.string().min(1).optional(),
   readme: z.boolean().optional(),
   help: z.boolean().optional(),
 });
 
-/** Runs the parts, printing their figures as they come; returns them (those of a part that failed midway too) and the failure. */
-async function runParts(files: readonly string[]): Promise<{ figures: Figure[]; benches: string[]; error?: unknown }> {
+/** Runs one benchmark file in this process, printing its figures as JSON lines on stdout and its progress on stderr. */
+async function runOne(file: string): Promise<void> {
+  const module = (await import(pathToFileURL(path.resolve(ROOT, file)).href)) as { default: Benchmark };
+  const bench = module.default;
+  process.stderr.write(`bench ${bench.name} (${file})\n`);
+  await bench.run(
+    (figure) => console.log(JSON.stringify({ bench: bench.name, ...figure } satisfies Figure)),
+    (message) => process.stderr.write(`  ${bench.name}: ${message}\n`),
+  );
+}
+
+/**
+ * Runs each part in a process of its own (`--one FILE`), passing its figures on as they
+ * come; returns them (those of a part that failed midway too) and the failure. A part
+ * run after others in one process inherited their heap (the sim of the Sedna bench ran in
+ * a process that had held the scale bench's 100,000 pods) and measured 20–100 % slower.
+ */
+async function runParts(files: readonly string[]): Promise<{ figures: Figure[]; error?: unknown }> {
   const figures: Figure[] = [];
-  const benches: string[] = [];
   for (const file of files) {
-    try {
-      const module = (await import(pathToFileURL(path.resolve(ROOT, file)).href)) as { default: Benchmark };
-      const bench = module.default;
-      process.stderr.write(`bench ${bench.name} (${file})\n`);
-      benches.push(bench.name);
-      await bench.run(
-        (figure) => {
-          const line: Figure = { bench: bench.name, ...figure };
-          figures.push(line);
-          console.log(JSON.stringify(line));
-        },
-        (message) => process.stderr.write(`  ${bench.name}: ${message}\n`),
-      );
-    } catch (error) {
-      return { figures, benches, error };
-    }
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--one", file], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      const parsed = line.startsWith("{") ? parseFigures(line) : [];
+      figures.push(...parsed);
+      console.log(line);
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    if (code !== 0) return { figures, error: new Error(`bench ${file} exited with ${code ?? "a signal"}`) };
   }
-  return { figures, benches };
+  return { figures };
 }
 
 /** Renders `dir` from `figures` and says where. */
@@ -116,7 +129,7 @@ function render(dir: string, figures: readonly Figure[], info: RunInfo | undefin
 async function main(): Promise<number> {
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options: { out: { type: "string" }, from: { type: "string" }, readme: { type: "boolean" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: process.argv.slice(2), options: { out: { type: "string" }, from: { type: "string" }, readme: { type: "boolean" }, one: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
   } catch (error) {
     console.error(`bench: ${(error as Error).message}\n\n${help()}`);
     return 2;
@@ -128,6 +141,14 @@ async function main(): Promise<number> {
   }
   if (flags.data.help === true) {
     console.log(help());
+    return 0;
+  }
+  if (flags.data.one !== undefined) {
+    if (!benchFiles().includes(flags.data.one)) {
+      console.error(`bench: --one takes a benchmark file (${benchFiles().join(", ")}), not ${flags.data.one}`);
+      return 2;
+    }
+    await runOne(flags.data.one);
     return 0;
   }
   const out = path.resolve(flags.data.out ?? RESULTS);
