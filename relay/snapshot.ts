@@ -6,10 +6,10 @@
  */
 import { kindKey, snapshotPart, splitKey, type ControllerManifest, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../protocol/index.ts";
 import { parentIsNamespaced, selfWatch, snapshotObjects, type CacheView, type SnapshotParent } from "./mapping.ts";
-import { WHOLE, fromCache, watchProjection } from "./watch/delivered.ts";
+import { DeliveredFields, WHOLE, fromCache } from "./watch/delivered.ts";
 
-/** The snapshot of `key` for a snapshot-delivery controller. */
-export function buildSnapshot(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[], now: Date): ReconcileRequest {
+/** The snapshot of `key` for a snapshot-delivery controller (`fields`: the deliveries' projections, made once each). */
+export function buildSnapshot(controller: ControllerManifest, key: string, view: (watch: Watch) => CacheView | undefined, triggers: readonly Trigger[], now: Date, fields: DeliveredFields = new DeliveredFields()): ReconcileRequest {
   const parent = snapshotParent(controller, key, view, triggers);
   const children: Record<string, KubeObject[]> = {};
   const related: Record<string, KubeObject[]> = {};
@@ -19,7 +19,7 @@ export function buildSnapshot(controller: ControllerManifest, key: string, view:
     const into = part === "children" ? children : related;
     const kind = kindKey(watch);
     const cache = view(watch);
-    const project = fromCache(watchProjection(watch), cache);
+    const project = fromCache(fields.ofWatch(watch), cache);
     const objects = snapshotObjects(watch, cache, parent);
     // Each watch's own fields, not a whole object the shared cache keeps for another watch.
     const found = project === WHOLE ? objects : objects.map(project);
@@ -28,7 +28,7 @@ export function buildSnapshot(controller: ControllerManifest, key: string, view:
     into[kind] = earlier ? [...earlier, ...found] : found;
   }
   const self = selfWatch(controller);
-  const parentObject = parent.object && self ? fromCache(watchProjection(self), view(self))(parent.object) : parent.object;
+  const parentObject = parent.object && self ? fromCache(fields.ofWatch(self), view(self))(parent.object) : parent.object;
   return { controller: controller.name, key, parent: parentObject, children, related, triggers: [...triggers], now: now.toISOString() };
 }
 

@@ -6,11 +6,11 @@
  * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
  * back in front of what came meanwhile.
  */
-import { kindKey, type ControllerManifest, type KubeObject, type Trigger, type WatchEvent } from "../../protocol/index.ts";
+import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from "../../protocol/index.ts";
 import type { Informers } from "../informers.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
 import type { WorkerClient } from "../worker-client.ts";
-import { fromCache, kindProjection } from "../watch/delivered.ts";
+import { DeliveredFields, fromCache, type Projector } from "../watch/delivered.ts";
 import { EVENTS_KEY, queueKey } from "./keys.ts";
 import type { Delivered } from "./snapshots.ts";
 
@@ -51,6 +51,7 @@ export class EventsDelivery {
   readonly #informers: Informers;
   readonly #worker: WorkerClient;
   readonly #buffers = new Map<string, Pending>();
+  readonly #fields = new DeliveredFields();
 
   constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
     this.#queue = queue;
@@ -78,16 +79,25 @@ export class EventsDelivery {
   }
 
   /** How objects of kind `kind` go to `controller` (its watches' fields; see `fromCache`). */
-  #projector(controller: ControllerManifest, kind: string): (object: KubeObject) => KubeObject {
+  #projector(controller: ControllerManifest, kind: string): Projector {
     const watch = controller.watches.find((w) => kindKey(w) === kind);
-    return fromCache(kindProjection(controller, kind), watch && this.#informers.forWatch(watch));
+    return fromCache(this.#fields.ofKind(controller, kind), watch && this.#informers.forWatch(watch));
   }
 
   /** Sends the next batch of buffered events (more are queued again); on failure they go back in front, in order. */
   async send(controller: ControllerManifest): Promise<Delivered> {
     const buffer = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };
     // Each event's object cut to the fields the controller's watches of its kind declare.
-    const events = takeBatch(buffer.events, (event) => ({ ...event, object: this.#projector(controller, event.kind)(event.object) }));
+    const projectors = new Map<string, Projector>();
+    const projectorOf = (kind: string): Projector => {
+      let projector = projectors.get(kind);
+      if (!projector) {
+        projector = this.#projector(controller, kind);
+        projectors.set(kind, projector);
+      }
+      return projector;
+    };
+    const events = takeBatch(buffer.events, (event) => ({ ...event, object: projectorOf(event.kind)(event.object) }));
     const size = events.length;
     const taken = buffer.events.slice(0, size);
     const listing = Math.max(0, buffer.listing - size);

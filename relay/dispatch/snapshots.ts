@@ -11,7 +11,7 @@ import { buildSnapshot } from "../snapshot.ts";
 import type { WorkerClient } from "../worker-client.ts";
 import { queueKey } from "./keys.ts";
 import { OwnStatusWrites } from "./own-writes.ts";
-import { fromCache, watchProjection } from "../watch/delivered.ts";
+import { DeliveredFields, fromCache } from "../watch/delivered.ts";
 
 /** What the Worker answered for one queue key, and the object that receives its failures' Warning Events. */
 export interface Delivered {
@@ -41,6 +41,7 @@ export class SnapshotDelivery {
   readonly #relatedCaches: RelatedCaches;
   /** The status writes of this relay's plans, whose echoes wake no parent (ADR 0018). */
   readonly ownWrites = new OwnStatusWrites();
+  readonly #fields = new DeliveredFields();
 
   constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
     this.#queue = queue;
@@ -67,7 +68,7 @@ export class SnapshotDelivery {
     if (route.self && trigger.type === "MODIFIED" && this.ownWrites.isEcho(trigger.object, previous)) return false;
     const batch = trigger.type === "DELETED" && route.watch.batchDeletions !== true ? 0 : (route.watch.batchMilliseconds ?? 0);
     // A deletion's trigger is sent with the object's last state: the watch's fields of it (others are cut to a stub when sent).
-    const queued = trigger.type === "DELETED" ? { ...trigger, object: fromCache(watchProjection(route.watch), this.#view(route.watch))(trigger.object) } : trigger;
+    const queued = trigger.type === "DELETED" ? { ...trigger, object: fromCache(this.#fields.ofWatch(route.watch), this.#view(route.watch))(trigger.object) } : trigger;
     for (const key of dirtyKeys(route, trigger.object, previous)) {
       this.#queue.addBatched(queueKey(route.controller.name, key), queued, batch);
     }
@@ -92,7 +93,7 @@ export class SnapshotDelivery {
     // Built once the Worker client's body budget has room for it (a node's snapshot of 1,000
     // pods is ~1 MB), and garbage once encoded: only its parent's name is kept.
     const build = (): ReconcileRequest => {
-      const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date()), controller, this.#relatedCaches);
+      const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date(), this.#fields), controller, this.#relatedCaches);
       cached = request.parent ? refOf(request.parent) : undefined;
       return request;
     };

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ControllerManifest, type KubeObject, type Watch } from "../../protocol/index.ts";
-import { WHOLE, kindProjection, watchProjection } from "./delivered.ts";
+import { DeliveredFields, WHOLE, type Projector } from "./delivered.ts";
+
+const fields = new DeliveredFields();
+const watchProjection = (w: Watch): Projector => fields.ofWatch(w);
+const kindProjection = (c: ControllerManifest, kind: string): Projector => fields.ofKind(c, kind);
 
 const pod: KubeObject = {
   apiVersion: "v1",

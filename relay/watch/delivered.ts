@@ -34,38 +34,46 @@ export function fieldsOf(watch: Watch): readonly string[] | undefined {
   return watch.mapping.by === "field" ? [...watch.fields, watch.mapping.path] : watch.fields;
 }
 
-const byWatch = new WeakMap<Watch, Projector>();
-const byController = new WeakMap<ControllerManifest, Map<string, Projector>>();
-
-/** The projection of the objects one watch delivers: its fields and what always identifies an object; whole when it declares none. */
-export function watchProjection(watch: Watch): Projector {
-  let projector = byWatch.get(watch);
-  if (!projector) {
-    projector = unionProjection([watch]);
-    byWatch.set(watch, projector);
-  }
-  return projector;
-}
-
 /**
- * The projection of the objects of kind `kind` (a `kindKey`) delivered to `controller`:
- * the union of the fields of its watches of that kind; whole when one declares none.
+ * The projections of one relay's deliveries, each made once per watch (or per controller
+ * and kind) and kept as long as its manifest is: a path tree built per delivered object
+ * was a cost of its own. Held by the deliveries, not by this module.
  */
-export function kindProjection(controller: ControllerManifest, kind: string): Projector {
-  let kinds = byController.get(controller);
-  if (!kinds) {
-    kinds = new Map();
-    byController.set(controller, kinds);
+export class DeliveredFields {
+  readonly #byWatch = new WeakMap<Watch, Projector>();
+  readonly #byController = new WeakMap<ControllerManifest, Map<string, Projector>>();
+
+  /** The projection of the objects one watch delivers: its fields and what always identifies an object; whole when it declares none. */
+  ofWatch(watch: Watch): Projector {
+    let projector = this.#byWatch.get(watch);
+    if (!projector) {
+      projector = projectionOf([watch]);
+      this.#byWatch.set(watch, projector);
+    }
+    return projector;
   }
-  let projector = kinds.get(kind);
-  if (!projector) {
-    projector = unionProjection(controller.watches.filter((watch) => kindKey(watch) === kind));
-    kinds.set(kind, projector);
+
+  /**
+   * The projection of the objects of kind `kind` (a `kindKey`) delivered to `controller`:
+   * the union of the fields of its watches of that kind; whole when one declares none.
+   */
+  ofKind(controller: ControllerManifest, kind: string): Projector {
+    let kinds = this.#byController.get(controller);
+    if (!kinds) {
+      kinds = new Map();
+      this.#byController.set(controller, kinds);
+    }
+    let projector = kinds.get(kind);
+    if (!projector) {
+      projector = projectionOf(controller.watches.filter((watch) => kindKey(watch) === kind));
+      kinds.set(kind, projector);
+    }
+    return projector;
   }
-  return projector;
 }
 
-function unionProjection(watches: readonly Watch[]): Projector {
+/** The projection of objects delivered for `watches` (of one kind): the union of their fields; whole when one declares none. */
+export function projectionOf(watches: readonly Watch[]): Projector {
   const fields = watches.map(fieldsOf);
   if (fields.length === 0 || fields.some((f) => f === undefined)) return WHOLE;
   const tree = pathTree([...ALWAYS_KEPT, ...fields.flatMap((f) => f ?? [])]);
