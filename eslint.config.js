@@ -51,6 +51,8 @@ function zones(test) {
     only("cli", ["cli", "protocol"], "cli/ may import only cli/ and protocol/", test),
     // The sim is a stand-in for a real cluster: it must not know the Worker, the relay or the tools.
     only("sim", ["sim", "protocol", "cli"], "sim/ may import only sim/, protocol/ and cli/", test),
+    // The real control plane is a stand-in's peer: it shares the sim's conventions (its flags) and nothing else of edgeloop.
+    only("cluster", ["cluster", "protocol", "cli", "sim/flags.ts"], "cluster/ may import only cluster/, protocol/, cli/ and sim/flags.ts", test),
     // The relay ships alone in its image: anything else it imports ends up in the cluster.
     only("relay", ["relay", "protocol", "cli"], "relay/ may import only relay/, protocol/ and cli/", test),
     // Durable Objects run in workerd beside the Worker and know nothing of controllers.
@@ -66,7 +68,7 @@ function zones(test) {
     // Scripts are tools and may use everything that ships, but not the tests.
     { target: "scripts", from: "test", except: test ? ["support"] : [], message: test ? "scripts/ tests may import from test/ only test/support/." : "scripts/ may import anything except test/." },
     // Test support never ships, even where a folder's own zone above would let it through (functions/kit/testing/ from functions/, relay/testing/ from relay/).
-    ...(test ? [] : [{ target: ["protocol", "cli", "sim", "relay", "durable", "functions", "scripts"], from: "**/testing/**", except: [join(ROOT, "node_modules/**")], message: "production code must not import test support (a testing/ folder such as functions/kit/testing/); only test code may." }]),
+    ...(test ? [] : [{ target: ["protocol", "cli", "sim", "cluster", "relay", "durable", "functions", "scripts"], from: "**/testing/**", except: [join(ROOT, "node_modules/**")], message: "production code must not import test support (a testing/ folder such as functions/kit/testing/); only test code may." }]),
   ];
 }
 

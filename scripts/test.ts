@@ -7,7 +7,7 @@ import { globSync } from "node:fs";
 
 const HELP = `usage: npm run test:unit -- [--help] [FILTER...]
 
-Runs all *.test.ts files (protocol/, cli/, functions/, durable/, relay/, sim/, scripts/, test/) with
+Runs all *.test.ts files (protocol/, cli/, functions/, durable/, relay/, sim/, cluster/, scripts/, test/) with
 node --test. With FILTER words, only the files whose path contains one of them
 (npm run test:unit -- sim relay/metrics).
 
@@ -19,7 +19,7 @@ if (args.includes("--help") || args.includes("-h")) {
   process.exit(0);
 }
 
-const roots = ["protocol", "cli", "functions", "durable", "relay", "sim", "scripts", "test"];
+const roots = ["protocol", "cli", "functions", "durable", "relay", "sim", "cluster", "scripts", "test"];
 const files = roots
   .flatMap((root) => globSync(`${root}/**/*.test.ts`))
   .filter((file) => !file.includes("node_modules"))

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { BuildError, ensureToolchain, missingBinaries, stagingModules, toolchainAt, wrapperGoMod } from "./build.ts";
+import { COMPONENTS, ETCD, KUBERNETES, releaseKey } from "./versions.ts";
+
+const KUBERNETES_GO_MOD = `module k8s.io/kubernetes
+
+go 1.26.0
+
+require (
+	k8s.io/api v0.0.0
+	k8s.io/client-go v0.0.0
+)
+
+replace (
+	k8s.io/api => ./staging/src/k8s.io/api
+	k8s.io/client-go => ./staging/src/k8s.io/client-go
+)
+`;
+
+test("the staging modules are read from k8s.io/kubernetes' own replace block", () => {
+  assert.deepEqual(stagingModules(KUBERNETES_GO_MOD), ["k8s.io/api", "k8s.io/client-go"]);
+  assert.deepEqual(stagingModules("module x\n"), []);
+});
+
+test("the Kubernetes wrapper module pins the release and replaces each staging module with the same release's version", () => {
+  const goMod = wrapperGoMod(KUBERNETES, ["k8s.io/api", "k8s.io/client-go"]);
+  assert.match(goMod, /^require k8s\.io\/kubernetes v1\.36\.3$/m);
+  assert.match(goMod, /^\tk8s\.io\/api => k8s\.io\/api v0\.36\.3$/m);
+  assert.match(goMod, /^\tk8s\.io\/client-go => k8s\.io\/client-go v0\.36\.3$/m);
+});
+
+test("a component without staging modules gets no replace block", () => {
+  const goMod = wrapperGoMod(ETCD);
+  assert.match(goMod, /^require go\.etcd\.io\/etcd\/server\/v3 v3\.6\.8$/m);
+  assert.doesNotMatch(goMod, /replace/);
+});
+
+test("the cache folder is named after every pin, so a new pin never reuses an old build", () => {
+  assert.equal(releaseKey(), "kubernetes-v1.36.3_etcd-v3.6.8_kwok-v0.8.0");
+  assert.notEqual(releaseKey([{ ...KUBERNETES, version: "v1.37.2" }, ...COMPONENTS.slice(1)]), releaseKey());
+});
+
+test("without Go, the build is refused in one line naming what is missing, and nothing is built", async () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), "edgeloop-build-"));
+  try {
+    await assert.rejects(
+      ensureToolchain({ cacheDir, go: "/nonexistent/go", env: { PATH: "/nonexistent" } }),
+      (error: unknown) => error instanceof BuildError && /Go is required .* '\/nonexistent\/go' was not found on PATH/.test(error.message) && !error.message.includes("\n"),
+    );
+    assert.equal(missingBinaries(toolchainAt(cacheDir)).length, 5);
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+});

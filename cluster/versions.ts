@@ -1,0 +1,53 @@
+/**
+ * The pinned release of the real control plane: every binary `npm run cluster` runs is
+ * built from these Go modules, once, and cached under a folder named after them.
+ * kube-apiserver, kube-controller-manager and kube-scheduler come from one
+ * `k8s.io/kubernetes` release; etcd from the 3.6 line kubeadm pairs with 1.34–1.36 (the
+ * release `k8s.io/kubernetes` v1.36.3's own go.mod requires); kwok from the release
+ * built against the same `k8s.io/*` v0.36 modules.
+ */
+
+/** One Go module and the packages built from it. */
+export interface GoComponent {
+  readonly module: string;
+  readonly version: string;
+  /** Binary name → Go package path. */
+  readonly binaries: Readonly<Record<string, string>>;
+  /**
+   * `k8s.io/kubernetes` requires its staging modules at v0.0.0 and replaces them with
+   * folders of its own repository, which a dependent module cannot see: the wrapper
+   * module replaces each with the published `v0.<minor>.<patch>` of the same release.
+   */
+  readonly stagingVersion?: string;
+}
+
+export const KUBERNETES: GoComponent = {
+  module: "k8s.io/kubernetes",
+  version: "v1.36.3",
+  stagingVersion: "v0.36.3",
+  binaries: {
+    "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
+    "kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
+    "kube-scheduler": "k8s.io/kubernetes/cmd/kube-scheduler",
+  },
+};
+
+export const ETCD: GoComponent = {
+  module: "go.etcd.io/etcd/server/v3",
+  version: "v3.6.8",
+  binaries: { etcd: "go.etcd.io/etcd/server/v3" },
+};
+
+export const KWOK: GoComponent = {
+  module: "sigs.k8s.io/kwok",
+  version: "v0.8.0",
+  binaries: { kwok: "sigs.k8s.io/kwok/cmd/kwok" },
+};
+
+/** Every component, in build order (the longest first, so its progress is seen first). */
+export const COMPONENTS: readonly GoComponent[] = [KUBERNETES, ETCD, KWOK];
+
+/** The cache folder's name: changes whenever a pin does, so an old build is never reused. */
+export function releaseKey(components: readonly GoComponent[] = COMPONENTS): string {
+  return components.map((c) => `${c.module.split("/").at(-1) === "v3" ? "etcd" : c.module.split("/").at(-1)}-${c.version}`).join("_");
+}
