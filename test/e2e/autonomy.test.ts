@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { testStack, waitFor } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
@@ -22,7 +22,7 @@ const SLICE = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
 const NS = "shop";
 const DURATION = "node.openyurt.io/autonomy-duration";
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 /** The sim's node grace period: a node without heartbeat for this long is unreachable. */
 const GRACE_SECONDS = 3;
 const WAIT_MS = 60_000;

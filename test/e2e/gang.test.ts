@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { testStack, waitFor, waitForGone } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
@@ -23,7 +23,7 @@ const FIXTURES = join(import.meta.dirname, "../fixtures/fluxnetes");
 const POD = { apiVersion: "v1", kind: "Pod" };
 const JOB = { apiVersion: "batch/v1", kind: "Job" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 /** How long a group short of pods waits before its Warning (a Worker variable). */
 const ARRIVAL_TIMEOUT_SECONDS = 3;
 /** Waits for scheduling outcomes: a pass is well under a second here; a deadline is 5 s. */

@@ -3,8 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { defaultCacheDir } from "../../cluster/build.ts";
+import { startControlPlane, type RunningControlPlane } from "../../cluster/index.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
-import { startStack, type Stack, type StackOptions } from "../../scripts/lib/stack.ts";
+import { startOnCluster, startStack, type ClusterStack, type Stack, type StackOptions } from "../../scripts/lib/stack.ts";
+import type { RunningSim } from "../../sim/index.ts";
+import { HttpCluster, type TestCluster } from "../support/http-cluster.ts";
 import { waitFor } from "../worker/client.ts";
 
 export { waitFor };
@@ -80,4 +85,95 @@ export function frontCall(stack: Stack, method: string, path: string, body?: unk
     request.on("error", reject);
     request.end(text);
   });
+}
+
+/** Where the end-to-end suites run: the embedded sim (`npm test`) or a real control plane (`npm run test:cluster`). */
+export type Target = "sim" | "cluster";
+
+/** The target of this test process: `EDGELOOP_E2E_TARGET=cluster` (set by `npm run test:cluster`), else the sim. */
+export const TARGET: Target = process.env.EDGELOOP_E2E_TARGET === "cluster" ? "cluster" : "sim";
+
+/** A stack on either target: the same Worker and relay, the cluster read and written through one contract. */
+export interface E2EStack extends ClusterStack {
+  readonly target: Target;
+  /** The cluster's API: the sim's in-process API, or HTTP to the real API server (errors are the sim's ApiError either way). */
+  readonly cluster: TestCluster;
+  /** An admin kubeconfig (kubectl, client-node). */
+  readonly kubeconfigPath: string;
+  /** The sim, on the sim target. */
+  readonly sim: RunningSim | undefined;
+  /** The real control plane, on the cluster target. */
+  readonly controlPlane: RunningControlPlane | undefined;
+  readonly dir: string;
+}
+
+/**
+ * Starts a stack on this process's {@link TARGET}. On the real control plane each test
+ * file gets a control plane of its own (fresh, on free ports; nodes named as the sim
+ * names them), and edgeloop installed in it as `npm start -- --kubeconfig` installs it.
+ * With `EDGELOOP_CLUSTER_RUN_DIR` set (`npm run test:cluster`), the control plane's state
+ * folder, its audit log included, is kept there for the least-privilege check.
+ */
+export async function e2eStack(options: Partial<StackOptions> = {}): Promise<E2EStack> {
+  if (TARGET === "sim") {
+    const stack = await testStack(options);
+    return Object.assign(stack, { target: "sim" as const, cluster: stack.sim.cluster, kubeconfigPath: stack.sim.kubeconfigPath ?? join(stack.dir, "kubeconfig"), controlPlane: undefined });
+  }
+  return clusterStack(options);
+}
+
+async function clusterStack(options: Partial<StackOptions>): Promise<E2EStack> {
+  const dir = mkdtempSync(join(tmpdir(), "edgeloop-e2e-"));
+  const runDir = process.env.EDGELOOP_CLUSTER_RUN_DIR;
+  const stateDir = runDir ? mkdtempSync(join(runDir, "cp-")) : join(dir, "cluster");
+  const nodes = options.nodes ?? 3;
+  const controlPlane = await startControlPlane({
+    stateDir,
+    port: 0,
+    nodes: typeof nodes === "number" ? Array.from({ length: nodes }, (_, i) => `sim-node-${i + 1}`) : nodes,
+    fresh: true,
+    cacheDir: defaultCacheDir(process.env),
+    env: process.env,
+    ...(options.nodeGraceSeconds ? { nodeGraceSeconds: options.nodeGraceSeconds } : {}),
+  });
+  try {
+    const stack = await startOnCluster({
+      persistDir: join(dir, "do"),
+      extraControllerDirs: [FIXTURE_CONTROLLERS],
+      ...options,
+      kubeconfigPath: controlPlane.kubeconfigPath,
+    });
+    const kc = new KubeConfig();
+    kc.loadFromFile(controlPlane.kubeconfigPath);
+    const stop = stack.stop.bind(stack);
+    return Object.assign(stack, {
+      target: "cluster" as const,
+      cluster: new HttpCluster(kc),
+      kubeconfigPath: controlPlane.kubeconfigPath,
+      sim: undefined,
+      controlPlane,
+      dir,
+      async stop(): Promise<void> {
+        await stop();
+        await controlPlane.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+  } catch (error) {
+    await controlPlane.stop();
+    throw error;
+  }
+}
+
+/** Waits until the object exists (and satisfies `ok`), on either target. */
+export async function waitForIn(stack: E2EStack, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
+  return waitFor(`${type.kind} ${name}`, async () => {
+    const found = await stack.cluster.find(type, namespace, name);
+    return found && ok(found) ? found : undefined;
+  }, timeoutMs);
+}
+
+/** Waits until no object of `name` exists, on either target. */
+export async function waitForGoneIn(stack: E2EStack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
 }

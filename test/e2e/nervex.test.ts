@@ -13,7 +13,7 @@ import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { testStack, waitFor, waitForGone, waitForObject } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
@@ -25,7 +25,7 @@ const SERVICE = { apiVersion: "v1", kind: "Service" };
 const NODE = { apiVersion: "v1", kind: "Node" };
 const JOB = { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 
 let stack: Stack;
 let kubectl: Kubectl;

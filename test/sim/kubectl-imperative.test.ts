@@ -13,9 +13,9 @@ import { decodeBody } from "../../sim/http/protobuf/decode.ts";
 import { encodeBody } from "../../sim/http/protobuf/encode.ts";
 import { PROTOBUF } from "../../sim/http/protobuf/negotiate.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 
 let sim: RunningSim;
 let dir: string;

@@ -15,7 +15,7 @@ import { after, before, test, type TestContext } from "node:test";
 import { parse, stringify } from "yaml";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { waitFor } from "../worker/client.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
@@ -23,7 +23,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const FLUXNETES = join(import.meta.dirname, "../fixtures/fluxnetes");
 const RUN_SECONDS = "sim.edgeloop.dev/run-seconds";
 const EXIT_CODE = "sim.edgeloop.dev/exit-code";
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 
 let sim: RunningSim;
 let dir: string;

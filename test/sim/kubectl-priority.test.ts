@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { waitFor } from "../worker/client.ts";
-import { KUBECTL_AVAILABLE, kubectlFor, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 const POD = { apiVersion: "v1", kind: "Pod" };
 
 let sim: RunningSim;

@@ -14,9 +14,9 @@ import { crdYaml, uniqueResources } from "../../functions/kit/crd/generate.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 import { waitFor } from "../worker/client.ts";
-import { KUBECTL_AVAILABLE } from "./kubectl.ts";
+import { KUBECTL_SKIP } from "./kubectl.ts";
 
-const skip = KUBECTL_AVAILABLE ? false : "kubectl is not on PATH";
+const skip = KUBECTL_SKIP;
 
 let sim: RunningSim;
 let dir: string;

@@ -4,6 +4,13 @@ import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_proces
 /** Whether kubectl is on PATH (it is on every machine of this workplace). */
 export const KUBECTL_AVAILABLE = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
 
+/**
+ * The `skip` of a test that runs kubectl: a reason outside CI when kubectl is missing
+ * (`npm test` needs nothing but Node), never in CI (`CI=true`), where a missing kubectl
+ * fails the run and says so instead of skipping silently.
+ */
+export const KUBECTL_SKIP: false | string = KUBECTL_AVAILABLE || process.env.CI ? false : "kubectl is not on PATH (in CI this is a failure, not a skip)";
+
 /** A kubectl bound to one kubeconfig. */
 export interface Kubectl {
   /** Runs kubectl; resolves with stdout, rejects with stderr on a non-zero exit. */
