@@ -33,6 +33,11 @@ test("the Kubernetes wrapper module pins the release and replaces each staging m
   assert.match(goMod, /^\tk8s\.io\/client-go => k8s\.io\/client-go v0\.36\.3$/m);
 });
 
+test("the Kubernetes binaries are stamped with their release, as its own build does (kubectl version reads it)", () => {
+  assert.equal(KUBERNETES.stamps?.["k8s.io/component-base/version.gitVersion"], "v1.36.3");
+  assert.equal(KUBERNETES.stamps?.["k8s.io/client-go/pkg/version.gitMinor"], "36");
+});
+
 test("a component without staging modules gets no replace block", () => {
   const goMod = wrapperGoMod(ETCD);
   assert.match(goMod, /^require go\.etcd\.io\/etcd\/server\/v3 v3\.6\.8$/m);
@@ -40,7 +45,7 @@ test("a component without staging modules gets no replace block", () => {
 });
 
 test("the cache folder is named after every pin, so a new pin never reuses an old build", () => {
-  assert.equal(releaseKey(), "kubernetes-v1.36.3_etcd-v3.6.8_kwok-v0.8.0");
+  assert.equal(releaseKey(), "kubernetes-v1.36.3_etcd-v3.6.8_kwok-v0.8.0_r2");
   assert.notEqual(releaseKey([{ ...KUBERNETES, version: "v1.37.2" }, ...COMPONENTS.slice(1)]), releaseKey());
 });
 

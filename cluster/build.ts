@@ -61,8 +61,21 @@ export async function ensureToolchain(options: BuildOptions, components: readonl
   const go = options.go ?? "go";
   const version = goVersion(go, options.env);
   const progress = options.progress ?? ((): void => undefined);
-  progress(`building ${missing.join(", ")} with ${version} (once; cached in ${toolchain.binDir})`);
   mkdirSync(toolchain.binDir, { recursive: true });
+  const release = await buildLock(join(toolchain.binDir, ".."), progress);
+  try {
+    await buildMissing(toolchain, components, go, version, options, progress);
+  } finally {
+    release();
+  }
+  return toolchain;
+}
+
+async function buildMissing(toolchain: Toolchain, components: readonly GoComponent[], go: string, version: string, options: BuildOptions, progress: (line: string) => void): Promise<void> {
+  // Another process may have built them while this one waited for the lock.
+  const missing = missingBinaries(toolchain, components);
+  if (missing.length === 0) return;
+  progress(`building ${missing.join(", ")} with ${version} (once; cached in ${toolchain.binDir})`);
   const total = missing.length;
   let done = 0;
   for (const component of components) {
@@ -75,7 +88,50 @@ export async function ensureToolchain(options: BuildOptions, components: readonl
       await buildBinary({ go, dir, component, name, out: toolchain.bin(name), step: `${done}/${total}`, progress, tickSeconds: options.tickSeconds ?? 30, env: options.env });
     }
   }
-  return toolchain;
+}
+
+/**
+ * One build of a release at a time, across processes (two test files starting control
+ * planes at once): a lock folder holding the builder's pid; a lock whose process is gone
+ * is taken over. Resolves with its release.
+ */
+async function buildLock(releaseDir: string, progress: (line: string) => void): Promise<() => void> {
+  const lock = join(releaseDir, ".building");
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch {
+      const holder = readPid(join(lock, "pid"));
+      if (holder > 0 && !alive(holder)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!told) progress(`waiting for another build of the same release (pid ${holder || "?"})`);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+/** The pid in a lock's file; 0 while its writer has not written it yet (or the lock just went). */
+function readPid(file: string): number {
+  try {
+    return Number(readFileSync(file, "utf8")) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `go version`'s answer, or a BuildError saying Go is missing. */
@@ -145,7 +201,8 @@ async function buildBinary(b: BinaryBuild): Promise<void> {
   const started = Date.now();
   b.progress(`[${b.step}] building ${b.name} from ${b.component.module} ${b.component.version}`);
   const partial = `${b.out}.partial`;
-  const args = ["build", "-mod=mod", "-trimpath", "-ldflags", "-s -w", "-o", partial, pkg];
+  const stamps = Object.entries(b.component.stamps ?? {}).map(([name, value]) => `-X '${name}=${value}'`);
+  const args = ["build", "-mod=mod", "-trimpath", "-ldflags", ["-s", "-w", ...stamps].join(" "), "-o", partial, pkg];
   const child = spawn(b.go, args, { cwd: b.dir, env: { ...b.env, GOTOOLCHAIN: "local" }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-20_000)));

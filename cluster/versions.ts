@@ -19,12 +19,25 @@ export interface GoComponent {
    * module replaces each with the published `v0.<minor>.<patch>` of the same release.
    */
   readonly stagingVersion?: string;
+  /** `-X` settings for the linker: what the release's own build stamps (the version the server reports). */
+  readonly stamps?: Readonly<Record<string, string>>;
+}
+
+/** The version variables Kubernetes' build (hack/lib/version.sh) stamps into both packages that report it. */
+function kubernetesStamps(version: string): Record<string, string> {
+  const [major = "", minor = ""] = version.replace(/^v/, "").split(".");
+  const stamps: Record<string, string> = {};
+  for (const pkg of ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"]) {
+    Object.assign(stamps, { [`${pkg}.gitVersion`]: version, [`${pkg}.gitMajor`]: major, [`${pkg}.gitMinor`]: minor, [`${pkg}.gitTreeState`]: "clean", [`${pkg}.buildDate`]: "1970-01-01T00:00:00Z" });
+  }
+  return stamps;
 }
 
 export const KUBERNETES: GoComponent = {
   module: "k8s.io/kubernetes",
   version: "v1.36.3",
   stagingVersion: "v0.36.3",
+  stamps: kubernetesStamps("v1.36.3"),
   binaries: {
     "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
     "kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
@@ -47,7 +60,10 @@ export const KWOK: GoComponent = {
 /** Every component, in build order (the longest first, so its progress is seen first). */
 export const COMPONENTS: readonly GoComponent[] = [KUBERNETES, ETCD, KWOK];
 
-/** The cache folder's name: changes whenever a pin does, so an old build is never reused. */
+/** How the binaries are built, beyond the pins: bumped when a change of recipe must not reuse an older build. */
+const RECIPE = 2;
+
+/** The cache folder's name: changes whenever a pin or the recipe does, so an old build is never reused. */
 export function releaseKey(components: readonly GoComponent[] = COMPONENTS): string {
-  return components.map((c) => `${c.module.split("/").at(-1) === "v3" ? "etcd" : c.module.split("/").at(-1)}-${c.version}`).join("_");
+  return [...components.map((c) => `${c.module.split("/").at(-1) === "v3" ? "etcd" : c.module.split("/").at(-1)}-${c.version}`), `r${RECIPE}`].join("_");
 }
