@@ -16,7 +16,7 @@ import { applyObject, readObject } from "./lib/apply.ts";
 import { cli, fail } from "../cli/args.ts";
 import { loadControllers } from "./lib/controllers.ts";
 import { installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
-import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretsLeftOutNote, TLS_SECRET, withoutSecretData, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
+import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretsLeftOutNote, TLS_SECRET, withoutSecrets, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
 const HELP = `usage: npm run install-relay -- --worker-url URL --image IMAGE [options]
 
@@ -133,7 +133,7 @@ const withheld = flags["dry-run"] && !flags.out && !flags["include-secrets"];
 const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], withheld, ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
 
 if (flags["dry-run"] || !client) {
-  const shown = withheld ? withoutSecretData(objects) : objects;
+  const shown = withheld ? withoutSecrets(objects) : objects;
   const yaml = shown.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
   if (withheld) notes.push(secretsLeftOutNote(flags.namespace));
   if (flags.out) {

@@ -136,19 +136,16 @@ export function keysNotes(keys: InstallKeys, namespace: string, options: { reado
   return notes;
 }
 
-/** `objects` with every Secret's `data` and `stringData` left out: what a dry run prints unless asked for the keys. */
-export function withoutSecretData(objects: readonly KubeObject[]): KubeObject[] {
-  return objects.map((o) => {
-    if (o.kind !== "Secret") return o;
-    const { data: _data, stringData: _stringData, ...rest } = o as KubeObject & { data?: unknown; stringData?: unknown };
-    return rest as KubeObject;
-  });
+/** `objects` without their Secrets: what a dry run prints unless asked for the keys. */
+export function withoutSecrets(objects: readonly KubeObject[]): KubeObject[] {
+  // Left out, not emptied: kube-apiserver refuses a `kubernetes.io/tls` Secret without `tls.crt` and `tls.key`, so a Secret without its data would make the printed install fail to apply (and a server-side dry run of it fail).
+  return objects.filter((o) => o.kind !== "Secret");
 }
 
-/** What to do when the printed Secrets carry no keys (stderr). */
+/** What to do when the Secrets are left out of the printed install (stderr). */
 export function secretsLeftOutNote(namespace: string): string {
   return [
-    `The Secrets ${namespace}/${HMAC_SECRET} and ${namespace}/${TLS_SECRET} are printed without their keys.`,
+    `The Secrets ${namespace}/${HMAC_SECRET} and ${namespace}/${TLS_SECRET} are left out of the printed install (they hold the keys).`,
     `Pass --out FILE (written mode 600) or --include-secrets to get them; the webhooks' caBundle above matches only the TLS pair generated in this run.`,
     `Or create them yourself: kubectl -n ${namespace} create secret generic ${HMAC_SECRET} --from-literal=EDGELOOP_SECRET=...,`,
     `kubectl -n ${namespace} create secret tls ${TLS_SECRET} --cert=tls.crt --key=tls.key (plus ca.crt), and re-run install-relay without --dry-run to keep them.`,
