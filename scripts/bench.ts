@@ -34,6 +34,7 @@ const PARTS: Record<string, string> = {
   gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost",
   autonomy: "edge autonomy end to end: pod create latency with and without its Pod webhook (unbound, bound), autonomy-duration to 500 pods",
   hop: "the serverless hop: self-heal and resync through workerd vs the same Worker in the relay's process (ADR 0015)",
+  cluster: "on a real control plane (needs Go): Sedna self-heal, gang vs kube-scheduler, relay RSS, NerveX POST, Pod webhook",
 };
 
 /** The default results folder. */

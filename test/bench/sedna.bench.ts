@@ -35,7 +35,8 @@ interface JobRefs {
 }
 const SHARED: JobRefs = { model: "model", datasets: (node) => `${node}-data` };
 
-function job(name: string, namespace = "default", refs: JobRefs = SHARED): KubeObject {
+/** A FederatedLearningJob of an aggregator on `cloud` and a trainer on each of `edge1` and `edge2` (the cluster bench makes the same). */
+export function job(name: string, namespace = "default", refs: JobRefs = SHARED): KubeObject {
   const container = (image: string): Obj => ({ name: "worker", image, env: [{ name: "exit_round", value: "3" }] });
   return {
     apiVersion: "sedna.io/v1alpha1",

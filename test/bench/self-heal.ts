@@ -37,7 +37,7 @@ function slotOf(pod: KubeObject): string | undefined {
  * `healDeadlineMs`) for every replacement. Victims go round the live pods, so the
  * deletions spread over the jobs.
  */
-export async function selfHealAtRate(cluster: SimCluster, namespace: string, rate: number, count: number, healDeadlineMs = 60_000): Promise<RateRun> {
+export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" | "delete">, namespace: string, rate: number, count: number, healDeadlineMs = 60_000): Promise<RateRun> {
   const live = new Map<string, string>(); // pod name → slot
   const waiting = new Map<string, number>(); // slot → when its pod was deleted
   const latencies: number[] = [];

@@ -8,7 +8,7 @@ import { bundleRelay } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
-import type { SimCluster } from "../../sim/index.ts";
+import type { RunningSim, SimCluster } from "../../sim/index.ts";
 import { freePort } from "../../cli/ports.ts";
 
 /** The p-th percentile of ascending `sorted`. */
@@ -80,7 +80,7 @@ export async function relayBundle(): Promise<string> {
  * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
  * writes its CPU profile there.
  */
-export async function relayProcess(stack: Pick<Stack, "sim" | "worker" | "secret" | "front" | "apiUrl">, script: string, readyTimeoutMs = 120_000): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
+export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "front" | "apiUrl"> & { readonly sim: Pick<RunningSim, "kubeconfigPath"> }, script: string, readyTimeoutMs = 120_000): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");

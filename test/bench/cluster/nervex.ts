@@ -1,0 +1,100 @@
+/**
+ * NerveX's replicas API on the real control plane, as `../nervex.bench.ts` measures it on
+ * the sim: {@link JOBS} NerveXJobs created one at a time (apply → coordinator Running
+ * timed too), then, after {@link WARM_UP} warm-up calls, one POST of 8 collectors and 2
+ * learners per coordinator, made by the DI-engine client in a process of its own
+ * (`../coordinator-process.ts`), each after the last call's pods are Running. The pods
+ * are scheduled by kube-scheduler on {@link NODES} kwok nodes. EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS
+ * (default 100: 2,155 pods on 40 nodes of 110 pods) sets the count.
+ */
+import { fork } from "node:child_process";
+import { join } from "node:path";
+import type { KubeObject } from "../../../protocol/index.ts";
+import type { CoordinatorAnswer, CoordinatorCall } from "../coordinator-process.ts";
+import { percentile, tenth, until } from "../util.ts";
+import { NODES } from "./gang.ts";
+import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
+import type { Progress, Report } from "./figures.ts";
+
+const JOBS = Number(process.env.EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS ?? 100);
+const NAMESPACE = "rl";
+const WARM_UP = 5;
+/** Pods of a job once its replicas are up: the coordinator, 8 collectors, 2 learners. */
+const JOB_PODS = 11;
+
+function job(name: string): KubeObject {
+  const template = (role: string): Record<string, unknown> => ({
+    spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] },
+  });
+  return {
+    apiVersion: "nervex.sensetime.com/v1alpha1",
+    kind: "NerveXJob",
+    metadata: { name, namespace: NAMESPACE },
+    spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } },
+  } as KubeObject;
+}
+
+/** The coordinator's process, one call at a time. */
+function coordinatorProcess(): { call(request: CoordinatorCall): Promise<CoordinatorAnswer>; stop(): void } {
+  const child = fork(join(import.meta.dirname, "../coordinator-process.ts"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return {
+    call: (request) =>
+      new Promise((resolve) => {
+        child.once("message", (answer) => resolve(answer as CoordinatorAnswer));
+        child.send(request);
+      }),
+    stop: () => child.disconnect(),
+  };
+}
+
+async function running(cluster: BenchCluster, job: string, count: number): Promise<boolean> {
+  return ((await cluster.list(POD, { namespace: NAMESPACE, labelSelector: `nervexjob-name=${job}` })).items as { status?: { phase?: string } }[]).filter((pod) => pod.status?.phase === "Running").length >= count;
+}
+
+/** NerveX's figures on a control plane of its own. */
+export async function nervex(report: Report, progress: Progress, script: string): Promise<void> {
+  const bench = await clusterBench(Array.from({ length: NODES }, (_, i) => `sim-node-${i + 1}`), script, progress);
+  const coordinator = coordinatorProcess();
+  try {
+    const cluster = bench.cluster;
+    const server = new URL(bench.stack.apiUrl).host;
+    await createNamespace(cluster, NAMESPACE);
+    progress(`nervex: apply → coordinator Running, ${JOBS} jobs one at a time`);
+    const applied: number[] = [];
+    for (let i = 0; i < JOBS; i++) {
+      const started = performance.now();
+      await cluster.create(job(`job-${i}`));
+      await until(`job-${i}'s coordinator Running`, () => running(cluster, `job-${i}`, 1), 30_000);
+      applied.push(performance.now() - started);
+    }
+    applied.sort((a, b) => a - b);
+    report({ metric: "nervex_apply_to_coordinator_running_p50_ms", value: tenth(percentile(applied, 50)), unit: "ms" });
+    report({ metric: "nervex_apply_to_coordinator_running_p99_ms", value: tenth(percentile(applied, 99)), unit: "ms", target: "<= 1000" });
+
+    const post = async (name: string): Promise<number> => {
+      const body = { namespace: NAMESPACE, coordinator: `${name}-coordinator`, collectors: { replicas: 8, cpus: "100m", memory: "128Mi" }, learners: { replicas: 2, cpus: "100m", memory: "128Mi" } };
+      const reply = await coordinator.call({ server, method: "POST", path: "/v1alpha1/replicas", body });
+      if (reply.status !== 200 || !reply.success) throw new Error(`POST for ${name}: ${reply.status} ${reply.body}`);
+      return reply.ms;
+    };
+    progress(`nervex: ${WARM_UP} warm-up POSTs`);
+    for (let i = 0; i < WARM_UP; i++) {
+      await cluster.create(job(`warm-${i}`));
+      await until(`warm-${i}'s coordinator Running`, () => running(cluster, `warm-${i}`, 1), 30_000);
+      await post(`warm-${i}`);
+      await until(`warm-${i}'s replicas Running`, () => running(cluster, `warm-${i}`, JOB_PODS), 60_000);
+    }
+    progress(`nervex: ${JOBS} POSTs of 8 collectors + 2 learners over plain HTTP, each after the last one's pods run`);
+    const paced: number[] = [];
+    for (let i = 0; i < JOBS; i++) {
+      paced.push(await post(`job-${i}`));
+      await until(`job-${i}'s replicas Running`, () => running(cluster, `job-${i}`, JOB_PODS), 60_000);
+    }
+    paced.sort((a, b) => a - b);
+    report({ metric: "nervex_replicas_post_8c2l_p50_ms", value: tenth(percentile(paced, 50)), unit: "ms" });
+    report({ metric: "nervex_replicas_post_8c2l_p99_ms", value: tenth(percentile(paced, 99)), unit: "ms", target: "<= 50" });
+  } finally {
+    coordinator.stop();
+    await bench.stop();
+  }
+}
