@@ -1,5 +1,8 @@
 /** Every conformance scenario, in the order they run. */
 import type { Scenario } from "../scenario.ts";
 import { core } from "./core.ts";
+import { lifecycle } from "./lifecycle.ts";
+import { watches } from "./watch.ts";
+import { writes } from "./writes.ts";
 
-export const SCENARIOS: readonly Scenario[] = [...core];
+export const SCENARIOS: readonly Scenario[] = [...core, ...watches, ...writes, ...lifecycle];
