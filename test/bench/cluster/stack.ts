@@ -3,7 +3,8 @@
  * installed in it as `npm run test:cluster` starts them (`e2eStack` on the cluster
  * target: `startControlPlane`, kwok nodes, `startOnCluster` with the admission front),
  * then, as on the sim's benches, the relay moved to a process of its own (the bundle the
- * image runs; `../util.ts` `relayProcess`) on the same Worker, API port and front. A pod
+ * image runs; `../util.ts` `relayProcess`) on the same Worker, API port, front and
+ * credentials (the relay's ServiceAccount where the stack installed it). A pod
  * watch is open from the start for the code written against the sim's in-process watch.
  */
 import { KubeConfig } from "@kubernetes/client-node";
@@ -48,6 +49,15 @@ function podWatch(pods: WatchStream): BenchCluster["watch"] {
 }
 
 /**
+ * The kubeconfig the stack's relay ran with: its ServiceAccount's where `startOnCluster`
+ * installed edgeloop as installed (`installed.relayKubeconfigPath`), else the admin one.
+ */
+function relayKubeconfig(stack: E2EStack): string {
+  const installed = (stack as { readonly installed?: { readonly relayKubeconfigPath?: string } }).installed;
+  return installed?.relayKubeconfigPath ?? stack.kubeconfigPath;
+}
+
+/**
  * Starts a control plane with `nodes` (kwok kubelets), edgeloop installed in it, the relay
  * as a process of its own running `script`; resolves once that relay is idle.
  */
@@ -63,11 +73,10 @@ export async function clusterBench(nodes: readonly string[], script: string, pro
     kc.loadFromFile(stack.kubeconfigPath);
     pods = await openWatch(kc, POD);
     await stack.relay.stop();
-    // The relay's credentials: the admin kubeconfig, as the sim's benches give their relay process the sim's.
-    const relayKubeconfigPath = stack.kubeconfigPath;
+    const relayKubeconfigPath = relayKubeconfig(stack);
     relay = await relayProcess({ ...stack, sim: { kubeconfigPath: relayKubeconfigPath } }, script);
     await relayIdle(relay.metrics, WAIT_MS);
-    progress(`ready after ${Math.round((performance.now() - started) / 100) / 10} s (kube-apiserver ${stack.controlPlane?.version ?? "?"})`);
+    progress(`ready after ${Math.round((performance.now() - started) / 100) / 10} s (kube-apiserver ${stack.controlPlane?.version ?? "?"}; the relay process as ${relayKubeconfigPath === stack.kubeconfigPath ? "admin" : "its ServiceAccount"})`);
     const watch = podWatch(pods);
     const cluster: BenchCluster = Object.assign(stack.cluster, { watch });
     const [openPods, openRelay] = [pods, relay];
