@@ -9,10 +9,11 @@ import { z } from "zod";
 /**
  * - `read`: get, list, watch.
  * - `write`: create, patch, delete of the object itself (`update` only on `<kind>/finalizers`, for blockOwnerDeletion).
- * - `status`: get, patch of its `status` subresource only.
- * - `create`: create only, for subresources such as `pods/binding` or `pods/eviction`.
+ * - `status`: patch of its `status` subresource only (the relay never reads `/status`).
+ * - `create`, `patch`, `delete`: that one verb only (`pods/binding` is created; edge
+ *   autonomy patches Nodes and never creates or deletes one; a deadline deletes Jobs).
  */
-export const Access = z.enum(["read", "write", "status", "create"]);
+export const Access = z.enum(["read", "write", "status", "create", "patch", "delete"]);
 export type Access = z.infer<typeof Access>;
 
 /** What a controller may do to one resource. */

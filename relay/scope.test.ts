@@ -65,6 +65,17 @@ test("status needs `status`, not `write`; bind needs `create` on pods/binding", 
   assert.match(actionAllowed({ type: "bind", pod: { namespace: "default", name: "p" }, node: "n" }, noBind, {}, pluralOf) ?? "", /pods\/binding: .* does not declare create/);
 });
 
+test("one verb declared allows that action only: a Node patched (edge autonomy) is neither created nor deleted", () => {
+  const marks = ControllerManifest.parse({ ...mirror, permissions: [{ group: "", resource: "pods", access: ["read", "patch"] }, { group: "", resource: "configmaps", access: ["create", "delete"] }] });
+  const pod = ref("Pod", "v1", "default");
+  assert.equal(actionAllowed({ type: "patch", target: pod, patch: {} }, marks, {}, pluralOf), null);
+  assert.match(actionAllowed({ type: "delete", target: pod }, marks, {}, pluralOf) ?? "", /delete of pods: controller mirror does not declare write or delete/);
+  assert.match(actionAllowed({ type: "create", object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } } }, marks, {}, pluralOf) ?? "", /does not declare write or create/);
+  assert.equal(actionAllowed({ type: "create", object: cm("default") }, marks, {}, pluralOf), null);
+  assert.equal(actionAllowed({ type: "delete", target: ref("ConfigMap", "v1", "default") }, marks, {}, pluralOf), null);
+  assert.match(actionAllowed({ type: "patch", target: ref("ConfigMap", "v1", "default"), patch: {} }, marks, {}, pluralOf) ?? "", /does not declare write or patch/);
+});
+
 test("a kind whose resource is unknown is refused", () => {
   const odd: Action = { type: "delete", target: ref("Gadget", "example.com/v1", "default") };
   assert.match(actionAllowed(odd, mirror, {}, pluralOf) ?? "", /unknown resource/);

@@ -44,24 +44,24 @@ export function actionNamespace(action: Action): string | undefined {
   }
 }
 
-/** The declared resource and access an action needs. */
-function needed(action: Action, plural: string): { resource: string; access: Access } | undefined {
+/** The declared resource and the accesses of which any one allows an action (`write` allows each of create, patch and delete). */
+function needed(action: Action, plural: string): { resource: string; access: readonly Access[] } | undefined {
   switch (action.type) {
     case "create":
     case "patch":
     case "delete":
-      return { resource: plural, access: "write" };
+      return { resource: plural, access: ["write", action.type] };
     case "status":
-      return { resource: plural, access: "status" };
+      return { resource: plural, access: ["status"] };
     case "bind":
-      return { resource: "pods/binding", access: "create" };
+      return { resource: "pods/binding", access: ["create"] };
     case "event":
       return undefined;
   }
 }
 
-function declares(controller: ControllerManifest, group: string, resource: string, access: Access): boolean {
-  return controller.permissions.some((p) => p.group === group && p.resource === resource && p.access.includes(access));
+function declares(controller: ControllerManifest, group: string, resource: string, access: readonly Access[]): boolean {
+  return controller.permissions.some((p) => p.group === group && p.resource === resource && p.access.some((a) => access.includes(a)));
 }
 
 /** `null` when `controller` may apply `action` in `scope`, else why not. */
@@ -78,7 +78,7 @@ export function actionAllowed(action: Action, controller: ControllerManifest, sc
   if (!need) return null;
   const group = groupOf(kind.apiVersion);
   if (declares(controller, group, need.resource, need.access)) return null;
-  return `${action.type} of ${need.resource}${group ? `.${group}` : ""}: controller ${controller.name} does not declare ${need.access}`;
+  return `${action.type} of ${need.resource}${group ? `.${group}` : ""}: controller ${controller.name} does not declare ${need.access.join(" or ")}`;
 }
 
 /** The plurals the manifest entry's watches name, keyed `apiVersion|kind`. */

@@ -33,7 +33,13 @@ kind cluster is); --fresh starts empty.
   --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
   --api-port P           the controllers' HTTP APIs over plain HTTP, e.g. NerveX's replicas
                          API (default 8080; 0 picks a free one); written to endpoints.json
-  --kubeconfig FILE      use this (real) cluster instead of the sim; CRDs are applied to it
+  --kubeconfig FILE      run on this (real) cluster instead of the sim, as installed: with
+                         FILE (an admin's) the CRDs and the relay's ServiceAccount,
+                         ClusterRole and leader-election Role are applied (what
+                         install-relay renders, without its Deployment), and the relay runs
+                         on this machine as that ServiceAccount (a TokenRequest token,
+                         renewed), leader-elected through a Lease; the admission webhooks
+                         call the local front when the API server is on loopback
   --state DIR            where the cluster, the Durable Objects, the kubeconfig and the
                          endpoints are kept (default .edgeloop)
   --fresh                discard the saved cluster and Durable Object state, start empty
@@ -123,6 +129,7 @@ const endpoints = {
   worker: stack.worker.url,
   relay: stack.relay.opsUrl,
   ...(stack.front ? { front: stack.front.url, frontCa: join(state, "front-ca.pem") } : {}),
+  ...(stack.installed ? { relayUser: stack.installed.user, lease: `${stack.installed.lease.namespace}/${stack.installed.lease.name}`, relayIdentity: stack.installed.identity } : {}),
   // Each controller API by name (NerveX's `replicas`), over plain HTTP as in-cluster clients call it.
   apis: Object.fromEntries(stack.relay.engine.manifest.controllers.flatMap((c) => c.apis).map((api) => [api.name, stack.apiUrl])),
 };
@@ -141,6 +148,7 @@ function readyText(e: typeof endpoints, took: number): string {
     `  cluster   ${e.apiServer}${onSim ? `   state kept in ${show(state)} (--fresh starts empty)` : ""}`,
     `  worker    ${e.worker}`,
     `  relay     ${e.relay}/metrics`,
+    ...(e.relayUser ? [`  as        ${e.relayUser}   leader election: Lease ${e.lease ?? ""} (this relay: ${e.relayIdentity ?? ""})`] : []),
     ...(e.front ? [`  front     ${e.front}   CA ${show(e.frontCa ?? "")}`] : []),
     ...Object.entries(e.apis).map(([name, url]) => `  ${`${name} API`.padEnd(9)} ${url}`),
     "",

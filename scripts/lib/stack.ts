@@ -1,18 +1,24 @@
 /**
  * The whole system on one machine: a cluster (the embedded sim, or a real one from a
- * kubeconfig), the Worker in workerd, the relay pointed at both, and the same install a
- * real cluster gets (the CRDs). Used by `npm start` and the end-to-end tests.
+ * kubeconfig), the Worker in workerd, the relay pointed at both. On the sim the CRDs are
+ * installed and the relay uses the sim's kubeconfig (the sim authorizes everything). On a
+ * real cluster edgeloop runs as installed (ADR 0019): the CRDs and the relay's
+ * ServiceAccount, ClusterRole and leader-election Role that `install-relay` renders are
+ * applied with the given (admin) kubeconfig, and the relay runs as that ServiceAccount,
+ * elected through a Lease. Used by `npm start` and the end-to-end tests.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { KubeClient } from "../../relay/kube/client.ts";
-import { applyObject } from "./apply.ts";
-import { webhookConfigurations } from "./install/objects.ts";
+import { readObject } from "./apply.ts";
+import { installForLocalRelay, type LocalInstall } from "./install/local-relay.ts";
+import { onLoopback, registerLocalWebhooks, removeLocalWebhooks } from "./install/local-webhooks.ts";
+import { LEASE_NAME } from "./install/objects.ts";
 import { selfSignedCertificate } from "./install/tls.ts";
-import type { WebhookSpec } from "../../protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RelayOptions, type RunningRelay } from "../../relay/index.ts";
 import type { Logger } from "../../cli/log.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
@@ -53,9 +59,34 @@ export interface StackOptions {
   /**
    * Serve admission from a local TLS front and register the webhook configurations
    * with a `url` pointing at it (the sim can reach it; a remote cluster cannot). Default:
-   * true on the sim, false on a real cluster.
+   * true on the sim, and on a real cluster whose API server is on loopback.
    */
   readonly admissionFront?: boolean;
+  /**
+   * A real cluster: install the relay's ServiceAccount and RBAC as `install-relay` renders
+   * them and run the relay as that ServiceAccount, leader-elected (default true; the sim
+   * passes false and gives the relay its own kubeconfig).
+   */
+  readonly asInstalled?: boolean;
+  /** As installed: the namespace (default edgeloop). */
+  readonly namespace?: string;
+  /** As installed: this relay's leader election (identity default `<host>-<pid>`; lease 15 s, retries every 2 s). */
+  readonly leaderElection?: { readonly identity?: string; readonly leaseDurationSeconds?: number; readonly retrySeconds?: number };
+}
+
+/** What `startOnCluster` installed for a relay run as its ServiceAccount. */
+export interface Installed {
+  readonly namespace: string;
+  /** `system:serviceaccount:<namespace>:edgeloop-relay`. */
+  readonly user: string;
+  /** The ServiceAccount's kubeconfig the relay runs with (its token renewed in place); another replica may use it too. */
+  readonly relayKubeconfigPath: string;
+  /** The Lease the relays elect their leader with. */
+  readonly lease: { readonly namespace: string; readonly name: string };
+  /** This relay's identity in that Lease. */
+  readonly identity: string;
+  /** The webhook configurations registered at the local front (removed at stop). */
+  readonly webhookConfigurations: readonly string[];
 }
 
 /** A running stack on the sim. */
@@ -68,6 +99,8 @@ export interface Stack {
   readonly front: { readonly url: string; readonly caPem: string; readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
   /** `http://127.0.0.1:P`: the controllers' APIs over plain HTTP (what the Worker's pods are told as `host:port`). */
   readonly apiUrl: string;
+  /** On a real cluster: what was installed, and who the relay is. */
+  readonly installed: Installed | undefined;
   /** Stops the relay and starts a new one (same settings). */
   restartRelay(): Promise<void>;
   stop(): Promise<void>;
@@ -90,7 +123,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(options.simLog ? { log: options.simLog } : {}),
   });
   try {
-    const onCluster = await startOnCluster({ admissionFront: true, ...options });
+    const onCluster = await startOnCluster({ admissionFront: true, ...options, asInstalled: false });
     // Its own stop also removes the front's TLS folder (a private key): keep it, then stop the sim.
     const stopOnCluster = onCluster.stop.bind(onCluster);
     return Object.assign(onCluster, {
@@ -106,78 +139,135 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 }
 
-/** Starts the Worker and the relay against the cluster of `options.kubeconfigPath`, after installing the CRDs. */
+/**
+ * Starts the Worker and the relay against the cluster of `options.kubeconfigPath`. As
+ * installed (the default): installs the CRDs and the relay's access with that kubeconfig
+ * and runs the relay as its ServiceAccount; else (the sim) installs the CRDs only.
+ */
 export async function startOnCluster(options: Omit<StackOptions, "simPort" | "nodes" | "nodeGraceSeconds" | "nodeGpus" | "clusterStateDir" | "simLog">): Promise<ClusterStack> {
   const progress = options.progress ?? ((): void => undefined);
   const secret = options.secret ?? randomBytes(24).toString("hex");
   const extra = options.extraControllerDirs ?? [];
+  const asInstalled = options.asInstalled ?? true;
+  const admin = adminClient(options.kubeconfigPath);
+  // The front's TLS pair, the relay's token and kubeconfig: private, removed at stop.
+  const dir = mkdtempSync(join(tmpdir(), "edgeloop-stack-"));
   // Chosen before the Worker starts: the Worker tells pods where the APIs are.
   const apiPort = options.apiPort ? options.apiPort : await freePort();
   const apiAddress = `127.0.0.1:${apiPort}`;
   progress("bundling the Worker and starting it in workerd");
-  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}) });
+  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}) }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  let install: LocalInstall | undefined;
+  let relay: RunningRelay | undefined;
   try {
-    progress("installing the CRDs");
-    await installCrds(options.kubeconfigPath, extra);
-    const front = options.admissionFront ? await localFront() : undefined;
+    if (asInstalled) {
+      install = await installForLocalRelay({ adminKubeconfigPath: options.kubeconfigPath, extraControllerDirs: extra, dir, ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.log ? { log: options.log } : {}), progress });
+    } else {
+      progress("installing the CRDs");
+      await installCrds(options.kubeconfigPath, extra);
+    }
+    const server = admin.server;
+    const front = (options.admissionFront ?? onLoopback(server)) ? await localFront(dir) : undefined;
+    const identity = options.leaderElection?.identity ?? `${hostname()}-${process.pid}`;
     const relayOptions: RelayOptions = {
       ...(front ? { front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile } } : {}),
       api: { port: apiPort, host: "127.0.0.1" },
       workerUrl: worker.url,
       secret,
-      kubeconfigPath: options.kubeconfigPath,
+      // As installed, the ServiceAccount's kubeconfig: the admin kubeconfig is never the relay's.
+      kubeconfigPath: install?.relayKubeconfigPath ?? options.kubeconfigPath,
       resyncSeconds: options.resyncSeconds ?? 600,
       concurrency: options.concurrency ?? 16,
       outboxWaitSeconds: 5,
       opsPort: options.opsPort ?? 0,
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
+      ...(install
+        ? {
+            leaderElection: {
+              namespace: install.namespace,
+              name: LEASE_NAME,
+              identity,
+              ...(options.leaderElection?.leaseDurationSeconds ? { leaseDurationSeconds: options.leaderElection.leaseDurationSeconds } : {}),
+              ...(options.leaderElection?.retrySeconds ? { retrySeconds: options.leaderElection.retrySeconds } : {}),
+            },
+          }
+        : {}),
     };
-    progress("starting the relay and syncing its informers");
-    const relay = await startRelay(relayOptions);
+    progress(`starting the relay and syncing its informers${install ? ` (as ${install.user}; leader election through Lease ${install.namespace}/${LEASE_NAME} as ${identity})` : ""}`);
+    relay = await startRelay(relayOptions);
+    if (install) progress(await electionOutcome(relay, admin, { namespace: install.namespace, name: LEASE_NAME }, identity));
+    const hooks = relay.engine.manifest.controllers.flatMap((c) => c.webhooks);
+    let registered: readonly KubeObject[] = [];
     if (front) {
-      const hooks = relay.engine.manifest.controllers.flatMap((c) => c.webhooks);
       progress(`registering ${hooks.length} admission webhook(s) at ${relay.frontUrl ?? ""}`);
-      await registerWebhooks(options.kubeconfigPath, hooks, relay.frontUrl ?? "", front.caPem);
+      registered = await registerLocalWebhooks(admin, hooks, relay.frontUrl ?? "", front.caPem, install?.namespace);
+    } else if (hooks.length > 0) {
+      progress(`not registering ${hooks.length} admission webhook(s): the API server at ${server} is not on this machine's loopback and cannot call the local front (install-relay registers them with the relay Service)`);
     }
+    const frontUrl = relay.frontUrl ?? "";
     const stack: ClusterStack = {
       worker,
       secret,
       relay,
       front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem, port: front.port, certFile: front.certFile, keyFile: front.keyFile } : undefined,
       apiUrl: `http://${apiAddress}`,
+      installed: install ? { namespace: install.namespace, user: install.user, relayKubeconfigPath: install.relayKubeconfigPath, lease: { namespace: install.namespace, name: LEASE_NAME }, identity, webhookConfigurations: registered.map((o) => o.metadata.name ?? "") } : undefined,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();
         stack.relay = await startRelay(relayOptions);
       },
       async stop(): Promise<void> {
+        // The API server stops calling the front first: a Fail webhook calling nothing would refuse every write it matches.
+        if (registered.length > 0 && install) await removeLocalWebhooks(admin, registered, frontUrl).catch((error: unknown) => options.log?.("warn", "could not remove the webhook configurations", { error: (error as Error).message }));
         await stack.relay.stop();
+        install?.stop();
         await worker.stop();
-        front?.remove();
+        rmSync(dir, { recursive: true, force: true });
       },
     };
     return stack;
   } catch (error) {
+    await relay?.stop().catch(() => undefined);
+    install?.stop();
     await worker.stop();
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
 }
 
+/**
+ * Once the relay's first campaign has an outcome: it leads, or another replica holds the
+ * Lease (this one stands by, serving admission, and takes over when the Lease is
+ * released or lapses). A line for the person starting it.
+ */
+async function electionOutcome(relay: RunningRelay, admin: KubeClient, lease: { namespace: string; name: string }, identity: string): Promise<string> {
+  const where = `Lease ${lease.namespace}/${lease.name}`;
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    if (relay.engine.leading) return `the relay leads (${where}, as ${identity})`;
+    const found = (await readObject(admin, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: lease } as KubeObject).catch(() => undefined)) as { spec?: { holderIdentity?: string } } | undefined;
+    const holder = found?.spec?.holderIdentity;
+    if (holder && holder !== identity) return `the relay stands by: ${where} is held by ${holder}; it takes over once that is released or lapses`;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return `the relay does not lead yet (${where})`;
+}
+
+/** A client with the kubeconfig `startOnCluster` was given (the sim's, or a real cluster's admin), and its server. */
+function adminClient(kubeconfigPath: string): KubeClient & { readonly server: string } {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  return Object.assign(new KubeClient(kc), { server: kc.getCurrentCluster()?.server ?? "" });
+}
+
 /** A TLS pair for 127.0.0.1 on a port chosen now and kept across relay restarts. */
-async function localFront(): Promise<{ port: number; certFile: string; keyFile: string; caPem: string; remove(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "edgeloop-front-"));
+async function localFront(dir: string): Promise<{ port: number; certFile: string; keyFile: string; caPem: string }> {
   const tls = await selfSignedCertificate(["127.0.0.1", "localhost"]);
   writeFileSync(join(dir, "tls.crt"), tls.certPem);
   writeFileSync(join(dir, "tls.key"), tls.keyPem, { mode: 0o600 });
   const port = await freePort();
-  return { port, certFile: join(dir, "tls.crt"), keyFile: join(dir, "tls.key"), caPem: tls.certPem, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { port, certFile: join(dir, "tls.crt"), keyFile: join(dir, "tls.key"), caPem: tls.certPem };
 }
-
-/** Creates or updates the webhook configurations of `hooks`, calling the front at `frontUrl`. */
-async function registerWebhooks(kubeconfigPath: string, hooks: readonly WebhookSpec[], frontUrl: string, caPem: string): Promise<void> {
-  if (hooks.length === 0) return;
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  const client = new KubeClient(kc);
-  for (const object of webhookConfigurations(hooks, (hook) => ({ url: `${frontUrl}/admission/${hook.name}` }), caPem)) await applyObject(client, object);
-}
-

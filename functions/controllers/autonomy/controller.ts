@@ -46,9 +46,9 @@ const controller: SnapshotController = {
   ],
   related: nodesAndPools(["object.metadata.name"]),
   permissions: [
-    // patch: tolerationSeconds and the kept originals; nodes: the pool-outage and cache-failed marks.
-    { group: "", resource: "pods", access: ["read", "write"] },
-    { group: "", resource: "nodes", access: ["read", "write"] },
+    // Patches only: pods' tolerationSeconds and the kept originals; nodes' pool-outage and cache-failed marks. It never creates or deletes either.
+    { group: "", resource: "pods", access: ["read", "patch"] },
+    { group: "", resource: "nodes", access: ["read", "patch"] },
   ],
   webhooks: [podWebhook, nodeWebhook, endpointsWebhook, endpointSliceWebhook],
   reconcile: reconcileNode,

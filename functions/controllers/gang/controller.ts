@@ -42,13 +42,13 @@ const controller: EventsController = {
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
   ],
   permissions: [
-    // `write` on pods: a group whose pods have no owner is deleted pod by pod at its deadline.
-    { group: "", resource: "pods", access: ["read", "write", "status"] },
+    // `delete` on pods: a group whose pods have no owner is deleted pod by pod at its deadline (it never creates or patches a pod).
+    { group: "", resource: "pods", access: ["read", "delete", "status"] },
     { group: "", resource: "pods/binding", access: ["create"] },
     { group: "", resource: "nodes", access: ["read"] },
     // The root owners a deadline deletes (found by walking controller ownerReferences).
-    { group: "batch", resource: "jobs", access: ["read", "write"] },
-    { group: "jobset.x-k8s.io", resource: "jobsets", access: ["read", "write"] },
+    { group: "batch", resource: "jobs", access: ["read", "delete"] },
+    { group: "jobset.x-k8s.io", resource: "jobsets", access: ["read", "delete"] },
   ],
   apis: [gangsApi],
   handle: (batch, context) => context.durableObject("GANG", GANG_QUEUE_OBJECT_NAME).apply(batch),

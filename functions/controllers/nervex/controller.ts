@@ -41,8 +41,9 @@ const controller: SnapshotController = {
   permissions: [
     { group: NERVEX_GROUP, resource: "nervexjobs", access: ["read", "status"] },
     { group: NERVEX_GROUP, resource: "aggregatorconfigs", access: ["read"] },
-    { group: "", resource: "pods", access: ["read", "write"] },
-    { group: "", resource: "services", access: ["read", "write"] },
+    // Created and deleted, never patched (a replica is replaced, not changed).
+    { group: "", resource: "pods", access: ["read", "create", "delete"] },
+    { group: "", resource: "services", access: ["read", "create", "delete"] },
     { group: "", resource: "nodes", access: ["read"] },
   ],
   resources: [nerveXJobResource, aggregatorConfigResource],

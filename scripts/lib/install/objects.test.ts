@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { createRegistry } from "../../../functions/registry.ts";
 import type { Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
-import { installObjects, serviceHosts } from "./objects.ts";
+import { installObjects, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
 import { caSignedCertificate, selfSignedCertificate } from "./tls.ts";
 
@@ -52,16 +52,21 @@ function verbs(group: string, resource: string): string[] {
   return relayRules(manifest).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
 }
 
-test("RBAC is built from the declared permissions alone: read, write, status only, create only; Events are the relay's own", () => {
+test("RBAC is built from the declared permissions alone: read, write, status only, one verb only; creating Events is the relay's own", () => {
   assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "declared read-only");
   assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "watch"], "two controllers' grants merge");
-  assert.deepEqual(verbs("example.dev", "jobs/status"), ["get", "patch"]);
+  assert.deepEqual(verbs("example.dev", "jobs/status"), ["patch"], "the relay writes /status with a merge PATCH and never reads it there");
   assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "watch"], "status only: the parent object itself is never written");
   assert.deepEqual(verbs("", "pods/binding"), ["create"]);
-  assert.deepEqual(verbs("", "events"), ["create", "patch"]);
+  assert.deepEqual(verbs("", "events"), ["create"], "the relay POSTs Events, never patches one");
+  assert.deepEqual(verbs("events.k8s.io", "events"), [], "nor uses events.k8s.io");
   assert.deepEqual(verbs("", "secrets"), [], "nothing that is not declared");
   const undeclared: Manifest = { version: "v1", controllers: manifest.controllers.map((c) => ({ ...c, permissions: [] })) };
-  assert.deepEqual(relayRules(undeclared).flatMap((r) => r.resources).sort(), ["events", "events"], "watches and mappings grant nothing by themselves");
+  assert.deepEqual(relayRules(undeclared).flatMap((r) => r.resources).sort(), ["events"], "watches and mappings grant nothing by themselves");
+  const narrow: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, permissions: [{ group: "", resource: "nodes", access: ["read", "patch"] }, { group: "batch", resource: "jobs", access: ["delete"] }] }] };
+  const of = (group: string, resource: string): string[] => relayRules(narrow).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
+  assert.deepEqual(of("", "nodes"), ["get", "list", "patch", "watch"], "patch only: no create, no delete");
+  assert.deepEqual(of("batch", "jobs"), ["delete"]);
 });
 
 test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only, binding for the gang scheduler", async () => {
@@ -70,11 +75,13 @@ test("the shipped controllers' ClusterRole: Sedna children written, Sedna parent
   assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "watch"]);
   assert.deepEqual(of("apps", "deployments"), ["create", "delete", "get", "list", "patch", "watch"]);
   assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["get", "list", "watch"]);
-  assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["get", "patch"]);
+  assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["patch"]);
   assert.deepEqual(of("sedna.io", "models"), ["get", "list", "watch"]);
   assert.deepEqual(of("", "pods/binding"), ["create"], "the gang scheduler binds, and may do nothing else to bindings");
-  assert.deepEqual(of("", "pods/status"), ["get", "patch"], "PodScheduled conditions");
-  assert.deepEqual(of("batch", "jobs"), ["create", "delete", "get", "list", "patch", "watch"], "a deadline deletes the root Job");
+  assert.deepEqual(of("", "pods/status"), ["patch"], "PodScheduled conditions");
+  assert.deepEqual(of("batch", "jobs"), ["delete", "get", "list", "watch"], "a deadline deletes the root Job, and does nothing else to Jobs");
+  assert.deepEqual(of("", "nodes"), ["get", "list", "patch", "watch"], "edge autonomy patches its marks on Nodes; nothing creates or deletes a Node");
+  assert.deepEqual(of("", "services"), ["create", "delete", "get", "list", "patch", "watch"], "Sedna patches its Services in place");
 });
 
 test("finalizers: granted only where a controller declares them, never inferred from status or children", async () => {
@@ -102,6 +109,15 @@ test("the install: webhook configurations point at the relay Service with the CA
   assert.equal(container.args[container.args.indexOf("--front-host") + 1], "$(POD_IP)", "the front binds to the pod IP");
   assert.ok(!container.args.includes("0.0.0.0"), "never every interface");
   assert.equal(container.env?.find((e) => e.name === "POD_IP")?.valueFrom?.fieldRef?.fieldPath, "status.podIP");
+});
+
+test("the leader-election Role: create any Lease (RBAC cannot name an object not yet made), get and update only the relay's", () => {
+  const role = relayAccessObjects("edge", manifest).find((o) => o.kind === "Role") as unknown as { metadata: { namespace: string }; rules: { verbs: string[]; resourceNames?: string[] }[] };
+  assert.equal(role.metadata.namespace, "edge");
+  assert.deepEqual(role.rules.map((r) => ({ verbs: r.verbs, names: r.resourceNames ?? null })), [{ verbs: ["create"], names: null }, { verbs: ["get", "update"], names: [LEASE_NAME] }]);
+  assert.equal(LEASE_NAME, "edgeloop-relay", "the relay's --lease-name default");
+  const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest, crds: [] });
+  assert.deepEqual(objects.slice(0, 6), relayAccessObjects("edge", manifest), "install-relay renders the same access objects npm start -- --kubeconfig applies");
 });
 
 test("the generated certificate serves TLS that a client trusting the caBundle (the CA) accepts for the Service name", async () => {

@@ -130,18 +130,44 @@ function webhookConfiguration(type: "mutating" | "validating", hooks: readonly W
   } as KubeObject;
 }
 
+/** The Lease the relay replicas elect their leader with (relay/config.ts `--lease-name` default). */
+export const LEASE_NAME = NAME;
+
+/**
+ * What leader election sends (relay/leader.ts): GET the Lease, POST it when missing, PUT
+ * it to renew, take over or release. A create cannot be limited to a name (RBAC knows no
+ * name before the object exists); reading and updating are limited to the one Lease.
+ */
+export const LEADER_RULES = [
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [LEASE_NAME], verbs: ["get", "update"] },
+] as const;
+
+/**
+ * Who the relay is in the cluster and what it may do: the Namespace, the ServiceAccount,
+ * the ClusterRole from the manifest's permissions and its binding, the leader-election
+ * Role and its binding. What `npm start -- --kubeconfig` installs for the relay it runs
+ * on this machine (ADR 0019); `installObjects` adds the rest.
+ */
+export function relayAccessObjects(namespace: string, manifest: Manifest): KubeObject[] {
+  const subjects = [{ kind: "ServiceAccount", name: NAME, namespace }];
+  return [
+    { apiVersion: "v1", kind: "Namespace", metadata: meta(namespace) } as KubeObject,
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(NAME, namespace) } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: meta(NAME), rules: relayRules(manifest) } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: meta(NAME), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(`${NAME}-leader`, namespace), rules: LEADER_RULES } as unknown as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, namespace), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects } as KubeObject,
+  ];
+}
+
 /** Every object of the install, in apply order. */
 export function installObjects(options: InstallOptions): KubeObject[] {
   const ns = options.namespace;
   const hooks = options.manifest.controllers.flatMap((c) => c.webhooks);
   const objects: (KubeObject | undefined)[] = [
     ...options.crds,
-    { apiVersion: "v1", kind: "Namespace", metadata: meta(ns) } as KubeObject,
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(NAME, ns) } as KubeObject,
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: meta(NAME), rules: relayRules(options.manifest) } as KubeObject,
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: meta(NAME), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(`${NAME}-leader`, ns), rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }] } as KubeObject,
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, ns), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects: [{ kind: "ServiceAccount", name: NAME, namespace: ns }] } as KubeObject,
+    ...relayAccessObjects(ns, options.manifest),
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem), ...(options.tls.caPem ? { "ca.crt": b64(options.tls.caPem) } : {}) } } as KubeObject,
     { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,

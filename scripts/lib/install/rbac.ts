@@ -2,8 +2,10 @@
  * The relay's least-privilege ClusterRole, built from the controllers' declared
  * permissions alone (`permissions` of each manifest entry): nothing is inferred from what
  * a controller watches or how its children map. The one grant of the relay's own is
- * Events, which it records on every controller's behalf (plans' `event` actions,
- * `FailedCreate`/`FailedDelete`/`ReconcileError` when an action fails for good).
+ * creating core Events, which it records on every controller's behalf (plans' `event`
+ * actions, `FailedCreate`/`FailedDelete`/`ReconcileError` when an action fails for good).
+ * Every verb granted is one the relay sends (ADR 0019): it POSTs Events and never
+ * patches one, and it writes `/status` with a merge PATCH and never reads it there.
  */
 import type { Access, Manifest } from "../../../protocol/index.ts";
 
@@ -17,23 +19,22 @@ export interface PolicyRule {
 /**
  * What each declared access grants: on the resource itself, or on its status
  * subresource. Exactly the verbs the relay uses: POST, merge PATCH and DELETE (never
- * PUT, so no `update`), status through `/status` only.
+ * PUT, so no `update`), status through a PATCH of `/status` only.
  */
 const GRANTS: Record<Access, { readonly status: boolean; readonly verbs: readonly string[] }> = {
   read: { status: false, verbs: ["get", "list", "watch"] },
   write: { status: false, verbs: ["create", "patch", "delete"] },
-  status: { status: true, verbs: ["get", "patch"] },
+  status: { status: true, verbs: ["patch"] },
   create: { status: false, verbs: ["create"] },
+  patch: { status: false, verbs: ["patch"] },
+  delete: { status: false, verbs: ["delete"] },
 };
 
 /** `<kind>/finalizers` is never written directly: the API server checks `update` on it for blockOwnerDeletion. */
 const FINALIZERS_VERBS: readonly string[] = ["update"];
 
-/** The relay's own needs, whatever the controllers: recording Events. */
-const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [
-  { group: "", resource: "events", verbs: ["create", "patch"] },
-  { group: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
-];
+/** The relay's own needs, whatever the controllers: recording core/v1 Events (`relay/apply.ts` POSTs them; it never patches nor uses events.k8s.io). */
+const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [{ group: "", resource: "events", verbs: ["create"] }];
 
 /** The rules the manifest's permissions grant, merged per group and verb set, sorted for stable output. */
 export function relayRules(manifest: Manifest): PolicyRule[] {

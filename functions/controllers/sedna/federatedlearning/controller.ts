@@ -47,7 +47,8 @@ const controller: SnapshotController = {
     { group: SEDNA_GROUP, resource: "federatedlearningjobs", access: ["read", "status"] },
     { group: SEDNA_GROUP, resource: "models", access: ["read"] },
     { group: SEDNA_GROUP, resource: "datasets", access: ["read"] },
-    { group: "", resource: "pods", access: ["read", "write"] },
+    // Workers are created and deleted, never patched (a changed template replaces them); the Service is patched in place.
+    { group: "", resource: "pods", access: ["read", "create", "delete"] },
     { group: "", resource: "services", access: ["read", "write"] },
   ],
   resources: [federatedLearningResource, modelResource, datasetResource],

@@ -1,0 +1,156 @@
+/**
+ * edgeloop installed in a real cluster with the relay running on this machine (`npm
+ * start -- --kubeconfig FILE`; ADR 0019). With the admin kubeconfig: the CRDs and the
+ * objects `install-relay` renders for the relay's identity and rights (Namespace,
+ * ServiceAccount, ClusterRole and binding, leader-election Role and binding; not the
+ * Deployment, Service nor Secrets: the relay is a local process), waited for until the
+ * API server serves the CRDs and authorizes the ServiceAccount as the rules say. Then a
+ * kubeconfig as that ServiceAccount (a TokenRequest token, renewed), which is all the
+ * relay is given: every call it makes passes through the rendered ClusterRole.
+ */
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { KubeConfig } from "@kubernetes/client-node";
+import { crdsOf } from "../../../functions/kit/crd/generate.ts";
+import { createRegistry } from "../../../functions/registry.ts";
+import type { KubeObject, Manifest } from "../../../protocol/index.ts";
+import type { Logger } from "../../../cli/log.ts";
+import { KubeClient, KubeError } from "../../../relay/kube/client.ts";
+import { applyObject, readObject } from "../apply.ts";
+import { loadControllers } from "../controllers.ts";
+import { LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
+import { relayRules } from "./rbac.ts";
+import { serviceAccountUser, TokenKeeper, tokenFileKubeconfig } from "./service-account-token.ts";
+
+/** The namespace `install-relay` defaults to. */
+export const DEFAULT_NAMESPACE = "edgeloop";
+
+/** How to install. */
+export interface LocalInstallOptions {
+  /** Cluster admin: used to install and to ask for tokens, never given to the relay. */
+  readonly adminKubeconfigPath: string;
+  readonly extraControllerDirs?: readonly string[];
+  readonly namespace?: string;
+  /** A private folder (mode 700) for the token and the relay's kubeconfig. */
+  readonly dir: string;
+  /** The token's life asked for (default 3600 s; renewed at 80%). */
+  readonly tokenSeconds?: number;
+  readonly log?: Logger;
+  readonly progress?: (step: string) => void;
+}
+
+/** What was installed, and the relay's credentials. */
+export interface LocalInstall {
+  readonly namespace: string;
+  /** `system:serviceaccount:<namespace>:edgeloop-relay`: who the relay is to the API server. */
+  readonly user: string;
+  /** The kubeconfig the relay is started with (the ServiceAccount's token). */
+  readonly relayKubeconfigPath: string;
+  readonly manifest: Manifest;
+  /** A client with the admin kubeconfig (webhook registration). */
+  readonly admin: KubeClient;
+  readonly token: TokenKeeper;
+  /** Stops renewing the token (the installed objects stay, as `install-relay`'s do). */
+  stop(): void;
+}
+
+/** Installs the CRDs and the relay's access, waits until both are in effect, and writes the relay's kubeconfig. */
+export async function installForLocalRelay(options: LocalInstallOptions): Promise<LocalInstall> {
+  const progress = options.progress ?? ((): void => undefined);
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const adminConfig = new KubeConfig();
+  adminConfig.loadFromFile(options.adminKubeconfigPath);
+  const admin = new KubeClient(adminConfig);
+  const controllers = await loadControllers(options.extraControllerDirs ?? []);
+  const manifest = createRegistry(controllers).manifest;
+  const crds = crdsOf(controllers) as unknown as KubeObject[];
+  const access = relayAccessObjects(namespace, manifest);
+  progress(`installing ${crds.length} CRD(s) and the relay's ServiceAccount, ClusterRole and leader-election Role (namespace ${namespace})`);
+  for (const object of [...crds, ...access]) await applyObject(admin, object).catch((error: unknown) => Promise.reject(refused(object, error)));
+  await untilEstablished(admin, crds);
+  const user = serviceAccountUser(namespace, NAME);
+  await untilAuthorized(admin, user, namespace, manifest);
+  const tokenFile = join(options.dir, "relay.token");
+  const token = await TokenKeeper.start({ admin, namespace, serviceAccount: NAME, tokenFile, ...(options.tokenSeconds ? { seconds: options.tokenSeconds } : {}), ...(options.log ? { log: options.log } : {}) });
+  const relayKubeconfigPath = join(options.dir, "relay.kubeconfig");
+  writeFileSync(relayKubeconfigPath, tokenFileKubeconfig(adminConfig, tokenFile, user), { mode: 0o600 });
+  progress(`the relay runs as ${user} (a TokenRequest token until ${token.expires?.toISOString() ?? "?"}, renewed at 80% of its life)`);
+  return { namespace, user, relayKubeconfigPath, manifest, admin, token, stop: () => token.stop() };
+}
+
+/** An apply that failed, naming the object and carrying the server's message (or why the server was not reached). */
+function refused(object: KubeObject, error: unknown): Error {
+  const name = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata.name ?? ""}`;
+  return new Error(error instanceof KubeError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
+}
+
+/** Polls `check` until it answers (a condition of the API server, not a timing guess), or throws `timeout()`'s message. */
+async function until<T>(check: () => Promise<T | undefined>, timeout: () => Promise<string>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(await timeout());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Crd extends KubeObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** Until every CRD is `Established` (served): the relay lists them as soon as it starts. */
+async function untilEstablished(admin: KubeClient, crds: readonly KubeObject[]): Promise<void> {
+  const pending = async (): Promise<Crd[]> => {
+    const states = await Promise.all(crds.map(async (crd) => ((await readObject(admin, crd)) ?? crd) as Crd));
+    return states.filter((crd) => !crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+  };
+  await until(
+    async () => ((await pending()).length === 0 ? true : undefined),
+    async () => `CRDs not established: ${(await pending()).map((crd) => `${crd.metadata.name ?? ""} (${crd.status?.conditions?.map((c) => `${c.type}=${c.status}${c.message ? `: ${c.message}` : ""}`).join(", ") ?? "no conditions"})`).join("; ")}`,
+  );
+}
+
+/** One access to check: what RBAC sees of a request. */
+interface Attributes {
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly verb: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}
+
+/** Every (group, resource, verb) the rules grant, as SubjectAccessReview attributes. */
+export function grantedAttributes(manifest: Manifest, namespace: string): Attributes[] {
+  const split = (resource: string): { resource: string; subresource?: string } => {
+    const [main = "", sub] = resource.split("/");
+    return sub ? { resource: main, subresource: sub } : { resource: main };
+  };
+  const cluster = relayRules(manifest).flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ group, ...split(resource), verb })))));
+  const leader = LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => ({ group: rule.apiGroups[0], resource: rule.resources[0], verb, namespace, ...("resourceNames" in rule ? { name: rule.resourceNames[0] } : {}) })));
+  return [...cluster, ...leader];
+}
+
+/**
+ * Until the API server authorizes the ServiceAccount for every grant (SubjectAccessReview,
+ * asked by the admin): RBAC's caches take a moment to see new bindings, and a relay that
+ * started before would meet 403s.
+ */
+async function untilAuthorized(admin: KubeClient, user: string, namespace: string, manifest: Manifest): Promise<void> {
+  const groups = ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"];
+  const denied = async (): Promise<{ attributes: Attributes; reason: string }[]> => {
+    const answers = await Promise.all(
+      grantedAttributes(manifest, namespace).map(async (attributes) => {
+        const review = (await admin.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user, groups, resourceAttributes: attributes } } })) as { status?: { allowed?: boolean; reason?: string } };
+        return review.status?.allowed === true ? undefined : { attributes, reason: review.status?.reason ?? "" };
+      }),
+    );
+    return answers.filter((a) => a !== undefined);
+  };
+  await until(
+    async () => ((await denied()).length === 0 ? true : undefined),
+    async () => `${user} is still not allowed: ${(await denied()).map(({ attributes: a, reason }) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ""}${a.group ? `.${a.group}` : ""}${reason ? ` (${reason})` : ""}`).join(", ")}`,
+    15_000,
+  );
+}

@@ -1,0 +1,248 @@
+/**
+ * `npm start -- --kubeconfig` on a real control plane: edgeloop as installed (ADR 0019).
+ * The CRDs and what `install-relay` renders for the relay's identity and rights are in the
+ * cluster (and nothing of its Deployment); every request the relay makes is its
+ * ServiceAccount's (the API server's audit log says who sent each); a Sedna
+ * FederatedLearningJob gets its pods, created by that ServiceAccount and Running; the
+ * real API server calls the mutating and validating webhooks at the local front; a
+ * refusal by the API server is said with its message, once; two relays elect one leader
+ * through a real Lease, and the leader-election Role covers exactly what that uses.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { KubeConfig } from "@kubernetes/client-node";
+import { parse, parseAllDocuments } from "yaml";
+import { defaultCacheDir } from "../../cluster/build.ts";
+import { startControlPlane, type RunningControlPlane } from "../../cluster/index.ts";
+import { createRegistry } from "../../functions/registry.ts";
+import type { KubeObject, Plan } from "../../protocol/index.ts";
+import { refOf } from "../../protocol/index.ts";
+import { PlanApplier } from "../../relay/apply.ts";
+import { startRelay, type RunningRelay } from "../../relay/index.ts";
+import { KubeClient, KubeError } from "../../relay/kube/client.ts";
+import { loadControllers } from "../../scripts/lib/controllers.ts";
+import { LEADER_RULES, NAME, relayAccessObjects } from "../../scripts/lib/install/objects.ts";
+import { relayRules } from "../../scripts/lib/install/rbac.ts";
+import { startOnCluster, type ClusterStack } from "../../scripts/lib/stack.ts";
+import { ApiError } from "../../sim/contract.ts";
+import { HttpCluster } from "../support/http-cluster.ts";
+import { waitFor } from "../worker/client.ts";
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
+
+const NAMESPACE = "edgeloop";
+const RELAY_USER = `system:serviceaccount:${NAMESPACE}:${NAME}`;
+const SEDNA_FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
+const NERVEX_FIXTURES = join(import.meta.dirname, "../../functions/controllers/nervex/fixtures");
+const POD = { apiVersion: "v1", kind: "Pod" };
+const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
+const NERVEXJOB = { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob" };
+const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
+const LEASE_SETTINGS = { leaseDurationSeconds: 3, retrySeconds: 0.5 };
+
+let dir: string;
+let controlPlane: RunningControlPlane;
+let stack: ClusterStack;
+let cluster: HttpCluster;
+const others: RunningRelay[] = [];
+
+/** One record of the API server's audit log (the fields read here). */
+interface AuditEvent {
+  readonly user: { readonly username: string };
+  readonly verb: string;
+  readonly objectRef?: { readonly apiGroup?: string; readonly resource?: string; readonly subresource?: string; readonly namespace?: string; readonly name?: string };
+  readonly responseStatus?: { readonly code?: number; readonly message?: string };
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+function audit(): AuditEvent[] {
+  return readFileSync(controlPlane.auditLogPath, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as AuditEvent);
+}
+
+const byRelay = (event: AuditEvent): boolean => event.user.username === RELAY_USER;
+
+function fixture(dir: string, file: string): Obj {
+  const [document] = parseAllDocuments(readFileSync(join(dir, file), "utf8"));
+  return document?.toJS() as Obj;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "edgeloop-installed-"));
+  controlPlane = await startControlPlane({ stateDir: join(dir, "control-plane"), port: 0, nodes: ["cloud", "edge1", "edge2", "edge-node"], cacheDir: defaultCacheDir(process.env), env: process.env, fresh: true });
+  stack = await startOnCluster({ kubeconfigPath: controlPlane.kubeconfigPath, persistDir: join(dir, "durable-objects"), leaderElection: { identity: "relay-a", ...LEASE_SETTINGS } });
+  const kc = new KubeConfig();
+  kc.loadFromFile(controlPlane.kubeconfigPath);
+  cluster = new HttpCluster(kc);
+});
+
+after(async () => {
+  for (const relay of others) if (relay !== stack?.relay) await relay.stop().catch(() => undefined);
+  await stack?.stop();
+  await controlPlane?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("installed as install-relay renders it, without its Deployment; the relay's kubeconfig is its ServiceAccount's token alone", async () => {
+  const manifest = createRegistry(await loadControllers()).manifest;
+  for (const object of relayAccessObjects(NAMESPACE, manifest)) {
+    const found = await cluster.get(object, object.metadata.namespace, object.metadata.name ?? "");
+    assert.equal(found.metadata.labels?.["app.kubernetes.io/part-of"], "edgeloop", `${object.kind} ${object.metadata.name ?? ""}`);
+  }
+  assert.deepEqual((await cluster.get({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole" }, undefined, NAME))["rules"], relayRules(manifest));
+  assert.deepEqual((await cluster.get({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role" }, NAMESPACE, `${NAME}-leader`))["rules"], LEADER_RULES);
+  const nodes = relayRules(manifest).filter((rule) => rule.apiGroups.includes("") && rule.resources.includes("nodes")).flatMap((rule) => [...rule.verbs]).sort();
+  assert.deepEqual(nodes, ["get", "list", "patch", "watch"], "Nodes are patched (edge autonomy's marks), never created nor deleted");
+  for (const kind of ["Deployment", "Service", "Secret"]) {
+    const type = { apiVersion: kind === "Deployment" ? "apps/v1" : "v1", kind };
+    assert.deepEqual((await cluster.list(type, { namespace: NAMESPACE, labelSelector: "app.kubernetes.io/part-of=edgeloop" })).items, [], `no relay ${kind}: the relay runs on this machine`);
+  }
+
+  const installed = stack.installed;
+  assert.ok(installed, "a real cluster is run as installed");
+  assert.equal(installed.user, RELAY_USER);
+  const kubeconfig = parse(readFileSync(installed.relayKubeconfigPath, "utf8")) as Obj;
+  const user = kubeconfig.users[0].user as Obj;
+  assert.deepEqual(Object.keys(user), ["auth-provider"], "no client certificate, no admin token");
+  const token = readFileSync(user["auth-provider"].config.tokenFile, "utf8");
+  const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Obj;
+  assert.equal(claims.sub, RELAY_USER, "a TokenRequest token of the ServiceAccount");
+  assert.ok(claims.exp - claims.iat >= 600, "bound tokens live at least 10 minutes");
+  assert.equal(kubeconfig.clusters[0].cluster.server, controlPlane.url);
+});
+
+test("a Sedna FederatedLearningJob: its pods are created by the relay's ServiceAccount, and run", async () => {
+  const model = { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "surface-defect-detection-model", namespace: "default" }, spec: { url: "/models/m", format: "pb" } };
+  const dataset = (name: string, nodeName: string): Obj => ({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name, namespace: "default" }, spec: { url: "/data/train.txt", format: "txt", nodeName } });
+  for (const object of [model, dataset("edge1-surface-defect-detection-dataset", "edge1"), dataset("edge2-surface-defect-detection-dataset", "edge2")]) await cluster.create(object as KubeObject);
+  const job = await cluster.create({ ...fixture(SEDNA_FIXTURES, "federatedlearningjob_v1alpha1.yaml"), metadata: { name: "surface-defect-detection", namespace: "default" } } as KubeObject);
+
+  const pods = await waitFor(
+    "the job's three pods Running",
+    async () => {
+      const owned = (await cluster.list(POD, { namespace: "default" })).items.filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === job.metadata.uid));
+      return owned.length === 3 && owned.every((pod) => (pod as Obj).status?.phase === "Running") ? owned : undefined;
+    },
+    30_000,
+  );
+  assert.deepEqual(pods.map((pod) => (pod as Obj).spec.nodeName).sort(), ["cloud", "edge1", "edge2"]);
+  await waitFor("the job's status Running", async () => ((await cluster.get(FL, "default", "surface-defect-detection")) as Obj).status?.phase === "Running" || undefined, 15_000);
+
+  const events = await waitFor("the pod creates in the audit log", () => {
+    const all = audit();
+    const creates = all.filter((e) => e.verb === "create" && e.objectRef?.resource === "pods" && e.objectRef.subresource === undefined && e.objectRef.namespace === "default" && e.responseStatus?.code === 201);
+    return creates.length >= 3 ? all : undefined;
+  });
+  const podCreates = events.filter((e) => e.verb === "create" && e.objectRef?.resource === "pods" && e.objectRef.subresource === undefined && e.responseStatus?.code === 201);
+  assert.deepEqual([...new Set(podCreates.map((e) => e.user.username))], [RELAY_USER], "every pod was created by the ServiceAccount");
+  const statusWrites = events.filter((e) => e.objectRef?.resource === "federatedlearningjobs" && e.objectRef.subresource === "status");
+  assert.ok(statusWrites.length > 0);
+  assert.deepEqual([...new Set(statusWrites.map((e) => `${e.user.username} ${e.verb}`))], [`${RELAY_USER} patch`], "status through a merge PATCH of /status, by the ServiceAccount");
+  // Nothing but the relay watches here (the test reads with GET and LIST, the control plane's components are not audited; the
+  // kwok launcher watches Nodes with the admin kubeconfig for the heartbeat annotation): no watch of what the relay watches is the admin's.
+  const watchers = new Set(events.filter((e) => e.verb === "watch" && e.objectRef?.resource !== "nodes").map((e) => e.user.username));
+  assert.deepEqual([...watchers], [RELAY_USER], "the relay never used the admin kubeconfig");
+  assert.ok(events.some((e) => byRelay(e) && e.verb === "watch" && e.objectRef?.resource === "nodes"), "the relay watches Nodes as itself too");
+  assert.deepEqual(events.filter((e) => byRelay(e) && e.responseStatus?.code === 403).map((e) => e.responseStatus?.message), [], "nothing the relay did was refused by RBAC");
+});
+
+test("the real API server calls the mutating and the validating webhook at the local front", async () => {
+  const front = stack.front;
+  assert.ok(front, "the API server is on loopback: the front is served and registered");
+  for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) {
+    const configuration = (await cluster.get({ apiVersion: "admissionregistration.k8s.io/v1", kind }, undefined, kind.startsWith("Mutating") ? "edgeloop-mutating" : "edgeloop-validating")) as Obj;
+    for (const hook of configuration.webhooks as Obj[]) {
+      assert.ok(String(hook.clientConfig.url).startsWith(`${front.url}/admission/`), `${hook.name} calls the front by url`);
+      assert.equal(Buffer.from(hook.clientConfig.caBundle, "base64").toString("utf8"), front.caPem);
+      assert.ok((hook.namespaceSelector.matchExpressions as Obj[]).some((e) => e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn" && e.values.includes(NAMESPACE)), "never the relay's own namespace");
+    }
+  }
+  await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "hooks" } } as KubeObject);
+  const job = fixture(NERVEX_FIXTURES, "nervex-mock-nervexjob.yaml");
+  delete job.spec.cleanPodPolicy;
+  await cluster.create({ ...job, metadata: { name: "defaulted", namespace: "hooks" } } as KubeObject);
+  assert.equal(((await cluster.get(NERVEXJOB, "hooks", "defaulted")) as Obj).spec.cleanPodPolicy, "Running", "defaulted by the mutating webhook");
+  const refused = await cluster.create({ ...job, metadata: { name: "refused", namespace: "hooks" }, spec: { ...job.spec, cleanPodPolicy: "Sometimes" } } as unknown as KubeObject).then(
+    () => assert.fail("the validating webhook let a bad cleanPodPolicy in"),
+    (error: unknown) => error,
+  );
+  assert.ok(refused instanceof ApiError);
+  assert.match(refused.message, /admission webhook "nervexjob-validate\.edgeloop\.dev" denied the request: spec\.cleanPodPolicy: Unsupported value: "Sometimes"/);
+
+  const creates = await waitFor("both creates in the audit log", () => {
+    const found = audit().filter((e) => e.verb === "create" && e.objectRef?.resource === "nervexjobs" && e.objectRef.namespace === "hooks");
+    return found.length === 2 ? found : undefined;
+  });
+  const defaulted = creates.find((e) => e.objectRef?.name === "defaulted" || e.responseStatus?.code === 201);
+  const mutations = Object.entries(defaulted?.annotations ?? {}).filter(([key]) => key.startsWith("mutation.webhook.admission.k8s.io/")).map(([, value]) => JSON.parse(value) as unknown);
+  assert.deepEqual(mutations, [{ configuration: "edgeloop-mutating", webhook: "nervexjob-defaults.edgeloop.dev", mutated: true }]);
+  assert.equal(creates.find((e) => e !== defaulted)?.responseStatus?.code, 400);
+});
+
+test("a refusal by the API server is said once, with its message, as a log line and a Warning Event: never retried in silence", async () => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(stack.installed?.relayKubeconfigPath ?? "");
+  const lines: string[] = [];
+  const applier = new PlanApplier(new KubeClient(kc), "edgeloop-relay", (level, msg) => lines.push(`${level} ${msg}`));
+  const parent = await cluster.get(FL, "default", "surface-defect-detection");
+  const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "not-granted", namespace: "default" }, stringData: { a: "b" } } as unknown as KubeObject;
+  const errors: KubeError[] = [];
+  const result = await applier.apply({ actions: [{ type: "create", object: secret }] } as Plan, refOf(parent), { onError: (_action, error) => errors.push(error) });
+  assert.deepEqual(result, { ok: true, failed: 1 }, "permanent: the plan goes on, nothing is retried");
+  assert.deepEqual(lines, [], "nothing is said to have been applied");
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof KubeError);
+  assert.equal(errors[0].status, 403);
+  const message = `secrets is forbidden: User "${RELAY_USER}" cannot create resource "secrets" in API group "" in the namespace "default"`;
+  assert.equal(errors[0].message, message, "the API server's own message");
+  const warning = await waitFor("the FailedCreate Event", async () => (await cluster.list({ apiVersion: "v1", kind: "Event" }, { namespace: "default" })).items.find((e) => (e as Obj).reason === "FailedCreate" && (e as Obj).involvedObject.uid === parent.metadata.uid));
+  assert.equal((warning as Obj).message, `create Secret not-granted: ${message}`);
+  assert.equal((warning as Obj).type, "Warning");
+  const refusals = audit().filter((e) => byRelay(e) && e.objectRef?.resource === "secrets");
+  assert.deepEqual(refusals.map((e) => `${e.verb} ${e.responseStatus?.code ?? ""}`), ["create 403"], "sent once");
+});
+
+test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses", async () => {
+  const lease = async (): Promise<Obj> => (await cluster.get(LEASE, NAMESPACE, NAME)) as Obj;
+  await waitFor("relay-a to lead", () => (stack.relay.engine.leading ? true : undefined));
+  assert.equal((await lease()).spec.holderIdentity, "relay-a");
+  const replica = async (identity: string): Promise<RunningRelay> => {
+    const relay = await startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath: stack.installed?.relayKubeconfigPath ?? "", opsPort: 0, logLevel: "error", leaderElection: { namespace: NAMESPACE, name: NAME, identity, ...LEASE_SETTINGS } });
+    others.push(relay);
+    return relay;
+  };
+  const b = await replica("relay-b");
+  // Two renewals by relay-a after relay-b started: relay-b has tried meanwhile, and waits.
+  const renewed = (await lease()).spec.renewTime as string;
+  await waitFor("relay-a to renew twice", async () => {
+    const spec = (await lease()).spec as Obj;
+    return spec.renewTime > renewed && Date.parse(spec.renewTime) - Date.parse(renewed) >= 2 * LEASE_SETTINGS.retrySeconds * 1000 ? true : undefined;
+  });
+  assert.equal(b.engine.leading, false, "one leader");
+  assert.equal((await lease()).spec.holderIdentity, "relay-a");
+
+  // relay-a stops: it releases the Lease, relay-b takes it at once.
+  await stack.relay.stop();
+  await waitFor("relay-b to lead", () => (b.engine.leading ? true : undefined), 5_000);
+  assert.equal((await lease()).spec.holderIdentity, "relay-b");
+
+  // relay-b crashes (no release): relay-c takes over once the Lease lapses.
+  const c = await replica("relay-c");
+  await b.engine.stop();
+  await b.elector?.stop({ release: false });
+  await waitFor("relay-c to take over the lapsed Lease", () => (c.engine.leading ? true : undefined), (LEASE_SETTINGS.leaseDurationSeconds + 5) * 1000);
+  const final = await lease();
+  assert.equal(final.spec.holderIdentity, "relay-c");
+  assert.equal(final.spec.leaseTransitions, 2);
+  stack.relay = c; // stopped with the stack
+
+  const used = new Set(audit().filter((e) => byRelay(e) && e.objectRef?.resource === "leases").map((e) => `${e.verb} ${e.objectRef?.name ?? "(new)"} ${e.responseStatus?.code === 403 ? "refused" : "allowed"}`));
+  const granted = new Set(LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => `${verb} ${"resourceNames" in rule ? rule.resourceNames[0] : NAME} allowed`)));
+  assert.deepEqual([...used].sort(), [...granted].sort(), "every verb the Role grants was used, and nothing else, and nothing refused");
+  assert.ok(audit().filter((e) => e.objectRef?.resource === "leases" && e.objectRef.namespace === NAMESPACE && e.verb !== "get").every(byRelay), "only the relays write the Lease (the test reads it)");
+});
