@@ -71,7 +71,7 @@ export async function waitForGone(stack: Stack, type: TypeRef, namespace: string
 }
 
 /** Calls the relay's TLS front as an in-cluster client would (trusting the front's CA). */
-export function frontCall(stack: Stack, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+export function frontCall(stack: Pick<ClusterStack, "front">, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const front = stack.front;
   if (!front) throw new Error("the stack serves no front");
   const text = body === undefined ? undefined : JSON.stringify(body);

@@ -7,14 +7,13 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { signRequest, type KubeObject } from "../../protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
-import type { Stack } from "../../scripts/lib/stack.ts";
-import { frontCall, testStack, waitFor, waitForObject } from "./harness.ts";
+import { e2eStack, frontCall, waitFor, waitForIn, type E2EStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
-let stack: Stack;
+let stack: E2EStack;
 
 before(async () => {
-  stack = await testStack();
+  stack = await e2eStack();
 });
 after(async () => {
   await stack.stop();
@@ -24,19 +23,19 @@ function parent(name: string, data: Record<string, string> = { a: "1" }): KubeOb
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", labels: { "edgeloop.test/parent": "true" } }, data } as KubeObject;
 }
 
-const mirrors = async (): Promise<KubeObject[]> => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items;
+const mirrors = async (): Promise<KubeObject[]> => (await stack.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items;
 
 test("a new parent gets its child, owned by it", async () => {
-  const created = await stack.sim.cluster.create(parent("alpha"));
-  const child = await waitForObject(stack, CM, "default", "alpha-mirror");
+  const created = await stack.cluster.create(parent("alpha"));
+  const child = await waitForIn(stack, CM, "default", "alpha-mirror");
   assert.deepEqual((child as { data?: unknown }).data, { a: "1" });
   assert.equal(child.metadata.ownerReferences?.[0]?.uid, created.metadata.uid);
   assert.equal(child.metadata.ownerReferences?.[0]?.controller, true);
 });
 
 test("after a reconcile, /metrics carries the names operators chart: client-go's workqueue and REST client, controller-runtime's reconcile", async () => {
-  await stack.sim.cluster.create(parent("charted"));
-  await waitForObject(stack, CM, "default", "charted-mirror");
+  await stack.cluster.create(parent("charted"));
+  await waitForIn(stack, CM, "default", "charted-mirror");
   const text = await waitFor("the reconcile counted", async () => {
     const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
     return /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics) ? metrics : undefined;
@@ -61,27 +60,27 @@ test("after a reconcile, /metrics carries the names operators chart: client-go's
 });
 
 test("a deleted child is healed, once, as a new incarnation", async () => {
-  await stack.sim.cluster.create(parent("beta"));
-  const first = await waitForObject(stack, CM, "default", "beta-mirror");
-  await stack.sim.cluster.delete(CM, "default", "beta-mirror");
-  const healed = await waitForObject(stack, CM, "default", "beta-mirror", (o) => o.metadata.uid !== first.metadata.uid);
+  await stack.cluster.create(parent("beta"));
+  const first = await waitForIn(stack, CM, "default", "beta-mirror");
+  await stack.cluster.delete(CM, "default", "beta-mirror");
+  const healed = await waitForIn(stack, CM, "default", "beta-mirror", (o) => o.metadata.uid !== first.metadata.uid);
   assert.notEqual(healed.metadata.uid, first.metadata.uid);
   assert.equal((await mirrors()).filter((m) => m.metadata.name === "beta-mirror").length, 1);
 });
 
 test("deleting the parent takes the child with it (garbage collection by ownerReference)", async () => {
-  await stack.sim.cluster.create(parent("gamma"));
-  await waitForObject(stack, CM, "default", "gamma-mirror");
-  await stack.sim.cluster.delete(CM, "default", "gamma", { propagationPolicy: "Foreground" });
-  await waitFor("gamma and its child to be gone", async () => ((await stack.sim.cluster.find(CM, "default", "gamma")) || (await stack.sim.cluster.find(CM, "default", "gamma-mirror")) ? undefined : true));
+  await stack.cluster.create(parent("gamma"));
+  await waitForIn(stack, CM, "default", "gamma-mirror");
+  await stack.cluster.delete(CM, "default", "gamma", { propagationPolicy: "Foreground" });
+  await waitFor("gamma and its child to be gone", async () => ((await stack.cluster.find(CM, "default", "gamma")) || (await stack.cluster.find(CM, "default", "gamma-mirror")) ? undefined : true));
 });
 
 test("a relay restart in the middle of a burst loses nothing", async () => {
   const names = Array.from({ length: 40 }, (_, i) => `burst-${i}`);
-  const burst = Promise.all(names.slice(0, 20).map((n) => stack.sim.cluster.create(parent(n))));
+  const burst = Promise.all(names.slice(0, 20).map((n) => stack.cluster.create(parent(n))));
   await stack.restartRelay();
   await burst;
-  await Promise.all(names.slice(20).map((n) => stack.sim.cluster.create(parent(n))));
+  await Promise.all(names.slice(20).map((n) => stack.cluster.create(parent(n))));
   await waitFor("every burst parent mirrored", async () => {
     const have = new Set((await mirrors()).map((m) => m.metadata.name));
     return names.every((n) => have.has(`${n}-mirror`)) ? true : undefined;
@@ -90,14 +89,14 @@ test("a relay restart in the middle of a burst loses nothing", async () => {
 
 test("a Worker that is down is retried with backoff, and the loop converges when it is back", async () => {
   await stack.worker.stop();
-  await stack.sim.cluster.create(parent("during-outage"));
+  await stack.cluster.create(parent("during-outage"));
   // The relay keeps failing against the stopped Worker until it returns.
   await waitFor("the relay to notice the outage", async () => {
     const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
     return /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics) ? true : undefined;
   });
   await stack.worker.restart();
-  await waitForObject(stack, CM, "default", "during-outage-mirror", () => true, 45_000);
+  await waitForIn(stack, CM, "default", "during-outage-mirror", () => true, 45_000);
 });
 
 test("a request signed with another key is refused and nothing is applied", async () => {
@@ -107,7 +106,7 @@ test("a request signed with another key is refused and nothing is applied", asyn
     impostor.reconcile("mirror", { controller: "mirror", key: "default/zeta", parent: parent("zeta"), children: { "ConfigMap.v1": [] }, now: new Date().toISOString() }),
     (error: unknown) => error instanceof WorkerError && error.status === 401,
   );
-  assert.equal(await stack.sim.cluster.find(CM, "default", "zeta-mirror"), undefined);
+  assert.equal(await stack.cluster.find(CM, "default", "zeta-mirror"), undefined);
 });
 
 test("a request captured from the relay and sent again is refused as a replay", async () => {
@@ -123,21 +122,21 @@ test("a request captured from the relay and sent again is refused as a replay", 
 });
 
 test("admission webhooks are served through the relay's TLS front, as registered by the stack", async () => {
-  const stamped = await stack.sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stamped", namespace: "default", labels: { "edgeloop.test/stamp": "yes" } } } as KubeObject);
+  const stamped = await stack.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stamped", namespace: "default", labels: { "edgeloop.test/stamp": "yes" } } } as KubeObject);
   assert.equal(stamped.metadata.annotations?.["edgeloop.test/stamped"], "true", "the mutating webhook's patch was applied");
   await assert.rejects(
-    stack.sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "denied", namespace: "default", labels: { "edgeloop.test/deny": "yes" } } } as KubeObject),
+    stack.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "denied", namespace: "default", labels: { "edgeloop.test/deny": "yes" } } } as KubeObject),
     /edgeloop.test\/deny is set/,
   );
-  assert.equal(await stack.sim.cluster.find(CM, "default", "denied"), undefined);
+  assert.equal(await stack.cluster.find(CM, "default", "denied"), undefined);
 });
 
 test("a controller's HTTP API is served through the front: actions are applied before the reply", async () => {
   const created = await frontCall(stack, "POST", "/v1alpha1/mirrors", { namespace: "default", name: "via-api", data: { b: "2" } });
   assert.deepEqual(created, { status: 201, body: { success: true, message: "created", data: { name: "via-api" } } });
-  const object = await stack.sim.cluster.find(CM, "default", "via-api");
+  const object = await stack.cluster.find(CM, "default", "via-api");
   assert.equal(object?.metadata.labels?.["edgeloop.test/parent"], "true", "the create was applied before the reply");
-  await waitForObject(stack, CM, "default", "via-api-mirror");
+  await waitForIn(stack, CM, "default", "via-api-mirror");
 
   const listed = await waitFor("the API to list via-api", async () => {
     const answer = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default");
@@ -162,6 +161,6 @@ test("an API's answer reaching outside the namespace the request names is refuse
   const steered = await frontCall(stack, "POST", "/v1alpha1/mirrors?namespace=default", { namespace: "kube-system", name: "steered" });
   assert.equal(steered.status, 500, "a refused action answers like a failed one");
   assert.match((steered.body as { message: string }).message, /refused: create outside namespace default/);
-  assert.equal(await stack.sim.cluster.find(CM, "kube-system", "steered"), undefined);
+  assert.equal(await stack.cluster.find(CM, "kube-system", "steered"), undefined);
   assert.match(await (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
 });

@@ -10,8 +10,7 @@ import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../protocol/index.ts";
 import { DEFAULT_START_NODES } from "../../sim/flags.ts";
-import { testStack, waitFor, waitForGone, waitForObject } from "./harness.ts";
-import type { Stack } from "../../scripts/lib/stack.ts";
+import { e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
@@ -24,11 +23,13 @@ const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
 const JI = { apiVersion: "sedna.io/v1alpha1", kind: "JointInferenceService" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
 
-let stack: Stack;
+let stack: E2EStack;
 
+/** An upstream manifest as `kubectl apply` sends it: in the context's namespace (the manifests name none). */
 function fixture(file: string): KubeObject {
   const [document] = parseAllDocuments(readFileSync(join(FIXTURES, file), "utf8"));
-  return document?.toJS() as KubeObject;
+  const object = document?.toJS() as KubeObject;
+  return { ...object, metadata: { namespace: "default", ...object.metadata } };
 }
 
 function model(name: string): KubeObject {
@@ -51,11 +52,11 @@ function flJob(name: string, annotations?: Record<string, string>, restartPolicy
 }
 
 async function livePods(selector: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: selector })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+  return ((await stack.cluster.list(POD, { namespace: "default", labelSelector: selector })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
 }
 
 async function events(name: string, reason: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
+  return ((await stack.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
 }
 
 /** Waits until the relay has nothing queued or in flight. */
@@ -67,7 +68,7 @@ async function relayIdle(): Promise<void> {
 }
 
 before(async () => {
-  stack = await testStack({ nodes: DEFAULT_START_NODES.split(",") });
+  stack = await e2eStack({ nodes: DEFAULT_START_NODES.split(",") });
   for (const object of [
     model("surface-defect-detection-model"),
     dataset("edge1-surface-defect-detection-dataset", "edge1"),
@@ -75,7 +76,7 @@ before(async () => {
     model("helmet-detection-inference-big-model"),
     model("helmet-detection-inference-little-model"),
   ]) {
-    await stack.sim.cluster.create(object);
+    await stack.cluster.create(object);
   }
 });
 
@@ -86,7 +87,7 @@ after(async () => {
 const FL_PODS = "federatedlearningjob.sedna.io/name=surface-defect-detection";
 
 test("FederatedLearningJob fixture: aggregation pod and Service, one training pod per worker, status Running", async () => {
-  await stack.sim.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
+  await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
   await waitFor("3 running workers", async () => {
     const pods = await livePods(FL_PODS);
     return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? pods : undefined;
@@ -98,9 +99,9 @@ test("FederatedLearningJob fixture: aggregation pod and Service, one training po
     assert.equal(owner.kind, "FederatedLearningJob");
     assert.equal(owner.controller, true);
   }
-  const service = (await waitForObject(stack, SERVICE, "default", "surface-defect-detection-aggregation")) as Obj;
+  const service = (await waitForIn(stack, SERVICE, "default", "surface-defect-detection-aggregation")) as Obj;
   assert.equal(service.spec.ports[0].port, 7363);
-  const job = (await waitForObject(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.phase === "Running")) as Obj;
+  const job = (await waitForIn(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.phase === "Running")) as Obj;
   assert.equal(job.status.active, 3);
   assert.equal(job.status.observedGeneration, job.metadata.generation);
 });
@@ -110,11 +111,11 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
   assert.ok(victim);
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
   // Graceful: UPDATE with deletionTimestamp first; the kubelet removes it 1 s later.
-  await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 1 });
+  await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 1 });
   await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
   await stack.worker.restart();
   await stack.restartRelay();
-  await waitForGone(stack, POD, "default", victim.metadata.name);
+  await waitForGoneIn(stack, POD, "default", victim.metadata.name);
   await relayIdle();
   const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
   assert.equal(replacements.length, 1, "one pod for the slot: the DELETE after the restarts did not heal again (the ledger kept the claim)");
@@ -127,12 +128,12 @@ test("a training pod deleted while the relay is down is Recreated once after the
   const [victim] = await livePods(`${FL_PODS},federatedlearningjob.sedna.io/worker-type=train`);
   assert.ok(victim);
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
-  const job = (await stack.sim.cluster.find(FL, "default", "surface-defect-detection")) as Obj;
+  const job = (await stack.cluster.find(FL, "default", "surface-defect-detection")) as Obj;
   assert.ok((job.status.workerPods as Obj[]).some((e) => e.slot === slot && e.pod === victim.metadata.name), "the status records the slot's pod");
   await stack.relay.stop();
   // Gone at once, while nothing watches: the restarted relay's first list simply lacks it.
-  await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-  await waitForGone(stack, POD, "default", victim.metadata.name);
+  await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
+  await waitForGoneIn(stack, POD, "default", victim.metadata.name);
   await stack.restartRelay();
   await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
   await relayIdle();
@@ -150,85 +151,85 @@ test("a training pod deleted while the relay is down is Recreated once after the
 
 test("a spec update replaces the pods of the old spec; status-only and metadata-only updates roll nothing", async () => {
   const before = (await livePods(FL_PODS)).map((p) => p.metadata.name).sort();
-  await stack.sim.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");
+  await stack.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");
   await relayIdle();
   assert.deepEqual((await livePods(FL_PODS)).map((p) => p.metadata.name).sort(), before, "a label change rolls nothing");
 
-  const job = (await stack.sim.cluster.get(FL, "default", "surface-defect-detection")) as Obj;
+  const job = (await stack.cluster.get(FL, "default", "surface-defect-detection")) as Obj;
   const workers = structuredClone(job.spec.trainingWorkers);
   workers[0].template.spec.containers[0].env = [...(workers[0].template.spec.containers[0].env ?? []), { name: "epochs", value: "2" }];
-  const updated = (await stack.sim.cluster.patch(FL, "default", "surface-defect-detection", { spec: { trainingWorkers: workers } }, "merge")) as Obj;
+  const updated = (await stack.cluster.patch(FL, "default", "surface-defect-detection", { spec: { trainingWorkers: workers } }, "merge")) as Obj;
   const rolled = await waitFor("new pods of the new spec", async () => {
     const pods = await livePods(FL_PODS);
     const hashes = new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"]));
     return pods.length === 3 && hashes.size === 1 && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
   });
   assert.ok(rolled[0]?.spec.containers[0].env !== undefined);
-  await waitForObject(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
+  await waitForIn(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
 });
 
 test("foreground deletion of the job leaves nothing behind, and the name is usable again at once", { timeout: 120_000 }, async () => {
-  await stack.sim.cluster.delete(FL, "default", "surface-defect-detection", { propagationPolicy: "Foreground" });
+  await stack.cluster.delete(FL, "default", "surface-defect-detection", { propagationPolicy: "Foreground" });
   // The owner goes once its pods are gone: after their 30 s termination grace, as on a real cluster.
-  await waitForGone(stack, FL, "default", "surface-defect-detection", 60_000);
-  assert.equal((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: FL_PODS })).items.length, 0);
-  assert.equal(await stack.sim.cluster.find(SERVICE, "default", "surface-defect-detection-aggregation"), undefined);
-  await stack.sim.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
+  await waitForGoneIn(stack, FL, "default", "surface-defect-detection", 60_000);
+  assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: FL_PODS })).items.length, 0);
+  assert.equal(await stack.cluster.find(SERVICE, "default", "surface-defect-detection-aggregation"), undefined);
+  await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
   await waitFor("3 workers of the new job", async () => ((await livePods(FL_PODS)).length === 3 ? true : undefined));
-  await stack.sim.cluster.delete(FL, "default", "surface-defect-detection");
+  await stack.cluster.delete(FL, "default", "surface-defect-detection");
   // Background: the job goes at once; the garbage collector then deletes (terminates) every pod.
-  await waitForGone(stack, FL, "default", "surface-defect-detection");
+  await waitForGoneIn(stack, FL, "default", "surface-defect-detection");
   await waitFor("background cascade", async () => ((await livePods(FL_PODS)).length === 0 ? true : undefined));
   await relayIdle();
   assert.equal((await livePods(FL_PODS)).length, 0, "nothing healed while the parent is gone");
 });
 
 test("workers that finish make the job Succeeded; a worker that fails for good makes it Failed; neither is healed", async () => {
-  await stack.sim.cluster.create(flJob("fl-ok", { "sim.edgeloop.dev/run-seconds": "1" }, "Never"));
-  await stack.sim.cluster.create(flJob("fl-bad", { "sim.edgeloop.dev/run-seconds": "1", "sim.edgeloop.dev/exit-code": "2" }, "Never"));
+  await stack.cluster.create(flJob("fl-ok", { "sim.edgeloop.dev/run-seconds": "1" }, "Never"));
+  await stack.cluster.create(flJob("fl-bad", { "sim.edgeloop.dev/run-seconds": "1", "sim.edgeloop.dev/exit-code": "2" }, "Never"));
   // The counts follow the pods after the phase is final (the aggregation pod may finish last).
-  const ok = (await waitForObject(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded" && (j as Obj).status?.succeeded === 3, 20_000)) as Obj;
+  const ok = (await waitForIn(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded" && (j as Obj).status?.succeeded === 3, 20_000)) as Obj;
   assert.ok(ok.status.completionTime);
   assert.equal(ok.status.active, 0);
-  const bad = (await waitForObject(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed" && (j as Obj).status?.failed === 3, 20_000)) as Obj;
+  const bad = (await waitForIn(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed" && (j as Obj).status?.failed === 3, 20_000)) as Obj;
   assert.ok(bad.status.conditions.some((c: Obj) => c.type === "Failed" && c.status === "True"));
   assert.equal(bad.status.active, 0, "every pod failed: none is active");
   assert.ok((await events("fl-bad", "WorkerFailed")).every((e) => e.type === "Warning"));
   // A completed worker's pod is not rebuilt when it is deleted.
-  const [done] = (await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
+  const [done] = (await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
   assert.ok(done);
-  await stack.sim.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
+  await stack.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
   await relayIdle();
-  assert.equal((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
+  assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
 });
 
 test("a worker pinned to a node that does not exist keeps the job Pending, and the condition says which", async () => {
   const job = flJob("fl-pinned") as Obj;
   job.spec.trainingWorkers[1].template.spec.nodeName = "edge9";
-  await stack.sim.cluster.create(job as KubeObject);
+  await stack.cluster.create(job as KubeObject);
   const selector = "federatedlearningjob.sedna.io/name=fl-pinned";
   await waitFor("2 running workers and one pending", async () => {
     const pods = await livePods(selector);
     return pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined;
   });
   await relayIdle();
-  const seen = (await stack.sim.cluster.get(FL, "default", "fl-pinned")) as Obj;
+  const seen = (await stack.cluster.get(FL, "default", "fl-pinned")) as Obj;
   assert.equal(seen.status.phase, "Pending");
   const training = (seen.status.conditions as Obj[]).find((c) => c.type === "Training");
   assert.equal(training?.status, "False");
   assert.match(String(training?.message), /^waiting for train-1 \(pod fl-pinned-train-[0-9a-z]{5} Pending on node edge9\)$/);
   assert.equal(seen.status.active, 3);
-  await stack.sim.cluster.delete(FL, "default", "fl-pinned");
-  await waitForGone(stack, FL, "default", "fl-pinned");
+  await stack.cluster.delete(FL, "default", "fl-pinned");
+  await waitForGoneIn(stack, FL, "default", "fl-pinned");
 });
 
 test("70-character names: the children's names are DNS labels, the workers reach the Services by their actual names", { timeout: 120_000 }, async () => {
   const long = `${"long-federated-learning-job-name-".repeat(3)}x`.slice(0, 70);
-  await stack.sim.cluster.create(flJob(long));
-  const job = (await waitForObject(stack, FL, "default", long, (j) => (j as Obj).status?.phase === "Running", 30_000)) as Obj;
+  await stack.cluster.create(flJob(long));
+  const job = (await waitForIn(stack, FL, "default", long, (j) => (j as Obj).status?.phase === "Running", 30_000)) as Obj;
   const pods = await livePods(`federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}`);
   assert.equal(pods.length, 3);
-  const [service] = (await stack.sim.cluster.list(SERVICE, { namespace: "default", labelSelector: `federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}` })).items as Obj[];
+  const [service] = (await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: `federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}` })).items as Obj[];
   assert.ok(service);
   assert.match(service.metadata.name, /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
   for (const pod of pods) {
@@ -241,54 +242,54 @@ test("70-character names: the children's names are DNS labels, the workers reach
   const ji = structuredClone(fixture("jointinferenceservice_v1alpha1.yaml")) as Obj;
   const jiName = `${"long-joint-inference-service-name-".repeat(3)}y`.slice(0, 70);
   ji.metadata.name = jiName;
-  const created = (await stack.sim.cluster.create(ji as KubeObject)) as Obj;
+  const created = (await stack.cluster.create(ji as KubeObject)) as Obj;
   const uid = `jointinferenceservice.sedna.io/uid=${String(created.metadata.uid)}`;
-  await waitForObject(stack, JI, "default", jiName, (j) => (j as Obj).status?.active === 2, 30_000);
-  const deployments = (await stack.sim.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: uid })).items as Obj[];
-  const [cloudService] = (await stack.sim.cluster.list(SERVICE, { namespace: "default", labelSelector: uid })).items as Obj[];
+  await waitForIn(stack, JI, "default", jiName, (j) => (j as Obj).status?.active === 2, 30_000);
+  const deployments = (await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: uid })).items as Obj[];
+  const [cloudService] = (await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: uid })).items as Obj[];
   assert.equal(deployments.length, 2);
   assert.ok(cloudService);
   assert.ok([...deployments, cloudService].every((o) => o.metadata.name.length <= 63));
   const edge = deployments.find((d) => d.metadata.labels["jointinferenceservice.sedna.io/worker-type"] === "edge");
   const edgeEnv = Object.fromEntries((edge?.spec.template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
   assert.equal(edgeEnv["BIG_MODEL_IP"], `${String(cloudService.metadata.name)}.default`);
-  await stack.sim.cluster.delete(FL, "default", long);
-  await stack.sim.cluster.delete(JI, "default", jiName);
-  await waitForGone(stack, FL, "default", long);
-  await waitForGone(stack, JI, "default", jiName);
+  await stack.cluster.delete(FL, "default", long);
+  await stack.cluster.delete(JI, "default", jiName);
+  await waitForGoneIn(stack, FL, "default", long);
+  await waitForGoneIn(stack, JI, "default", jiName);
 });
 
 const JI_NAME = "helmet-detection-inference-example";
 
 test("JointInferenceService fixture: cloud and edge Deployments and the cloud Service; Deployment and Service healed once each", async () => {
-  await stack.sim.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
+  await stack.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
   const cloud = `${JI_NAME}-deployment-cloud`;
-  await waitForObject(stack, DEPLOYMENT, "default", cloud);
-  await waitForObject(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
-  const service = (await waitForObject(stack, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
+  await waitForIn(stack, DEPLOYMENT, "default", cloud);
+  await waitForIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  const service = (await waitForIn(stack, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
   assert.equal(service.spec.ports[0].port, 5000);
-  const healthy = (await waitForObject(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2)) as Obj;
+  const healthy = (await waitForIn(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2)) as Obj;
   // The True condition is the state `kubectl get ji` prints; no other condition contradicts it.
-  await waitForObject(stack, JI, "default", JI_NAME, (j) => ((j as Obj).status?.conditions ?? []).some((c: Obj) => c.type === "Running" && c.status === "True"));
-  const conditions = ((await stack.sim.cluster.get(JI, "default", JI_NAME)) as Obj).status.conditions as Obj[];
+  await waitForIn(stack, JI, "default", JI_NAME, (j) => ((j as Obj).status?.conditions ?? []).some((c: Obj) => c.type === "Running" && c.status === "True"));
+  const conditions = ((await stack.cluster.get(JI, "default", JI_NAME)) as Obj).status.conditions as Obj[];
   assert.deepEqual(conditions.filter((c) => c.status === "True").map((c) => c.type), ["Running"], JSON.stringify(healthy.status));
   assert.ok(conditions.every((c) => !/waiting/.test(String(c.message))), JSON.stringify(conditions));
 
-  const old = await stack.sim.cluster.get(DEPLOYMENT, "default", cloud);
-  await stack.sim.cluster.delete(DEPLOYMENT, "default", cloud);
-  await waitForObject(stack, DEPLOYMENT, "default", cloud, (d) => d.metadata.uid !== old.metadata.uid);
-  const oldService = await stack.sim.cluster.get(SERVICE, "default", `${JI_NAME}-cloud`);
-  await stack.sim.cluster.delete(SERVICE, "default", `${JI_NAME}-cloud`);
-  await waitForObject(stack, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
+  const old = await stack.cluster.get(DEPLOYMENT, "default", cloud);
+  await stack.cluster.delete(DEPLOYMENT, "default", cloud);
+  await waitForIn(stack, DEPLOYMENT, "default", cloud, (d) => d.metadata.uid !== old.metadata.uid);
+  const oldService = await stack.cluster.get(SERVICE, "default", `${JI_NAME}-cloud`);
+  await stack.cluster.delete(SERVICE, "default", `${JI_NAME}-cloud`);
+  await waitForIn(stack, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
   await relayIdle();
   assert.equal((await events(JI_NAME, "Recreated")).length, 2);
 });
 
 test("deleting the JointInferenceService takes its Deployments, pods and Service", async () => {
-  await stack.sim.cluster.delete(JI, "default", JI_NAME);
-  await waitForGone(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
-  await waitForGone(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
-  await waitForGone(stack, SERVICE, "default", `${JI_NAME}-cloud`);
-  await stack.sim.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
-  await waitForObject(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+  await stack.cluster.delete(JI, "default", JI_NAME);
+  await waitForGoneIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+  await waitForGoneIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  await waitForGoneIn(stack, SERVICE, "default", `${JI_NAME}-cloud`);
+  await stack.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
+  await waitForIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
 });
