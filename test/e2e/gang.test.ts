@@ -1,20 +1,24 @@
 /**
- * Gang scheduling end to end on the local stack (sim, Worker in workerd, relay), with
- * real kubectl and the upstream Fluxnetes examples unchanged: the examples run; an
- * unsatisfiable group is rejected once with its reason; a Job-owned group is deleted at
- * its deadline through its root owner; three groups on a two-node cluster show
- * all-or-nothing, the reservation and backfill; priority orders the queue; a group
- * short of pods is warned about; the queue survives a Worker and a relay restart and
- * binds nothing twice. Every wait is a condition with a deadline.
+ * Gang scheduling end to end, on the sim or a real control plane (e2eStack: Worker in
+ * workerd, relay; on a real one kube-scheduler runs beside us), with real kubectl and the
+ * upstream Fluxnetes examples unchanged: the examples run; an unsatisfiable group is
+ * rejected once with its reason; a Job-owned group is deleted at its deadline through its
+ * root owner (the Job controller releasing its pods); a Job's own activeDeadlineSeconds,
+ * enforced by the Job controller, frees the group's nodes; three groups on a two-node
+ * cluster show all-or-nothing, the reservation and backfill; priority orders the queue; a
+ * group short of pods is warned about; the queue survives a Worker and a relay restart and
+ * binds nothing twice. Every `fluxnetes` pod is bound by us alone: one Scheduled Event,
+ * ours, per pod, and on a real control plane the relay's own accepted Binding in the audit
+ * log. Every wait is a condition with a deadline.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
-import type { Stack } from "../../scripts/lib/stack.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { testStack, waitFor, waitForGone } from "./harness.ts";
+import { e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -23,21 +27,25 @@ const FIXTURES = join(import.meta.dirname, "../fixtures/fluxnetes");
 const POD = { apiVersion: "v1", kind: "Pod" };
 const JOB = { apiVersion: "batch/v1", kind: "Job" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
+/** The component the relay records its Events as (kube-scheduler's are `default-scheduler`). */
+const RELAY_COMPONENT = "edgeloop-relay";
+/** The Job controller's finalizer on each pod it creates, removed once it has counted the pod. */
+const JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking";
 const skip = KUBECTL_SKIP;
 /** How long a group short of pods waits before its Warning (a Worker variable). */
 const ARRIVAL_TIMEOUT_SECONDS = 3;
 /** Waits for scheduling outcomes: a pass is well under a second here; a deadline is 5 s. */
 const WAIT_MS = 20_000;
 
-let stack: Stack;
+let stack: E2EStack;
 let kubectl: Kubectl;
 
 before(async () => {
   if (skip) return;
   // Two nodes of 8 cpu: small enough that groups must wait for each other.
-  stack = await testStack({ nodes: ["node-1", "node-2"], workerVars: { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: String(ARRIVAL_TIMEOUT_SECONDS) } });
-  kubectl = kubectlFor(stack.sim.kubeconfigPath ?? "");
-  for (const namespace of ["examples", "deadline", "unsat", "three", "prio", "partial", "restart"]) await kubectl(["create", "namespace", namespace]);
+  stack = await e2eStack({ nodes: ["node-1", "node-2"], workerVars: { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: String(ARRIVAL_TIMEOUT_SECONDS) } });
+  kubectl = kubectlFor(stack.kubeconfigPath);
+  for (const namespace of ["examples", "deadline", "job-deadline", "unsat", "three", "prio", "partial", "restart"]) await kubectl(["create", "namespace", namespace]);
 });
 
 after(async () => {
@@ -47,12 +55,12 @@ after(async () => {
 
 /** The pods of `namespace`, not being deleted. */
 async function pods(namespace: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(POD, { namespace })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+  return ((await stack.cluster.list(POD, { namespace })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
 }
 
 /** Events of `namespace` with `reason`, on the object `name` when given. */
 async function events(namespace: string, reason: string, name?: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(EVENT, { namespace })).items as Obj[]).filter((e) => e.reason === reason && (name === undefined || e.involvedObject?.name === name));
+  return ((await stack.cluster.list(EVENT, { namespace })).items as Obj[]).filter((e) => e.reason === reason && (name === undefined || e.involvedObject?.name === name));
 }
 
 /** The gang queue's rows for `namespace`, through the relay's API as any client reads them. */
@@ -85,7 +93,31 @@ function member(namespace: string, name: string, group: string, size: number, cp
 
 /** Creates the pods of a group. */
 async function createGroup(namespace: string, group: string, size: number, cpu: number, extra: { deadline?: number; priorityClassName?: string; count?: number } = {}): Promise<void> {
-  for (let i = 0; i < (extra.count ?? size); i += 1) await stack.sim.cluster.create(member(namespace, `${group}-${i}`, group, size, cpu, extra));
+  for (let i = 0; i < (extra.count ?? size); i += 1) await stack.cluster.create(member(namespace, `${group}-${i}`, group, size, cpu, extra));
+}
+
+/** A Job of `name` whose two pods (group `name`, 8 cpu each, running until stopped) the Job controller ends after `seconds`. */
+function deadlineJob(namespace: string, name: string, seconds: number): KubeObject {
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace },
+    spec: {
+      activeDeadlineSeconds: seconds,
+      parallelism: 2,
+      completions: 2,
+      backoffLimit: 0,
+      template: {
+        metadata: { labels: { "fluxnetes.group-name": name, "fluxnetes.group-size": "2" } },
+        spec: {
+          schedulerName: "fluxnetes",
+          restartPolicy: "Never",
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: "work", image: "busybox", command: ["sleep", "3600"], resources: { requests: { cpu: "8" } } }],
+        },
+      },
+    },
+  } as KubeObject;
 }
 
 /** The names of `namespace`'s pods of `group` that are bound. */
@@ -107,21 +139,24 @@ test("the upstream examples run unchanged: each Job's pods and the lone Pod are 
   assert.match(await kubectl(["apply", "-n", "examples", "-f", join(FIXTURES, "pod.yaml")]), /pod\/pod created/);
   for (const [namespace, job] of [["examples", "job"], ["examples-10", "job"], ["examples", "job1"], ["examples", "job2"], ["examples", "job3"], ["examples", "job4"], ["examples", "job5"]] as const) {
     await waitFor(`Job ${namespace}/${job} complete`, async () => {
-      const found = (await stack.sim.cluster.find(JOB, namespace, job)) as Obj | undefined;
+      const found = (await stack.cluster.find(JOB, namespace, job)) as Obj | undefined;
       return found?.status?.conditions?.some((c: Obj) => c.type === "Complete" && c.status === "True") ? true : undefined;
     }, WAIT_MS);
   }
-  const ten = (await stack.sim.cluster.list(POD, { namespace: "examples-10" })).items as Obj[];
+  const ten = (await stack.cluster.list(POD, { namespace: "examples-10" })).items as Obj[];
   assert.equal(ten.length, 10);
   const scheduled = await events("examples-10", "Scheduled");
   assert.equal(scheduled.length, 10);
-  for (const event of scheduled) assert.match(event.message, /\(gang examples-10\/job, 10 pods\)$/, "bound as one group of ten");
-  for (const pod of [...((await stack.sim.cluster.list(POD, { namespace: "examples" })).items as Obj[]), ...ten]) {
+  for (const event of scheduled) {
+    assert.match(event.message, /\(gang examples-10\/job, 10 pods\)$/, "bound as one group of ten");
+    assert.equal(event.reportingComponent, RELAY_COMPONENT, "recorded by the relay, not by kube-scheduler");
+  }
+  for (const pod of [...((await stack.cluster.list(POD, { namespace: "examples" })).items as Obj[]), ...ten]) {
     if (pod.metadata.name !== "pod") assert.ok(pod.spec.nodeName, `${pod.metadata.name} is bound`);
   }
   await waitFor("the lone Pod bound", async () => ((await events("examples", "Scheduled", "pod")).length === 1 ? true : undefined), WAIT_MS);
   // pod.yaml declares activeDeadlineSeconds: 5 and has no owner: at its deadline the pod itself is deleted.
-  await waitForGone(stack, POD, "examples", "pod", WAIT_MS);
+  await waitForGoneIn(stack, POD, "examples", "pod", WAIT_MS);
   assert.match((await events("examples", "DeadlineExceeded", "pod"))[0]?.message ?? "", /^gang examples\/pod reached its deadline of 5s .*; deleting Pod pod$/);
 });
 
@@ -131,11 +166,34 @@ test("job-deadline.yaml: at the group's deadline its root owner, the Job, is del
     const bound = (await pods("deadline")).filter((p) => p.spec.nodeName);
     return bound.length > 0 ? bound : undefined;
   }, WAIT_MS);
-  await waitForGone(stack, JOB, "deadline", "job-deadline", WAIT_MS);
-  await waitFor("the Job's pods gone", async () => ((await stack.sim.cluster.list(POD, { namespace: "deadline" })).items.length === 0 ? true : undefined), WAIT_MS);
+  assert.ok(pod?.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER), "the Job controller tracks the pod: only it can release the pod once the Job is deleted");
+  await waitForGoneIn(stack, JOB, "deadline", "job-deadline", WAIT_MS);
+  // Deleted in the background: the garbage collector deletes the pods, the Job controller removes its finalizer.
+  await waitFor("the Job's pods gone", async () => ((await stack.cluster.list(POD, { namespace: "deadline" })).items.length === 0 ? true : undefined), WAIT_MS);
   const warned = await events("deadline", "DeadlineExceeded", pod?.metadata.name);
   assert.equal(warned.length, 1);
   assert.match(warned[0]?.message, /reached its deadline of 5s .*; deleting Job job-deadline$/);
+});
+
+test("a Job's own activeDeadlineSeconds: the Job controller fails it and deletes its pods; the group waiting for their nodes starts", { skip }, async () => {
+  // Two pods of 8 cpu hold both nodes until the Job controller ends the Job (the gang queue knows no end for them).
+  await stack.cluster.create(deadlineJob("job-deadline", "holder", 5));
+  await allBound("job-deadline", "holder", 2);
+  await createGroup("job-deadline", "waiter", 2, 8);
+  // Queued, not started: all or nothing, while the Job's pods hold the nodes.
+  await gangRow("job-deadline", "waiter", (r) => r.state === "reserved" || r.state === "pending");
+  const failed = await waitFor("the Job failed at its deadline", async () => {
+    const job = (await stack.cluster.find(JOB, "job-deadline", "holder")) as Obj | undefined;
+    return job?.status?.conditions?.find((c: Obj) => c.type === "Failed" && c.status === "True");
+  }, WAIT_MS);
+  assert.equal(failed.reason, "DeadlineExceeded", "ended by the Job controller");
+  await allBound("job-deadline", "waiter", 2);
+  assert.deepEqual(await boundOf("job-deadline", "holder"), [], "the Job controller deleted its pods");
+  assert.equal((await gangs("job-deadline")).find((r) => r.group === "holder"), undefined, "the queue forgot the ended group");
+  const ours = (await events("job-deadline", "DeadlineExceeded")).filter((e) => e.reportingComponent === RELAY_COMPONENT);
+  assert.deepEqual(ours, [], "the Job's deadline is the Job controller's to enforce, not the gang queue's");
+  for (const name of ["waiter-0", "waiter-1"]) await stack.cluster.delete(POD, "job-deadline", name);
+  await waitFor("the waiter's pods gone", async () => ((await pods("job-deadline")).length === 0 ? true : undefined), WAIT_MS);
 });
 
 test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodScheduled False/Unschedulable, reported once", { skip }, async () => {
@@ -156,6 +214,8 @@ test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodSche
   const warnings = await events("unsat", "FailedScheduling");
   assert.equal(warnings.length, 10, "one Warning per pod, not one per pass");
   await kubectl(["delete", "namespace", "unsat", "--wait=false"]);
+  // The namespace's pods go first (on a real cluster the namespace controller takes its time): later groups need the cpu.
+  await waitFor("unsat's pods gone", async () => ((await stack.cluster.list(POD, { namespace: "unsat" })).items.length === 0 ? true : undefined), WAIT_MS);
 });
 
 test("three groups on two nodes: all-or-nothing, a reservation for the head, backfill only where it does not delay it", { skip }, async () => {
@@ -180,7 +240,7 @@ test("three groups on two nodes: all-or-nothing, a reservation for the head, bac
   assert.deepEqual(await boundOf("three", "b"), [], "all or nothing: no pod of b holds a node while it waits");
   assert.deepEqual(await boundOf("three", "d"), []);
   // a and c go: b starts, all four pods at once; d still waits behind nothing it may delay.
-  for (const name of ["a-0", "a-1", "a-2", "c-0"]) await stack.sim.cluster.delete(POD, "three", name);
+  for (const name of ["a-0", "a-1", "a-2", "c-0"]) await stack.cluster.delete(POD, "three", name);
   await allBound("three", "b", 4);
   assert.deepEqual(await boundOf("three", "d"), [], "the cluster is full");
   assert.equal((await gangs("three")).find((r) => r.group === "a"), undefined, "a's rows are gone with its pods");
@@ -189,7 +249,7 @@ test("three groups on two nodes: all-or-nothing, a reservation for the head, bac
 test("priority: a later group of a higher PriorityClass is queued, and started, before an earlier one", { skip }, async () => {
   await kubectl(["create", "priorityclass", "gang-high", "--value=1000"]);
   // b of the last test holds the cluster; d, waiting behind it, would head the queue.
-  await stack.sim.cluster.delete(POD, "three", "d-0");
+  await stack.cluster.delete(POD, "three", "d-0");
   await createGroup("prio", "low", 2, 8);
   await gangRow("prio", "low", (r) => r.state === "reserved" || r.state === "pending");
   await createGroup("prio", "high", 2, 8, { priorityClassName: "gang-high" });
@@ -198,7 +258,7 @@ test("priority: a later group of a higher PriorityClass is queued, and started, 
   assert.ok(((await pods("prio")).find((p) => p.metadata.name === "high-0")?.spec.priority as number) === 1000, "the Priority admission resolved the class");
   assert.equal((await gangs("prio")).find((r) => r.group === "low")?.position, 2);
   // The cluster frees up: high goes first; low waits for it.
-  for (let i = 0; i < 4; i += 1) await stack.sim.cluster.delete(POD, "three", `b-${i}`);
+  for (let i = 0; i < 4; i += 1) await stack.cluster.delete(POD, "three", `b-${i}`);
   await allBound("prio", "high", 2);
   assert.deepEqual(await boundOf("prio", "low"), []);
 });
@@ -231,20 +291,47 @@ test("the queue survives a Worker and a relay restart mid-queue: nothing rebuilt
   await gangRow("restart", "r", (r) => r.state === "reserved" || r.state === "pending");
   assert.deepEqual(strip(await gangs("restart")), strip(before), "the replayed list rebuilt nothing twice");
   // The queue moves on after both restarts: the groups of prio go, r starts; q completes, and waits for room.
-  for (const name of ["high-0", "high-1", "low-0", "low-1"]) await stack.sim.cluster.delete(POD, "prio", name);
+  for (const name of ["high-0", "high-1", "low-0", "low-1"]) await stack.cluster.delete(POD, "prio", name);
   await allBound("restart", "r", 2);
-  await stack.sim.cluster.create(member("restart", "q-1", "q", 2, 1));
+  await stack.cluster.create(member("restart", "q-1", "q", 2, 1));
   await waitFor("q complete, waiting for r", async () => ((await gangs("restart")).find((r) => r.group === "q")?.state === "provisional" ? undefined : true), WAIT_MS);
   // Every fluxnetes pod of every namespace was bound at most once, by us alone.
-  const scheduled = ((await stack.sim.cluster.list(EVENT, {})).items as Obj[]).filter((e) => e.reason === "Scheduled");
+  const scheduled = ((await stack.cluster.list(EVENT, {})).items as Obj[]).filter((e) => e.reason === "Scheduled");
   const perPod = new Map<string, Obj[]>();
   for (const event of scheduled) perPod.set(`${event.involvedObject.namespace}/${event.involvedObject.name}`, [...(perPod.get(`${event.involvedObject.namespace}/${event.involvedObject.name}`) ?? []), event]);
   for (const [pod, list] of perPod) {
     assert.equal(list.length, 1, `${pod} was bound once`);
-    assert.match(list[0]?.message, /\(gang /, `${pod} was bound by the gang scheduler, not the sim's default scheduler`);
+    assert.match(list[0]?.message, /\(gang /, `${pod} was bound by the gang scheduler, not the default scheduler`);
+    assert.equal(list[0]?.reportingComponent, RELAY_COMPONENT, `${pod}'s Scheduled Event is the relay's, not kube-scheduler's`);
   }
   assert.ok(perPod.has("restart/r-0") && perPod.has("restart/r-1"));
+  if (stack.controlPlane) {
+    // A pod is bound once: the relay's Binding accepted (201) means no one, kube-scheduler included, bound it before us.
+    const { auditLogPath } = stack.controlPlane;
+    const relayUser = stack.installed?.user;
+    assert.ok(relayUser, "on a real control plane the relay runs as its ServiceAccount");
+    const accepted = await waitFor("every binding in the audit log", async () => {
+      const found = bindingsBy(auditLogPath, relayUser);
+      return [...perPod.keys()].every((pod) => found.has(pod)) ? found : undefined;
+    }, WAIT_MS);
+    for (const pod of perPod.keys()) assert.deepEqual(accepted.get(pod), [201], `${pod}: the relay's ServiceAccount bound it, once`);
+  }
 });
+
+/** The response codes of the Binding creates of `user` in the audit log, by `namespace/pod`. */
+function bindingsBy(auditLogPath: string, user: string): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  // Whole lines only: the last one may be still being written.
+  for (const line of readFileSync(auditLogPath, "utf8").split("\n").slice(0, -1)) {
+    if (!line.includes('"binding"')) continue;
+    const event = JSON.parse(line) as { verb?: string; user?: { username?: string }; objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string }; responseStatus?: { code?: number } };
+    const ref = event.objectRef;
+    if (event.verb !== "create" || event.user?.username !== user || ref?.resource !== "pods" || ref.subresource !== "binding") continue;
+    const key = `${ref.namespace ?? ""}/${ref.name ?? ""}`;
+    found.set(key, [...(found.get(key) ?? []), event.responseStatus?.code ?? 0]);
+  }
+  return found;
+}
 
 /** Rows without their clock-dependent fields. */
 function strip(rows: readonly GangRow[]): unknown[] {

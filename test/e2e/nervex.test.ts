@@ -1,9 +1,10 @@
 /**
- * NerveX end to end on the local stack, with real kubectl and the upstream manifests
- * unchanged: the coordinator and its Service, the replicas API called over plain HTTP
- * exactly as DI-engine's coordinator calls it (no Content-Type, `{}` bodies, retries on a
- * dropped connection), the GPU split, a failed learner replaced, cleanup per
- * cleanPodPolicy, a deleted coordinator recreated once, and the webhooks.
+ * NerveX end to end, on the sim or a real control plane (e2eStack), with real kubectl and
+ * the upstream manifests unchanged: the coordinator and its Service, the replicas API
+ * called over plain HTTP exactly as DI-engine's coordinator calls it (no Content-Type,
+ * `{}` bodies, retries on a dropped connection), the GPU split, a failed learner replaced,
+ * cleanup per cleanPodPolicy, a deleted coordinator recreated once, and the webhooks (on a
+ * real control plane, its audit log shows the API server called both).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,10 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import type { Stack } from "../../scripts/lib/stack.ts";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { testStack, waitFor, waitForGone, waitForObject } from "./harness.ts";
+import { e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -27,15 +27,15 @@ const JOB = { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob" };
 const EVENT = { apiVersion: "v1", kind: "Event" };
 const skip = KUBECTL_SKIP;
 
-let stack: Stack;
+let stack: E2EStack;
 let kubectl: Kubectl;
 let dir: string;
 
 before(async () => {
   if (skip) return;
-  stack = await testStack({ nodes: ["node-1", "node-2", "node-3"] });
+  stack = await e2eStack({ nodes: ["node-1", "node-2", "node-3"] });
   dir = mkdtempSync(join(tmpdir(), "nervex-e2e-"));
-  kubectl = kubectlFor(stack.sim.kubeconfigPath ?? "");
+  kubectl = kubectlFor(stack.kubeconfigPath);
   for (const namespace of ["mock", "full", "nervex-system", "ends"]) await kubectl(["create", "namespace", namespace]);
 });
 
@@ -51,16 +51,16 @@ function fixture(file: string): Obj {
 }
 
 async function livePods(namespace: string, selector: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(POD, { namespace, labelSelector: selector })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
+  return ((await stack.cluster.list(POD, { namespace, labelSelector: selector })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
 }
 
 async function events(namespace: string, name: string, reason: string): Promise<Obj[]> {
-  return ((await stack.sim.cluster.list(EVENT, { namespace })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
+  return ((await stack.cluster.list(EVENT, { namespace })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
 }
 
 /** The coordinator of `job` once Running, and what DI-engine reads from its environment. */
 async function runningCoordinator(namespace: string, job: string): Promise<{ pod: Obj; env: CoordinatorEnv }> {
-  const pod = (await waitForObject(stack, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
+  const pod = (await waitForIn(stack, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
   return { pod, env: coordinatorEnv(pod) };
 }
 
@@ -89,17 +89,19 @@ test("the upstream NerveXJob manifests apply unchanged: coordinator pod and head
   assert.equal(pod.metadata.labels["replica-type"], "coordinator");
   assert.equal(pod.metadata.labels["nervexjob-name"], "nervexjob-example");
   assert.equal(pod.metadata.ownerReferences[0].kind, "NerveXJob");
-  const service = (await waitForObject(stack, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
+  const service = (await waitForIn(stack, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
   assert.equal(service.spec.clusterIP, "None");
   assert.equal(service.spec.ports[0].port, 22273);
-  await waitForObject(stack, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
+  await waitForIn(stack, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
   const table = await kubectl(["get", "nvxjob", "-n", "mock"]);
   assert.match(table, /^NAME\s+PHASE\s+AGE$/m, "the printer columns");
   assert.match(table, /^nervexjob-example\s+Running\s+\S+$/m);
 
   // The full example: volumes and the coordinator's own env kept.
   const full = (await runningCoordinator("full", "nervexjob-example")).pod;
-  assert.deepEqual((full.spec.volumes as Obj[]).map((v) => v.name).sort(), ["cache-volume", "data-dir"]);
+  // A real API server's ServiceAccount admission adds the projected token volume (kube-api-access-*); the template's are kept.
+  const volumes = (full.spec.volumes as Obj[]).map((v) => v.name as string).filter((name) => !name.startsWith("kube-api-access-"));
+  assert.deepEqual(volumes.sort(), ["cache-volume", "data-dir"]);
   const fullVars = ((full.spec.containers as Obj[])[0]?.env as Obj[]).map((e) => e.name);
   for (const name of ["LC_ALL", "COORDINATOR_PORT", "KUBERNETES_POD_NAMESPACE", "KUBERNETES_POD_NAME", "KUBERNETES_SERVER_URL", "KUBERNETES_COORDINATOR_URL"]) assert.ok(fullVars.includes(name), name);
 });
@@ -117,10 +119,10 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
   for (const url of [...created.collectors, ...created.learners] as string[]) {
     // The mock templates name their nervex-port 80: the template's port wins over the default.
     assert.match(url, /^nervexjob-example-(collector|learner)-[a-z0-9]{5}\.mock:80$/);
-    const pod = (await stack.sim.cluster.get(POD, "mock", podOf(url))) as Obj;
+    const pod = (await stack.cluster.get(POD, "mock", podOf(url))) as Obj;
     assert.equal(pod.metadata.ownerReferences[0].name, "nervexjob-example");
     assert.equal(pod.spec.containers[0].resources.requests.cpu, "100m");
-    await stack.sim.cluster.get(SERVICE, "mock", podOf(url));
+    await stack.cluster.get(SERVICE, "mock", podOf(url));
   }
 
   const listed = assertOk(await call(server, "GET", `/v1alpha1/replicas?namespace=${namespace}&coordinator=${coordinator}`), "GET by coordinator");
@@ -143,16 +145,16 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
 
   const removed = assertOk(await call(server, "DELETE", "/v1alpha1/replicas", { namespace, coordinator, collectors: { replicas: 1 } }), "DELETE");
   assert.equal(removed.collectors.length, 1);
-  await waitForGone(stack, POD, "mock", podOf(removed.collectors[0] as string));
-  await waitForGone(stack, SERVICE, "mock", podOf(removed.collectors[0] as string));
+  await waitForGoneIn(stack, POD, "mock", podOf(removed.collectors[0] as string));
+  await waitForGoneIn(stack, SERVICE, "mock", podOf(removed.collectors[0] as string));
 
   const learner = podOf(created.learners[0] as string);
   const replaced = assertOk(await call(server, "POST", "/v1alpha1/replicas/failed", { namespace, coordinator, learners: [learner] }), "POST failed");
   assert.equal(replaced.learners.length, 1);
   const successor = podOf(replaced.learners[0] as string);
   assert.notEqual(successor, learner);
-  await waitForGone(stack, POD, "mock", learner);
-  const fresh = (await stack.sim.cluster.get(POD, "mock", successor)) as Obj;
+  await waitForGoneIn(stack, POD, "mock", learner);
+  const fresh = (await stack.cluster.get(POD, "mock", successor)) as Obj;
   assert.equal(fresh.metadata.labels["replica-type"], "learner");
   assert.equal(fresh.spec.containers[0].resources.requests.cpu, "100m", "the same spec under a new name");
 
@@ -165,7 +167,7 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
   const refused = await call(server, "POST", "/v1alpha1/replicas/failed", { namespace: "mock", coordinator: foreign.env.KUBERNETES_POD_NAME, collectors: [victim] });
   assert.equal(refused.status, 404);
   assert.equal(refused.body.success, false);
-  assert.ok(await stack.sim.cluster.find(POD, "mock", victim), "the pod is untouched");
+  assert.ok(await stack.cluster.find(POD, "mock", victim), "the pod is untouched");
   const unknown = await call(server, "GET", "/v1alpha1/replicas?namespace=mock&coordinator=nobody-coordinator");
   assert.equal(unknown.status, 404);
   const bad = await call(server, "POST", "/v1alpha1/replicas", { namespace, coordinator, collectors: { replicas: "many" } });
@@ -186,7 +188,7 @@ test("GPU learners: without an AggregatorConfig only they fail; with it, 10 GPUs
     await kubectl(["patch", "node", node, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { capacity: { "nvidia.com/gpu": gpus }, allocatable: { "nvidia.com/gpu": gpus } } })]);
   }
   await waitFor("the GPUs in the relay's cache", async () => {
-    const nodes = (await stack.sim.cluster.list(NODE)).items as Obj[];
+    const nodes = (await stack.cluster.list(NODE)).items as Obj[];
     return nodes.filter((n) => n.status?.allocatable?.["nvidia.com/gpu"] === "8").length === 2 ? true : undefined;
   });
 
@@ -203,7 +205,7 @@ test("GPU learners: without an AggregatorConfig only they fail; with it, 10 GPUs
   assert.equal(data.learners.length, 1);
   const aggregator = podOf(data.learners[0] as string);
   assert.match(data.learners[0] as string, new RegExp(`^${aggregator}\\.mock:80$`), "the learner URL is the aggregator's (the AggregatorConfig's nervex-port)");
-  const agg = (await stack.sim.cluster.get(POD, "mock", aggregator)) as Obj;
+  const agg = (await stack.cluster.get(POD, "mock", aggregator)) as Obj;
   assert.equal(agg.metadata.labels["replica-type"], "aggregator");
   const ddp = (await livePods("mock", "replica-type=ddp-learner")) as Obj[];
   const gpus = ddp.map((p) => Number(p.spec.containers[0].resources.limits["nvidia.com/gpu"])).sort((a, b) => b - a);
@@ -234,15 +236,15 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
     const { env } = await runningCoordinator("ends", name);
     assertOk(await call(env.KUBERNETES_SERVER_URL, "POST", "/v1alpha1/replicas", { namespace: "ends", coordinator: env.KUBERNETES_POD_NAME, collectors: { replicas: 1 } }), `${name} collector`);
   }
-  for (const name of Object.values(policies)) await waitForObject(stack, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
+  for (const name of Object.values(policies)) await waitForIn(stack, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
   const remaining = async (name: string): Promise<string[]> => (await livePods("ends", `nervexjob-name=${name}`)).map((p) => p.metadata.labels["replica-type"] as string).sort();
-  const services = async (): Promise<string[]> => ((await stack.sim.cluster.list(SERVICE, { namespace: "ends" })).items as Obj[]).map((s) => s.metadata.name as string);
+  const services = async (): Promise<string[]> => ((await stack.cluster.list(SERVICE, { namespace: "ends" })).items as Obj[]).map((s) => s.metadata.name as string);
   await waitFor("cleanup", async () => ((await remaining(policies.ALL)).length === 0 && (await remaining(policies.Running)).length === 1 && (await services()).length === 0 ? true : undefined));
   assert.deepEqual(await remaining(policies.ALL), []);
   assert.deepEqual(await remaining(policies.Running), ["coordinator"], "the finished coordinator stays for its logs");
   assert.deepEqual(await remaining(policies.None), ["collector", "coordinator"]);
   assert.deepEqual(await services(), [], "every job's Services are removed");
-  const job = (await stack.sim.cluster.get(JOB, "ends", policies.Running)) as Obj;
+  const job = (await stack.cluster.get(JOB, "ends", policies.Running)) as Obj;
   assert.equal(job.status.replicaStatus.Coordinator.succeeded, 1);
   assert.equal((job.status.conditions as Obj[]).filter((c) => c.type === "Succeeded").length, 1);
   assert.ok((await events("ends", policies.ALL, "SuccessfulDelete")).length >= 2);
@@ -252,7 +254,7 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
 test("a deleted coordinator of a running job is recreated, once", { skip }, async () => {
   const { pod } = await runningCoordinator("mock", "nervexjob-example");
   await kubectl(["delete", "pod", "-n", "mock", pod.metadata.name, "--wait=false"]);
-  const successor = (await waitForObject(stack, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
+  const successor = (await waitForIn(stack, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
   assert.notEqual(successor.metadata.uid, pod.metadata.uid);
   await waitFor("the Recreated Event", async () => ((await events("mock", "nervexjob-example", "Recreated")).length >= 1 ? true : undefined));
   await runningCoordinator("mock", "nervexjob-example");
@@ -265,16 +267,50 @@ test("the webhooks: cleanPodPolicy defaults to Running; kubectl apply of another
   job.metadata = { name: "defaulted", namespace: "ends" };
   delete job.spec.cleanPodPolicy;
   await kubectl(["apply", "-f", "-"], JSON.stringify(job));
-  assert.equal(((await stack.sim.cluster.get(JOB, "ends", "defaulted")) as Obj).spec.cleanPodPolicy, "Running");
+  assert.equal(((await stack.cluster.get(JOB, "ends", "defaulted")) as Obj).spec.cleanPodPolicy, "Running");
   job.metadata = { name: "refused", namespace: "ends" };
   job.spec.cleanPodPolicy = "Sometimes";
   await assert.rejects(kubectl(["apply", "-f", "-"], JSON.stringify(job)), (error: Error) => {
     assert.match(error.message, /admission webhook "nervexjob-validate\.edgeloop\.dev" denied the request: spec\.cleanPodPolicy: Unsupported value: "Sometimes": supported values: "ALL", "None", "Running"/);
     return true;
   });
-  assert.equal(await stack.sim.cluster.find(JOB, "ends", "refused"), undefined, "nothing stored");
+  assert.equal(await stack.cluster.find(JOB, "ends", "refused"), undefined, "nothing stored");
   const defaulted = fixture("nervex-mock-nervexjob.yaml");
   defaulted.metadata = { name: "defaulted", namespace: "ends" };
   defaulted.spec.cleanPodPolicy = "Never";
   await assert.rejects(kubectl(["apply", "-f", "-"], JSON.stringify(defaulted)), /"Never"/, "UPDATE is validated too");
+  if (stack.controlPlane) {
+    // The real API server called both: its audit log records the mutating webhook's patch, and the validating webhook's denial as its response.
+    const auditLogPath = stack.controlPlane.auditLogPath;
+    const creates = await waitFor("both creates in the audit log", async () => {
+      const found = auditedCreates(auditLogPath, "ends", ["defaulted", "refused"]);
+      return found.size === 2 ? found : undefined;
+    });
+    const mutations = (event: AuditEvent): unknown[] => Object.entries(event.annotations ?? {}).filter(([key]) => key.startsWith("mutation.webhook.admission.k8s.io/")).map(([, value]) => JSON.parse(value) as unknown);
+    assert.deepEqual(mutations(creates.get("defaulted") ?? {}), [{ configuration: "edgeloop-mutating", webhook: "nervexjob-defaults.edgeloop.dev", mutated: true }]);
+    const refused = creates.get("refused")?.responseStatus;
+    assert.equal(refused?.code, 400);
+    assert.match(refused?.message ?? "", /^admission webhook "nervexjob-validate\.edgeloop\.dev" denied the request: /);
+  }
 });
+
+/** One record of the API server's audit log (the fields read here). */
+interface AuditEvent {
+  readonly verb?: string;
+  readonly objectRef?: { readonly resource?: string; readonly namespace?: string; readonly name?: string };
+  readonly responseStatus?: { readonly code?: number; readonly message?: string };
+  readonly annotations?: Record<string, string>;
+}
+
+/** The audit log's create of each NerveXJob of `names` in `namespace`, by name. */
+function auditedCreates(auditLogPath: string, namespace: string, names: readonly string[]): Map<string, AuditEvent> {
+  const found = new Map<string, AuditEvent>();
+  // Whole lines only: the last one may be still being written.
+  for (const line of readFileSync(auditLogPath, "utf8").split("\n").slice(0, -1)) {
+    if (!line.includes('"nervexjobs"')) continue;
+    const event = JSON.parse(line) as AuditEvent;
+    const ref = event.objectRef;
+    if (event.verb === "create" && ref?.resource === "nervexjobs" && ref.namespace === namespace && names.includes(ref.name ?? "")) found.set(ref.name ?? "", event);
+  }
+  return found;
+}
