@@ -102,6 +102,7 @@ try {
 
 // Loaded only now: the stack pulls in workerd, the bundler and the relay, too slow to load just to refuse a taken port.
 const { startOnCluster, startStack } = await import("./lib/stack.ts");
+const { InstallError } = await import("./lib/install/local-relay.ts");
 const common = {
   workerPort: flags["worker-port"],
   opsPort: flags["ops-port"],
@@ -119,7 +120,9 @@ try {
     ? await startStack({ ...common, kubeconfigPath, simPort: flags.port, nodes: flags.nodes, nodeGraceSeconds: flags["node-grace-seconds"], nodeGpus: flags["node-gpus"], clusterStateDir: folders.cluster, simLog: logger("sim") })
     : await startOnCluster({ ...common, kubeconfigPath });
 } catch (error) {
-  const message = addressInUse(error, ports) ?? (error instanceof StateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : undefined);
+  const message =
+    addressInUse(error, ports) ??
+    (error instanceof StateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : error instanceof InstallError ? `installing in the cluster of ${flags.kubeconfig ?? ""}: ${error.message}` : undefined);
   if (message) exitWith(message);
   throw error;
 }

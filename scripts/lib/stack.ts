@@ -149,7 +149,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   const secret = options.secret ?? randomBytes(24).toString("hex");
   const extra = options.extraControllerDirs ?? [];
   const asInstalled = options.asInstalled ?? true;
-  const admin = adminClient(options.kubeconfigPath);
+  const { client: admin, server } = adminClient(options.kubeconfigPath);
   // The front's TLS pair, the relay's token and kubeconfig: private, removed at stop.
   const dir = mkdtempSync(join(tmpdir(), "edgeloop-stack-"));
   // Chosen before the Worker starts: the Worker tells pods where the APIs are.
@@ -169,7 +169,6 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       progress("installing the CRDs");
       await installCrds(options.kubeconfigPath, extra);
     }
-    const server = admin.server;
     const front = (options.admissionFront ?? onLoopback(server)) ? await localFront(dir) : undefined;
     const identity = options.leaderElection?.identity ?? `${hostname()}-${process.pid}`;
     const relayOptions: RelayOptions = {
@@ -257,10 +256,10 @@ async function electionOutcome(relay: RunningRelay, admin: KubeClient, lease: { 
 }
 
 /** A client with the kubeconfig `startOnCluster` was given (the sim's, or a real cluster's admin), and its server. */
-function adminClient(kubeconfigPath: string): KubeClient & { readonly server: string } {
+function adminClient(kubeconfigPath: string): { readonly client: KubeClient; readonly server: string } {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  return Object.assign(new KubeClient(kc), { server: kc.getCurrentCluster()?.server ?? "" });
+  return { client: new KubeClient(kc), server: kc.getCurrentCluster()?.server ?? "" };
 }
 
 /** A TLS pair for 127.0.0.1 on a port chosen now and kept across relay restarts. */

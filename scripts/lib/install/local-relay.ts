@@ -22,6 +22,9 @@ import { LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
 import { serviceAccountUser, TokenKeeper, tokenFileKubeconfig } from "./service-account-token.ts";
 
+/** The install could not be made or did not take effect: the message names what and carries the API server's words. */
+export class InstallError extends Error {}
+
 /** The namespace `install-relay` defaults to. */
 export const DEFAULT_NAMESPACE = "edgeloop";
 
@@ -71,7 +74,9 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
   const user = serviceAccountUser(namespace, NAME);
   await untilAuthorized(admin, user, namespace, manifest);
   const tokenFile = join(options.dir, "relay.token");
-  const token = await TokenKeeper.start({ admin, namespace, serviceAccount: NAME, tokenFile, ...(options.tokenSeconds ? { seconds: options.tokenSeconds } : {}), ...(options.log ? { log: options.log } : {}) });
+  const token = await TokenKeeper.start({ admin, namespace, serviceAccount: NAME, tokenFile, ...(options.tokenSeconds ? { seconds: options.tokenSeconds } : {}), ...(options.log ? { log: options.log } : {}) }).catch((error: unknown) => {
+    throw new InstallError(`no token for ${user} from the TokenRequest API: ${(error as Error).message}`);
+  });
   const relayKubeconfigPath = join(options.dir, "relay.kubeconfig");
   writeFileSync(relayKubeconfigPath, tokenFileKubeconfig(adminConfig, tokenFile, user), { mode: 0o600 });
   progress(`the relay runs as ${user} (a TokenRequest token until ${token.expires?.toISOString() ?? "?"}, renewed at 80% of its life)`);
@@ -79,9 +84,9 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
 }
 
 /** An apply that failed, naming the object and carrying the server's message (or why the server was not reached). */
-function refused(object: KubeObject, error: unknown): Error {
+function refused(object: KubeObject, error: unknown): InstallError {
   const name = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata.name ?? ""}`;
-  return new Error(error instanceof KubeError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
+  return new InstallError(error instanceof KubeError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
 }
 
 /** Polls `check` until it answers (a condition of the API server, not a timing guess), or throws `timeout()`'s message. */
@@ -90,7 +95,7 @@ async function until<T>(check: () => Promise<T | undefined>, timeout: () => Prom
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(await timeout());
+    if (Date.now() > deadline) throw new InstallError(await timeout());
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
