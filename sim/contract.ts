@@ -87,10 +87,18 @@ export class ApiError extends Error {
       status: "Failure",
       message: this.message,
       reason: this.reason,
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.details ? { details: withoutEmpty(this.details) } : {}),
       code: this.code,
     };
   }
+}
+
+/**
+ * StatusDetails as kube-apiserver encodes them: `name`, `group`, `kind` and `uid` are
+ * `omitempty`, so a core kind's details carry no `"group": ""`.
+ */
+function withoutEmpty(details: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(details).filter(([key, value]) => !(["name", "group", "kind", "uid"].includes(key) && value === "")));
 }
 
 /** A built-in controller of the sim (GC, Deployment, scheduler, kubelet, ...). */

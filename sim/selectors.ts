@@ -118,7 +118,9 @@ export function parseFieldSelector(selector: string | undefined, allowed: readon
     if (!m) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${term}'`);
     const field = m[1] ?? "";
     if (field !== "metadata.name" && field !== "metadata.namespace" && !allowed.includes(field)) {
-      throw new SelectorError(`field label not supported: ${field}`);
+      // Worded as kube-apiserver v1.36 words it (fields.Selector conversion).
+      const known = ["metadata.name", "metadata.namespace", ...[...allowed].sort()].map((f) => JSON.stringify(f)).join(", ");
+      throw new SelectorError(`${JSON.stringify(field)} is not a known field selector: only ${known}`);
     }
     return { field, op: m[2] === "!=" ? "!=" : "=", value: (m[3] ?? "").trim() };
   });

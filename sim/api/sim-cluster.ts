@@ -11,7 +11,7 @@ import { applyDefaults, prune, validate as validateSchema, type Schema } from ".
 import { jsonPatch, PatchError } from "../patch/json.ts";
 import { applyMergePatch, type Json } from "../patch/merge.ts";
 import { strategicMergePatch } from "../patch/strategic.ts";
-import { defaultOnCreate } from "../pipeline/defaults.ts";
+import { defaultOnCreate, defaultOnUpdate, dropEmpty } from "../pipeline/defaults.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, type Cause } from "../pipeline/errors.ts";
 import { jobCauses } from "../pipeline/job.ts";
 import { admitPodPriority, checkPriorityClassTypes, defaultPriorityClass, globalDefaultConflict, isPriorityClass, keepPodPriority, PRIORITY_CLASSES, priorityClassCauses, systemClassDeletion, systemPriorityClasses } from "../pipeline/priority.ts";
@@ -176,6 +176,7 @@ export class SimCluster implements Cluster {
     draft = this.#customResource(resource, draft, object.apiVersion);
     const version = splitApiVersion(object.apiVersion).version;
     draft = await this.#admit({ operation: "CREATE", resource, version, subresource: "", namespace, name, object: draft, oldObject: null, nsLabels, dryRun: options.dryRun ?? false });
+    draft = dropEmpty(resource, draft);
     this.#validate(resource, draft);
     if (isPriorityClass(resource)) this.#checkGlobalDefault(draft, "CREATE");
     if (this.stored(resource, namespace, name)) throw alreadyExists(resource, name);
@@ -221,7 +222,8 @@ export class SimCluster implements Cluster {
     try {
       next = patchType === "json" ? jsonPatch(base, patch) : patchType === "strategic" ? strategicMergePatch(base, patch) : applyMergePatch(base, patch);
     } catch (error) {
-      if (error instanceof PatchError) throw new ApiError(422, "Invalid", `the server rejected our request due to an error in our request: ${error.message}`);
+      // kube-apiserver v1.36 says no more than this of a JSON patch that cannot apply (a failed `test`, a missing path).
+      if (error instanceof PatchError) throw new ApiError(422, "Invalid", "the server rejected our request due to an error in our request", {});
       throw error;
     }
     const patched = this.#decodePatch(resource, base, next as unknown as KubeObject, patch, patchType, options);
@@ -338,22 +340,28 @@ export class SimCluster implements Cluster {
       if (draft.metadata.deletionGracePeriodSeconds === undefined) delete draft.metadata.deletionGracePeriodSeconds;
       if (isNamespace(resource)) draft = keepSpecFinalizers(draft, current);
       if (resource.group === "" && resource.kind === "Pod") draft = defaultTolerationSeconds(keepPodPriority(draft, current), this.#defaultTolerations);
+      draft = defaultOnUpdate(resource, draft);
       if (isPriorityClass(resource)) draft = defaultPriorityClass(draft);
-      if (current.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).some((f) => !(current.metadata.finalizers ?? []).includes(f))) {
-        throw invalid(resource.kind, resource.group, name, [{ field: "metadata.finalizers", reason: "FieldValueForbidden", message: "Forbidden: no new finalizers can be added if the object is being deleted" }]);
+      const added = current.metadata.deletionTimestamp ? (draft.metadata.finalizers ?? []).filter((f) => !(current.metadata.finalizers ?? []).includes(f)) : [];
+      if (added.length > 0) {
+        // Worded with Go's %#v of the new ones; kube-apiserver reports it twice (object meta and the store's update checks).
+        const cause = { field: "metadata.finalizers", reason: "FieldValueForbidden", message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}` } as const;
+        throw invalid(resource.kind, resource.group, name, [cause, cause]);
       }
     }
     draft = this.#customResource(resource, draft, incoming.apiVersion || current.apiVersion);
     const version = splitApiVersion(current.apiVersion).version;
     const nsLabels = namespace === undefined ? {} : this.#namespaceLabels(namespace);
     draft = await this.#admit({ operation: "UPDATE", resource, version, subresource: options.subresource ?? "", namespace, name, object: draft, oldObject: current, nsLabels, dryRun: options.dryRun ?? false });
+    draft = dropEmpty(resource, draft);
     this.#validate(resource, draft, current, options.subresource);
     if (isPriorityClass(resource) && !options.subresource) this.#checkGlobalDefault(draft, "UPDATE");
     if (!status && current.metadata.generation !== undefined && specOf(draft) !== specOf(current)) {
       draft.metadata = { ...draft.metadata, generation: current.metadata.generation + 1 };
     }
     if (sameContent(draft, current)) return current;
-    if (options.dryRun) return draft;
+    // A dry run answers what would be stored: the current resourceVersion (a write would bump it).
+    if (options.dryRun) return { ...draft, metadata: { ...draft.metadata, resourceVersion: current.metadata.resourceVersion } };
     // A namespace goes once its spec.finalizers are emptied too (ShouldDeleteNamespaceDuringUpdate).
     if (draft.metadata.deletionTimestamp && (draft.metadata.finalizers ?? []).length === 0 && !this.#graceful(resource, draft) && !(isNamespace(resource) && specFinalizers(draft).length > 0)) {
       const removed = this.store.commit(storageKey(resource), "DELETED", draft);

@@ -125,13 +125,16 @@ export function deploymentController(): SimController {
       const stamp = now();
       return { type, status, reason, message, lastUpdateTime: old?.status === status && old.reason === reason ? old.lastUpdateTime : stamp, lastTransitionTime: old?.status === status ? old.lastTransitionTime : stamp };
     };
+    // DeploymentStatus's counts are `omitempty` (a zero is absent, null in the patch); terminatingReplicas is a pointer, always written.
+    const count = (n: number): number | null => (n > 0 ? n : null);
     const status = {
       observedGeneration: deployment.metadata.generation ?? 1,
-      replicas,
-      updatedReplicas: updated,
-      readyReplicas: ready,
-      availableReplicas: available,
-      ...(replicas - available > 0 ? { unavailableReplicas: replicas - available } : {}),
+      replicas: count(replicas),
+      updatedReplicas: count(updated),
+      readyReplicas: count(ready),
+      availableReplicas: count(available),
+      unavailableReplicas: count(replicas - available),
+      terminatingReplicas: 0,
       conditions: [
         available >= want - unavailable ? condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.") : condition("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability."),
         complete
@@ -139,9 +142,9 @@ export function deploymentController(): SimController {
           : condition("Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${current.metadata.name ?? ""}" is progressing.`),
       ],
     };
-    const comparable = (s: Obj): string => stableJson({ ...s, conditions: arr(s.conditions).map((c) => [c.type, c.status, c.reason]) });
+    const comparable = (s: Obj): string => stableJson({ ...Object.fromEntries(Object.entries(s).filter(([, v]) => v !== null)), conditions: arr(s.conditions).map((c) => [c.type, c.status, c.reason]) });
     if (comparable(status) !== comparable(before)) {
-      await ignoreNotFound(cluster.patch(DEPLOYMENT, deployment.metadata.namespace, deployment.metadata.name ?? "", { status: { unavailableReplicas: null, ...status } }, "merge", { subresource: "status" }));
+      await ignoreNotFound(cluster.patch(DEPLOYMENT, deployment.metadata.namespace, deployment.metadata.name ?? "", { status }, "merge", { subresource: "status" }));
     }
   }
 

@@ -92,7 +92,7 @@ export function endpointsController(): SimController {
     const { metadata: _a, ...want } = desired as Obj;
     const { metadata: _b, ...have } = current as Obj;
     if (jsonEqual(want, have)) return;
-    await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } } as KubeObject);
+    await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {}, ...(desired.metadata.annotations ? { annotations: { ...current.metadata.annotations, ...desired.metadata.annotations } } : {}) } } as KubeObject);
   }
 
   async function sync(key: string): Promise<void> {
@@ -113,8 +113,11 @@ export function endpointsController(): SimController {
     const notReady = inEndpoints.filter((p) => !publishNotReady && !podReady(p));
     const epPorts = ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: (members[0] && targetPort(p, members[0])) ?? Number(p.port), protocol: p.protocol ?? "TCP" }));
     const owner = [{ apiVersion: "v1", kind: "Service", name, uid: service.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }];
-    const subsets = inEndpoints.length === 0 ? [] : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
-    await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels: { ...(service.metadata.labels ?? {}) } }, subsets } as KubeObject);
+    // As the endpoints controller writes them: its managed-by label, the time of the change it reflects, no `subsets` when empty.
+    const subsets = inEndpoints.length === 0 ? undefined : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
+    const changed = { "endpoints.kubernetes.io/last-change-trigger-time": new Date().toISOString().replace(/\.\d+Z$/, "Z") };
+    const labels = { ...(service.metadata.labels ?? {}), "endpoints.kubernetes.io/managed-by": "endpoint-controller" };
+    await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels, annotations: changed }, ...(subsets ? { subsets } : {}) } as KubeObject);
     const conditions = (p: KubeObject): Obj => {
       const serving = podReady(p);
       const terminating = Boolean(p.metadata.deletionTimestamp);

@@ -83,8 +83,10 @@ export function replicaSetController(): SimController {
     const others = arr(before.conditions).filter((c) => c.type !== "ReplicaFailure");
     const failure = arr(before.conditions).find((c) => c.type === "ReplicaFailure");
     const conditions = error ? [...others, failure ?? { type: "ReplicaFailure", status: "True", lastTransitionTime: now(), reason: error.reason, message: error.message }] : others;
-    const status = { replicas: current.length, fullyLabeledReplicas: current.length, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata.generation ?? 1 };
-    const changed = Object.entries(status).some(([k, v]) => before[k] !== v) || !jsonEqual(conditions, arr(before.conditions));
+    // ReplicaSetStatus: `replicas` always, the other counts `omitempty` (null in the patch when zero), terminatingReplicas a pointer.
+    const count = (n: number): number | null => (n > 0 ? n : null);
+    const status = { replicas: current.length, fullyLabeledReplicas: count(current.length), readyReplicas: count(ready), availableReplicas: count(ready), terminatingReplicas: 0, observedGeneration: rs.metadata.generation ?? 1 };
+    const changed = Object.entries(status).some(([k, v]) => (before[k] ?? null) !== v) || !jsonEqual(conditions, arr(before.conditions));
     if (changed) {
       await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { status: { ...status, conditions: conditions.length > 0 ? conditions : null } }, "merge", { subresource: "status" }));
     }

@@ -9,6 +9,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import type { Cluster } from "../contract.ts";
 import { containerLogsOf, type ContainerLogs, type LogEntry, type LogView } from "../controllers/container-logs.ts";
 import { badRequest, methodNotAllowed } from "../pipeline/errors.ts";
+import { queryBool } from "./query.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -62,7 +63,7 @@ function containerOf(pod: KubeObject, requested: string | null): string {
 }
 
 function parseOptions(pod: KubeObject, q: URLSearchParams): LogOptions {
-  const flag = (field: string): boolean => q.get(field) === "true" || q.get(field) === "1";
+  const flag = (field: string): boolean => queryBool(q, field);
   const sinceSeconds = integer(q, "sinceSeconds", 1);
   const sinceTime = q.get("sinceTime");
   if (sinceSeconds !== undefined && sinceTime !== null) throw badRequest("at most one of `sinceTime` or `sinceSeconds` may be specified");

@@ -10,7 +10,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError, type DeleteOptions, type PatchType } from "../contract.ts";
 import type { SimCluster, WriteOptions } from "../api/sim-cluster.ts";
 import { asObj } from "../api/objects.ts";
-import { badRequest, methodNotAllowed } from "../pipeline/errors.ts";
+import { badRequest, invalid, methodNotAllowed } from "../pipeline/errors.ts";
 import { parseFieldValidation } from "../pipeline/unknown-fields.ts";
 import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
@@ -20,6 +20,7 @@ import { toTable, wantsTable } from "./table.ts";
 import { patchScale, requestedReplicas, toScale } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
 import { serveWatch } from "./watch.ts";
+import { queryBool, queryOptionalBool } from "./query.ts";
 import { decodeBody } from "./protobuf/decode.ts";
 import { negotiateResponse, sendNegotiated } from "./protobuf/respond.ts";
 import { MAX_BODY_DEPTH, nestedDeeperThan } from "./depth.ts";
@@ -101,7 +102,7 @@ function patchTypeOf(contentType: string): PatchType {
   if (contentType.startsWith("application/merge-patch+json")) return "merge";
   if (contentType.startsWith("application/strategic-merge-patch+json")) return "strategic";
   if (contentType.startsWith("application/apply-patch+yaml")) return "apply";
-  throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+  throw new ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
 }
 
 /** A path segment percent-decoded; a malformed escape (`%ZZ`) is the client's error (400), not a 500. */
@@ -128,8 +129,52 @@ function parseTarget(cluster: SimCluster, segments: readonly string[]): Target |
   }
   const [plural, name, subresource] = parts;
   const resource = cluster.registry.byPath(group, version, plural ?? "");
-  if (!resource) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+  if (!resource) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
   return { resource, version, namespace, name, subresource };
+}
+
+/**
+ * Kinds whose DELETE answers the object itself even once it is gone (their registry's
+ * `ReturnDeletedObject: true`); every other kind, custom resources included, answers a
+ * Success Status naming it.
+ */
+const RETURNS_DELETED_OBJECT = new Set(["/pods", "/services", "/serviceaccounts", "storage.k8s.io/storageclasses"]);
+
+/** A DELETE's answer: the object while its deletion is pending, else the Status or the object (see RETURNS_DELETED_OBJECT). */
+function deleted(resource: ResourceType, object: KubeObject): unknown {
+  if (object.metadata.deletionTimestamp || RETURNS_DELETED_OBJECT.has(`${resource.group}/${resource.plural}`)) return object;
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: object.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.plural, uid: object.metadata.uid } };
+}
+
+/** The options kind each method's query parameters decode into (named in a 422 about them). */
+const OPTIONS_KIND: Readonly<Record<string, string>> = { POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions", DELETE: "DeleteOptions" };
+
+/** `dryRun` takes `All` only; anything else is a 422 about the request's options, as kube-apiserver's. */
+function checkDryRun(q: URLSearchParams, method: string): void {
+  const values = q.getAll("dryRun");
+  const kind = OPTIONS_KIND[method];
+  if (!kind || values.every((v) => v === "All")) return;
+  throw invalid(kind, "meta.k8s.io", "", [{ field: "dryRun", reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(values)}: supported values: "All"` }]);
+}
+
+/** Objects in etcd's key order (namespace, then name), the order kube-apiserver lists in. */
+function sortedByKey<T extends { readonly object: KubeObject }>(items: readonly T[]): T[] {
+  const key = (item: T): string => `${item.object.metadata.namespace ?? ""}/${item.object.metadata.name ?? ""}`;
+  return [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** A list's item: a built-in kind's items carry no apiVersion and kind (its list says them); a custom resource's do. */
+function listItem(resource: ResourceType, object: KubeObject): unknown {
+  if (resource.crd) return object;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
+  return rest;
+}
+
+/** `listItem` on a stored object's serialisation (lists reuse it rather than serialising again). */
+function listItemJson(resource: ResourceType, json: string): string {
+  if (resource.crd) return json;
+  const prefix = /^\{"apiVersion":"[^"]*","kind":"[^"]*",?/.exec(json);
+  return prefix ? `{${json.slice(prefix[0].length)}` : JSON.stringify(listItem(resource, JSON.parse(json) as KubeObject));
 }
 
 /** Creates the HTTP server over `cluster` and starts listening on 127.0.0.1. */
@@ -157,18 +202,18 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       if (path === "/openapi/v3") return sendJson(response, 200, openApiIndex(cluster.registry));
       if (segments[0] === "openapi" && segments[1] === "v3") {
         const doc = segments[2] === "api" ? openApiGroupVersion(cluster.registry, "", segments[3] ?? "") : openApiGroupVersion(cluster.registry, segments[3] ?? "", segments[4] ?? "");
-        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
         return sendJson(response, 200, doc);
       }
       if (segments[0] === "openapi") throw new ApiError(404, "NotFound", "the sim serves OpenAPI v3 only");
       if (segments[0] === "apis" && segments.length === 2) {
         const doc = groupOf(cluster.registry, segments[1] ?? "");
-        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
         return sendJson(response, 200, doc);
       }
       if ((segments[0] === "api" && segments.length === 2) || (segments[0] === "apis" && segments.length === 3)) {
         const doc = segments[0] === "api" ? resourceList(cluster.registry, "", segments[1] ?? "") : resourceList(cluster.registry, segments[1] ?? "", segments[2] ?? "");
-        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        if (!doc) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
         return sendJson(response, 200, doc);
       }
     }
@@ -176,11 +221,13 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       const answer = await serveFaults(options.faults, method, segments.slice(2), async () => parseBody(await requestBody(request), "json"));
       return sendJson(response, answer.status, answer.body);
     }
-    if (segments[0] !== "api" && segments[0] !== "apis") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+    if (segments[0] !== "api" && segments[0] !== "apis") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
     const target = parseTarget(cluster, segments);
-    if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+    if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
     const q = url.searchParams;
+    checkDryRun(q, method);
     const dryRun = q.get("dryRun") === "All";
+    const watching = queryBool(q, "watch");
     const apiVersion = apiVersionOf(target.resource.group, target.version);
     const typeRef = { apiVersion, kind: target.resource.kind };
     const contentType = request.headers["content-type"] ?? "application/json";
@@ -190,7 +237,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         peeked.set(request, promise);
         return promise;
       };
-      await injectFault(options.faults, { method, path: url.pathname, watch: q.get("watch") === "true" || q.get("watch") === "1", resource: target.resource.plural, subresource: target.subresource, namespace: target.namespace, name: target.name, contentType }, read, response);
+      await injectFault(options.faults, { method, path: url.pathname, watch: watching, resource: target.resource.plural, subresource: target.subresource, namespace: target.namespace, name: target.name, contentType }, read, response);
     }
     // namespaces/{name}/finalize takes a PUT of spec.finalizers (the namespace controller's last step).
     const finalize = target.subresource === "finalize" && target.resource.group === "" && target.resource.kind === "Namespace";
@@ -201,14 +248,16 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       fieldValidation: parseFieldValidation(q.get("fieldValidation"), operation),
       warn: (message) => response.appendHeader("Warning", `299 - ${JSON.stringify(message)}`),
     });
-    negotiateResponse(request, response, typeRef, q.get("watch") === "true" || q.get("watch") === "1");
+    negotiateResponse(request, response, typeRef, watching);
     if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
-    if (target.subresource && target.subresource !== "status" && target.subresource !== "binding" && !finalize) throw new ApiError(404, "NotFound", `the server could not find the requested resource (subresource ${target.subresource})`);
+    if (target.subresource && target.subresource !== "status" && target.subresource !== "binding" && !finalize) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+    // A kind without a status subresource (ConfigMap, Secret, Lease, ...) serves no `/status`; a CRD's only when it declares one.
+    if (target.subresource === "status" && !target.resource.statusSubresource) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
 
     switch (method) {
       case "GET": {
-        if (q.get("watch") === "true" || q.get("watch") === "1") return watch(target, q, request, response);
+        if (watching) return watch(target, q, request, response);
         if (target.name) {
           const object = await cluster.get(typeRef, target.namespace, target.name);
           return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date()) : object);
@@ -239,8 +288,13 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       case "PATCH": {
         if (!target.name) throw methodNotAllowed();
         const type = patchTypeOf(contentType);
+        // Custom resources have no strategic merge (no Go struct to read patch strategies from).
+        if (type === "strategic" && target.resource.crd) throw new ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
+        if (type === "apply" && !q.get("fieldManager")) throw invalid("PatchOptions", "meta.k8s.io", "", [{ field: "fieldManager", reason: "FieldValueRequired", message: "Required value: is required for apply patch" }]);
         const patch = parseBody(await requestBody(request), type === "apply" ? "yaml" : "json");
-        return sendJson(response, 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun, ...validation("Patch") }));
+        // An apply that creates answers 201 Created.
+        const created = type === "apply" && !(await cluster.find(typeRef, target.namespace, target.name));
+        return sendJson(response, created ? 201 : 200, await cluster.patch(typeRef, target.namespace, target.name, patch, type, { ...status, dryRun, ...validation("Patch") }));
       }
       case "DELETE": {
         const text = await requestBody(request);
@@ -253,14 +307,19 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
           ...(body.preconditions ? { preconditions: asObj(body.preconditions) as DeleteOptions["preconditions"] } : {}),
           dryRun: dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes("All")),
         };
-        if (target.name) return sendJson(response, 200, await cluster.delete(typeRef, target.namespace, target.name, options));
-        const victims = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
+        if (target.name) return sendJson(response, 200, deleted(target.resource, await cluster.delete(typeRef, target.namespace, target.name, options)));
+        // deletecollection answers the list of what it deleted (or marked for deletion), as kube-apiserver's.
+        const victims = sortedByKey(cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) }));
+        const gone: KubeObject[] = [];
         for (const victim of victims) {
-          await cluster.delete(typeRef, victim.object.metadata.namespace, victim.object.metadata.name ?? "", options).catch((error: unknown) => {
+          const result = await cluster.delete(typeRef, victim.object.metadata.namespace, victim.object.metadata.name ?? "", options).catch((error: unknown) => {
             if (!(error instanceof ApiError && error.code === 404)) throw error;
+            return undefined;
           });
+          if (result) gone.push(result);
         }
-        return sendJson(response, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" });
+        const items = gone.map((o) => listItem(target.resource, o));
+        return sendJson(response, 200, { kind: target.resource.listKind, apiVersion, metadata: { resourceVersion: String(cluster.store.resourceVersion) }, items });
       }
       default:
         throw methodNotAllowed();
@@ -284,16 +343,22 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   }
 
   function list(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
-    const selected = cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) });
+    const selected = sortedByKey(cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) }));
     const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: parseLimit(q.get("limit")), continueToken: q.get("continue") }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
-    const metadata = { resourceVersion: page.resourceVersion, ...(page.continueToken ? { continue: page.continueToken, remainingItemCount: page.remaining } : {}) };
+    // remainingItemCount only when no selector filtered the list (it would be a guess); a custom resource's list always says `continue`.
+    const filtered = Boolean(q.get("labelSelector") || q.get("fieldSelector"));
+    const metadata = {
+      ...(target.resource.crd && !page.continueToken ? { continue: "" } : {}),
+      resourceVersion: page.resourceVersion,
+      ...(page.continueToken ? { continue: page.continueToken, ...(filtered ? {} : { remainingItemCount: page.remaining }) } : {}),
+    };
     if (wantsTable(request.headers.accept)) {
       const table = toTable(target.resource, page.items.map((s) => s.object), page.resourceVersion, new Date());
       return sendJson(response, 200, { ...table, metadata });
     }
     const listKind = target.resource.listKind;
     const apiVersion = apiVersionOf(target.resource.group, target.version);
-    const items = page.items.map((s) => s.json).join(",");
+    const items = page.items.map((s) => listItemJson(target.resource, s.json)).join(",");
     sendJson(response, 200, `{"kind":"${listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
   }
 
@@ -306,6 +371,10 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       if (error instanceof SelectorError) throw badRequest(error.message);
       throw error;
     }
+    const sendInitialEvents = queryOptionalBool(q, "sendInitialEvents");
+    if (sendInitialEvents !== undefined && q.get("resourceVersionMatch") !== "NotOlderThan") {
+      throw invalid("ListOptions", "meta.k8s.io", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" }]);
+    }
     const timeout = q.get("timeoutSeconds");
     serveWatch(
       cluster,
@@ -316,7 +385,9 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         labels,
         fields,
         resourceVersion: q.get("resourceVersion") ?? "",
-        bookmarks: q.get("allowWatchBookmarks") === "true",
+        bookmarks: queryBool(q, "allowWatchBookmarks"),
+        sendInitialEvents,
+        resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
         timeoutSeconds: timeout ? Number(timeout) : undefined,
         table: wantsTable(request.headers.accept),
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,

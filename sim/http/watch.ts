@@ -24,6 +24,13 @@ export interface WatchRequest {
   /** "" or "0": start with the current state as ADDED events. */
   readonly resourceVersion: string;
   readonly bookmarks: boolean;
+  /**
+   * `sendInitialEvents` (absent: undefined). True: the current state as ADDED events, then
+   * (with bookmarks) a BOOKMARK annotated `k8s.io/initial-events-end`, whatever the
+   * resourceVersion; false: changes only. Absent: the current state only from "" or "0".
+   */
+  readonly sendInitialEvents?: boolean | undefined;
+  readonly resourceVersionMatch?: string | undefined;
   readonly timeoutSeconds: number | undefined;
   readonly table: boolean;
   /** Milliseconds between bookmarks. */
@@ -65,13 +72,15 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
     else if (before) write("DELETED", event.stored);
   };
 
+  const initial = request.sendInitialEvents ?? (request.resourceVersion === "" || request.resourceVersion === "0");
   response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" });
   response.flushHeaders();
   const rv = request.resourceVersion;
-  if (rv === "" || rv === "0") {
+  if (initial) {
     const current = cluster.store.list(key, resource.namespaced ? request.namespace : undefined).filter((s) => matches(s.object));
     for (const stored of current) write("ADDED", stored);
-  } else {
+    if (request.sendInitialEvents && request.bookmarks) response.write(`${JSON.stringify({ type: "BOOKMARK", object: bookmarkObject(resource, cluster.store.resourceVersion, true) })}\n`);
+  } else if (rv !== "" && rv !== "0") {
     // A resourceVersion beyond the store's own means the store went back in time (restored
     // from an older backup): resuming there would wait for events that already happened
     // elsewhere, so the client is told to relist, as kube-apiserver does.
@@ -89,7 +98,7 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   const unsubscribe = cluster.store.subscribe(send);
   const bookmark = request.bookmarks
     ? setInterval(() => {
-        const object = { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, metadata: { resourceVersion: String(cluster.store.resourceVersion) } };
+        const object = bookmarkObject(resource, cluster.store.resourceVersion, false);
         // A held event goes first: the bookmark's resourceVersion is past it.
         shaper?.flush();
         response.write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
@@ -109,4 +118,10 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   };
   response.on("close", () => stop());
   onClose(stop);
+}
+
+/** A BOOKMARK's object: the kind, and the resourceVersion reached; the first after the initial events says so. */
+function bookmarkObject(resource: ResourceType, resourceVersion: number, initialEventsEnd: boolean): unknown {
+  const metadata = { ...(initialEventsEnd ? { annotations: { "k8s.io/initial-events-end": "true" } } : {}), resourceVersion: String(resourceVersion) };
+  return { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, metadata };
 }

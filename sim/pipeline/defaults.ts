@@ -34,9 +34,6 @@ export function defaultPodSpec(spec: Obj): Obj {
     dnsPolicy: "ClusterFirst",
     schedulerName: "default-scheduler",
     securityContext: {},
-    enableServiceLinks: true,
-    serviceAccountName: "default",
-    serviceAccount: typeof spec.serviceAccountName === "string" ? spec.serviceAccountName : "default",
     ...spec,
     containers: list(spec.containers).map(defaultContainer),
     ...(spec.initContainers ? { initContainers: list(spec.initContainers).map(defaultContainer) } : {}),
@@ -93,11 +90,11 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
   const key = `${type.group}/${type.plural}`;
   switch (key) {
     case "/pods": {
-      const spec = defaultRequests(defaultPodSpec(obj(o.spec)));
-      return { ...o, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
+      const spec = defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec))));
+      return { ...o, metadata: { ...o.metadata, generation: 1 }, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
     }
     case "/namespaces":
-      return { ...o, spec: { finalizers: ["kubernetes"], ...obj(o.spec) }, status: { phase: "Active" } };
+      return { ...o, metadata: namespaceMetadata(o), spec: { finalizers: ["kubernetes"], ...obj(o.spec) }, status: { phase: "Active" } };
     case "/services": {
       const spec = obj(o.spec);
       const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
@@ -131,9 +128,12 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
     case "batch/jobs":
       return defaultJob(o, defaultTemplate(obj(o.spec).template), uid);
     case "/secrets":
-      return { type: "Opaque", ...o };
+      return { type: "Opaque", ...secretData(o) };
     case "/nodes":
       return o;
+    case "/events":
+      // core/v1 Event: eventTime is a MicroTime (null when unset), reportingComponent/Instance plain strings, all encoded.
+      return { eventTime: null, reportingComponent: "", reportingInstance: "", ...o } as KubeObject;
     case "scheduling.k8s.io/priorityclasses":
       return defaultPriorityClass(o);
     default: {
@@ -145,4 +145,68 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
       return o;
     }
   }
+}
+
+/**
+ * SetDefaults_Pod and the ServiceAccount admission plugin: pods (not templates) get
+ * `enableServiceLinks` and their ServiceAccount (`default`, also in the deprecated
+ * `serviceAccount`).
+ */
+function defaultPodOnly(spec: Obj): Obj {
+  const account = typeof spec.serviceAccountName === "string" && spec.serviceAccountName !== "" ? spec.serviceAccountName : typeof spec.serviceAccount === "string" && spec.serviceAccount !== "" ? spec.serviceAccount : "default";
+  return { enableServiceLinks: true, ...spec, serviceAccountName: account, serviceAccount: account };
+}
+
+/** Every namespace carries the immutable label `kubernetes.io/metadata.name` (NamespaceDefaultLabelName). */
+function namespaceMetadata(o: KubeObject): KubeObject["metadata"] {
+  return { ...o.metadata, labels: { ...o.metadata.labels, "kubernetes.io/metadata.name": o.metadata.name ?? "" } };
+}
+
+/** A Secret's `stringData` is write-only: merged into `data`, base64-encoded, on every write. */
+function secretData(o: KubeObject & Obj): KubeObject & Obj {
+  if (o.stringData === undefined) return o;
+  const { stringData, ...rest } = o;
+  const encoded = Object.fromEntries(Object.entries(obj(stringData)).map(([k, v]) => [k, Buffer.from(String(v), "utf8").toString("base64")]));
+  return { ...rest, data: { ...obj(o.data), ...encoded } } as KubeObject & Obj;
+}
+
+/**
+ * Defaulting on every update and patch (kube-apiserver defaults whatever it decodes):
+ * the spec defaults of `defaultOnCreate` that a write may have removed or never had
+ * (a container added by a patch), without its status resets or allocations.
+ */
+export function defaultOnUpdate(type: ResourceType, object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  switch (`${type.group}/${type.plural}`) {
+    case "/pods":
+      return { ...o, spec: defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec)))) };
+    case "/namespaces":
+      return { ...o, metadata: namespaceMetadata(o) };
+    case "/secrets":
+      return secretData(o);
+    case "apps/deployments":
+    case "apps/replicasets": {
+      const spec = obj(o.spec);
+      return { ...o, spec: { ...spec, template: defaultTemplate(spec.template) } };
+    }
+    default:
+      return o;
+  }
+}
+
+/**
+ * Fields kube-apiserver encodes with `omitempty` and so never returns empty: an empty
+ * map or list there is dropped (built-in kinds only; a custom resource keeps what it was given).
+ */
+export function dropEmpty(type: ResourceType, object: KubeObject): KubeObject {
+  if (type.crd) return object;
+  const o = { ...object, metadata: { ...object.metadata } } as KubeObject & Obj;
+  const meta = o.metadata as Obj;
+  for (const field of ["labels", "annotations", "finalizers", "ownerReferences"]) if (isEmpty(meta[field])) delete meta[field];
+  if (type.group === "" && (type.plural === "configmaps" || type.plural === "secrets")) for (const field of ["data", "binaryData"]) if (isEmpty(o[field])) delete o[field];
+  return o;
+}
+
+function isEmpty(value: unknown): boolean {
+  return (Array.isArray(value) && value.length === 0) || (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
 }

@@ -35,7 +35,8 @@ export interface Cause {
 
 /** 422 Invalid listing the field errors, worded as kube-apiserver words them. */
 export function invalid(kind: string, group: string, name: string, causes: readonly Cause[]): ApiError {
-  const lines = causes.map((c) => `${c.field}: ${c.message}`);
+  // field.ErrorList.ToAggregate: the message names each distinct error once (the causes keep every one).
+  const lines = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
   const summary = lines.length === 1 ? lines[0] : `[${lines.join(", ")}]`;
   const qualifiedKind = group === "" ? kind : `${kind}.${group}`;
   return new ApiError(422, "Invalid", `${qualifiedKind} "${name}" is invalid: ${summary}`, {

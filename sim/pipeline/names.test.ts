@@ -50,7 +50,7 @@ test("qualified names (label and annotation keys): prefix and name parts", () =>
 test("label values: empty or a qualified name part, 63 characters at most", () => {
   assert.deepEqual(isValidLabelValue(""), []);
   assert.deepEqual(isValidLabelValue("v1.2_x"), []);
-  assert.deepEqual(isValidLabelValue("a".repeat(64)), ["must be no more than 63 characters"]);
+  assert.deepEqual(isValidLabelValue("a".repeat(64)), ["must be no more than 63 bytes"]);
   assert.deepEqual(isValidLabelValue("-x"), [
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
   ]);

@@ -43,7 +43,7 @@ test("generateName is checked as a prefix, and the generated name as a name", ()
 
 test("labels, annotations, owner references and finalizers", () => {
   const long = "v".repeat(64);
-  assert.deepEqual(errors("v1", "ConfigMap", { metadata: { name: "c", labels: { app: long } } }), [`metadata.labels: Invalid value: "${long}": must be no more than 63 characters`]);
+  assert.deepEqual(errors("v1", "ConfigMap", { metadata: { name: "c", labels: { app: long } } }), [`metadata.labels: Invalid value: "${long}": must be no more than 63 bytes`]);
   assert.deepEqual(errors("v1", "ConfigMap", { metadata: { name: "c", labels: { [`example.com/${"k".repeat(64)}`]: "v" } } }), [`metadata.labels: Invalid value: "example.com/${"k".repeat(64)}": name part must be no more than 63 characters`]);
   assert.deepEqual(errors("v1", "ConfigMap", { metadata: { name: "c", annotations: { "Example.COM/Mixed": "ok" } } }), [], "annotation keys are case-insensitive");
   assert.deepEqual(errors("v1", "ConfigMap", { metadata: { name: "c", annotations: { big: "x".repeat(256 * 1024) } } }), ["metadata.annotations: Too long: must have at most 262144 bytes"]);

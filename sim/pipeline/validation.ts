@@ -297,6 +297,33 @@ function validateKeys(object: Obj, fields: readonly string[]): Cause[] {
   return fields.flatMap((field) => Object.keys(asObj(object[field])).flatMap((key) => isConfigMapKey(key).map((m) => invalidCause(`${field}[${key}]`, key, m))));
 }
 
+/**
+ * ValidateSecret's per-type rules (pkg/apis/core/validation): the keys each type needs in
+ * `data` (after `stringData` was merged into it). Values are not checked (an empty
+ * `tls.crt` is accepted, as upstream).
+ */
+function validateSecretType(o: Obj): Cause[] {
+  const data = asObj(o.data);
+  const has = (key: string): boolean => key in data;
+  const need = (...keys: string[]): Cause[] => keys.filter((k) => !has(k)).map((k) => required(`data[${k}]`));
+  switch (str(o.type)) {
+    case "kubernetes.io/service-account-token":
+      return typeof asObj(asObj(o.metadata).annotations)["kubernetes.io/service-account.name"] === "string" ? [] : [required("metadata.annotations[kubernetes.io/service-account.name]")];
+    case "kubernetes.io/dockercfg":
+      return need(".dockercfg");
+    case "kubernetes.io/dockerconfigjson":
+      return need(".dockerconfigjson");
+    case "kubernetes.io/basic-auth":
+      return str(data.username) === "" && str(data.password) === "" ? [required("data[username]"), required("data[password]")] : [];
+    case "kubernetes.io/ssh-auth":
+      return need("ssh-privatekey");
+    case "kubernetes.io/tls":
+      return need("tls.crt", "tls.key");
+    default:
+      return [];
+  }
+}
+
 // ---- per kind ------------------------------------------------------------------------
 
 type KindValidator = (object: Obj) => Cause[];
@@ -309,7 +336,7 @@ const KINDS: Readonly<Record<string, KindValidator>> = {
   "/Pod": (o) => validatePodSpec(asObj(o.spec), "spec"),
   "/Service": (o) => validateServiceSpec(asObj(o.spec)),
   "/ConfigMap": (o) => validateKeys(o, ["data", "binaryData"]),
-  "/Secret": (o) => validateKeys(o, ["data", "stringData"]),
+  "/Secret": (o) => [...validateKeys(o, ["data", "stringData"]), ...validateSecretType(o)],
   "apps/Deployment": (o) => validateReplicatedSpec(asObj(o.spec)),
   "apps/ReplicaSet": (o) => validateReplicatedSpec(asObj(o.spec)),
   "batch/Job": (o) => validatePodTemplate(asObj(o.spec).template, "spec.template"),
@@ -326,6 +353,11 @@ export function validateObject(resource: ResourceType, object: KubeObject, old?:
   if (resource.crd) return causes;
   const kind = KINDS[`${resource.group}/${resource.kind}`];
   const all = kind ? [...causes, ...kind(object as unknown as Obj)] : causes;
+  // ValidateSecretUpdate: the type is immutable (reported before the type's own rules).
+  if (old !== undefined && resource.group === "" && resource.kind === "Secret") {
+    const type = str((object as unknown as Obj).type);
+    if (type !== str((old as unknown as Obj).type)) all.splice(causes.length, 0, invalidCause("type", type, "field is immutable"));
+  }
   // ValidatePodUpdate: tolerations may only be added, or change their tolerationSeconds.
   if (old !== undefined && resource.group === "" && resource.kind === "Pod") {
     all.push(...validateOnlyAddedTolerations(asObj((object as unknown as Obj).spec).tolerations, asObj((old as unknown as Obj).spec).tolerations, "spec.tolerations"));

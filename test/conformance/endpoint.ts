@@ -128,7 +128,11 @@ export class Endpoint {
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.append(key, value);
     const body = request.body === undefined ? undefined : typeof request.body === "string" ? request.body : JSON.stringify(request.body);
     const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = request.contentType ?? "application/json";
+    if (body !== undefined) {
+      headers["content-type"] = request.contentType ?? "application/json";
+      // Node sends a DELETE's body unframed unless told its length.
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const outgoing = send(url, { method: request.method, headers, agent: this.#agent, timeout: timeoutMs }, resolve);

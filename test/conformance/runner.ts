@@ -69,8 +69,8 @@ export async function runScenario(scenario: Scenario, sim: Target, real: Target)
       if (failed) steps.push({ step: i + 1, label: a.label, differences: [{ path: "code", sim: a.status, real: b.status }] });
       return;
     }
-    const left = { code: a.status, ...(mode === "all" ? { body: without(normalise(a.body, simTokens), step.ignore ?? []) } : {}) };
-    const right = { code: b.status, ...(mode === "all" ? { body: without(normalise(b.body, realTokens), step.ignore ?? []) } : {}) };
+    const left = without({ code: a.status, ...(mode === "all" ? { body: normalise(a.body, simTokens) } : {}) }, step.ignore ?? []);
+    const right = without({ code: b.status, ...(mode === "all" ? { body: normalise(b.body, realTokens) } : {}) }, step.ignore ?? []);
     const differences = diff(left, right);
     if (differences.length > 0) steps.push({ step: i + 1, label: a.label, differences });
   });

@@ -38,7 +38,7 @@ export interface RequestStep {
   /** Variables taken from the (raw) answer body by dotted path. */
   readonly capture?: Readonly<Record<string, string>>;
   readonly compare?: Compare;
-  /** Dotted paths (`*` for any key or index) dropped from both normalised answers: documented server-specific fields. */
+  /** Dotted paths (`*` for any key or index) into `{ code, body }` dropped from both normalised answers: documented server-specific fields. */
   readonly ignore?: readonly string[];
   readonly until?: Until;
   /** Read a watch stream instead of one body: until `count` events came, at most `timeoutMs` (default 3 s). */

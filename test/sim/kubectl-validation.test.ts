@@ -69,7 +69,7 @@ const SUBDOMAIN_RULE =
 test("a bad name, a long label value, a missing image: 422 Invalid worded as kube-apiserver words it", { skip }, async () => {
   assert.equal((await fails(["create", "deployment", "Bad_Name", "--image=nginx"])).trim(), `error: failed to create deployment: Deployment.apps "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${SUBDOMAIN_RULE}`);
   const long = "v".repeat(64);
-  assert.equal((await fails(["run", "long", "--image=busybox", `--labels=app=${long}`])).trim(), `The Pod "long" is invalid: metadata.labels: Invalid value: "${long}": must be no more than 63 characters`);
+  assert.equal((await fails(["run", "long", "--image=busybox", `--labels=app=${long}`])).trim(), `The Pod "long" is invalid: metadata.labels: Invalid value: "${long}": must be no more than 63 bytes`);
   const noImage = JSON.stringify({
     apiVersion: "apps/v1",
     kind: "Deployment",
