@@ -230,6 +230,9 @@ test("relay restart: a pod gone unseen (no DELETED event) is Recreated once, cla
   assert.ok(reasons.includes("Recreated") && !reasons.includes("Created"), reasons.join());
   const event = actionsOf(first.decision, "event").find((e) => e.reason === "Recreated");
   assert.match(event?.message ?? "", new RegExp(`worker train-1 as pod ${create.object.metadata.name ?? ""} \\(pod ${gone.metadata.name ?? ""} is gone\\)`));
+  const order = first.decision.actions;
+  assert.equal(order[order.indexOf(create) + 1], event, "the Event right after its create");
+  assert.equal(event?.ifPreviousApplied, true, "recorded only if the create is applied (a refused create recreated nothing)");
   assert.equal(first.decision.requeueAfterSeconds, 6, "looks again once the claim expired");
   // The same snapshot again, the replacement not in the cache yet: claimed, nothing more.
   const notYet = (now: string, triggers: Trigger[] = []): ReconcileRequest => {

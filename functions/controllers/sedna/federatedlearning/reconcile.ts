@@ -193,7 +193,10 @@ function converge(
     const claim = { key: replacementKey(parent, view.slot, predecessor), ttlSeconds: CLAIM_TTL_SECONDS };
     const why = predecessor.seen ? "was deleted" : "is gone";
     actions.push(createOf(pod, claim));
-    actions.push(eventOn(parent, "Normal", "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.name} ${why})`, claim));
+    // Told only once the create is applied: a replacement the API server refused (a 403 while
+    // kube-apiserver restarts) is no recreation, and the one made later is told then, once.
+    const told = eventOn(parent, "Normal", "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.name} ${why})`, claim);
+    actions.push(told.type === "event" ? { ...told, ifPreviousApplied: true } : told);
     recreated.set(view.slot, pod.metadata.name ?? "");
     claimed = true;
   }
