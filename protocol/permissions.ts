@@ -7,13 +7,15 @@
 import { z } from "zod";
 
 /**
- * - `read`: get, list, watch.
+ * Each access is the verbs the relay sends for it, no more (ADR 0019):
+ * - `read`: list, watch (the relay's informers; it reads one object only as below).
+ * - `get`: get of one object by name (the relay reads a delete's root owners so).
  * - `write`: create, patch, delete of the object itself (`update` only on `<kind>/finalizers`, for blockOwnerDeletion).
  * - `status`: patch of its `status` subresource only (the relay never reads `/status`).
  * - `create`, `patch`, `delete`: that one verb only (`pods/binding` is created; edge
  *   autonomy patches Nodes and never creates or deletes one; a deadline deletes Jobs).
  */
-export const Access = z.enum(["read", "write", "status", "create", "patch", "delete"]);
+export const Access = z.enum(["read", "get", "write", "status", "create", "patch", "delete"]);
 export type Access = z.infer<typeof Access>;
 
 /** What a controller may do to one resource. */

@@ -97,7 +97,7 @@ test("installed as install-relay renders it, without its Deployment; the relay's
   assert.deepEqual((await cluster.get({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole" }, undefined, NAME))["rules"], relayRules(manifest));
   assert.deepEqual((await cluster.get({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role" }, NAMESPACE, `${NAME}-leader`))["rules"], LEADER_RULES);
   const nodes = relayRules(manifest).filter((rule) => rule.apiGroups.includes("") && rule.resources.includes("nodes")).flatMap((rule) => [...rule.verbs]).sort();
-  assert.deepEqual(nodes, ["get", "list", "patch", "watch"], "Nodes are patched (edge autonomy's marks), never created nor deleted");
+  assert.deepEqual(nodes, ["list", "patch", "watch"], "Nodes are patched (edge autonomy's marks), never created nor deleted");
   for (const kind of ["Deployment", "Service", "Secret"]) {
     const type = { apiVersion: kind === "Deployment" ? "apps/v1" : "v1", kind };
     assert.deepEqual((await cluster.list(type, { namespace: NAMESPACE, labelSelector: "app.kubernetes.io/part-of=edgeloop" })).items, [], `no relay ${kind}: the relay runs on this machine`);

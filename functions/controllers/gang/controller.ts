@@ -42,13 +42,13 @@ const controller: EventsController = {
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
   ],
   permissions: [
-    // `delete` on pods: a group whose pods have no owner is deleted pod by pod at its deadline (it never creates or patches a pod).
-    { group: "", resource: "pods", access: ["read", "delete", "status"] },
+    // A deadline's delete is of the group's root owner, read (`get`) up the controller ownerReferences from a pod:
+    // the Job or JobSet, or the pod itself when it has no owner. It never creates or patches a pod.
+    { group: "", resource: "pods", access: ["read", "get", "delete", "status"] },
     { group: "", resource: "pods/binding", access: ["create"] },
     { group: "", resource: "nodes", access: ["read"] },
-    // The root owners a deadline deletes (found by walking controller ownerReferences).
-    { group: "batch", resource: "jobs", access: ["read", "delete"] },
-    { group: "jobset.x-k8s.io", resource: "jobsets", access: ["read", "delete"] },
+    { group: "batch", resource: "jobs", access: ["get", "delete"] },
+    { group: "jobset.x-k8s.io", resource: "jobsets", access: ["get", "delete"] },
   ],
   apis: [gangsApi],
   handle: (batch, context) => context.durableObject("GANG", GANG_QUEUE_OBJECT_NAME).apply(batch),

@@ -53,35 +53,35 @@ function verbs(group: string, resource: string): string[] {
 }
 
 test("RBAC is built from the declared permissions alone: read, write, status only, one verb only; creating Events is the relay's own", () => {
-  assert.deepEqual(verbs("example.dev", "models"), ["get", "list", "watch"], "declared read-only");
-  assert.deepEqual(verbs("", "pods"), ["create", "delete", "get", "list", "patch", "watch"], "two controllers' grants merge");
+  assert.deepEqual(verbs("example.dev", "models"), ["list", "watch"], "declared read-only: what an informer sends");
+  assert.deepEqual(verbs("", "pods"), ["create", "delete", "list", "patch", "watch"], "two controllers' grants merge");
   assert.deepEqual(verbs("example.dev", "jobs/status"), ["patch"], "the relay writes /status with a merge PATCH and never reads it there");
-  assert.deepEqual(verbs("example.dev", "jobs"), ["get", "list", "watch"], "status only: the parent object itself is never written");
+  assert.deepEqual(verbs("example.dev", "jobs"), ["list", "watch"], "status only: the parent object itself is never written");
   assert.deepEqual(verbs("", "pods/binding"), ["create"]);
   assert.deepEqual(verbs("", "events"), ["create"], "the relay POSTs Events, never patches one");
   assert.deepEqual(verbs("events.k8s.io", "events"), [], "nor uses events.k8s.io");
   assert.deepEqual(verbs("", "secrets"), [], "nothing that is not declared");
   const undeclared: Manifest = { version: "v1", controllers: manifest.controllers.map((c) => ({ ...c, permissions: [] })) };
   assert.deepEqual(relayRules(undeclared).flatMap((r) => r.resources).sort(), ["events"], "watches and mappings grant nothing by themselves");
-  const narrow: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, permissions: [{ group: "", resource: "nodes", access: ["read", "patch"] }, { group: "batch", resource: "jobs", access: ["delete"] }] }] };
+  const narrow: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, permissions: [{ group: "", resource: "nodes", access: ["read", "patch"] }, { group: "batch", resource: "jobs", access: ["get", "delete"] }] }] };
   const of = (group: string, resource: string): string[] => relayRules(narrow).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
-  assert.deepEqual(of("", "nodes"), ["get", "list", "patch", "watch"], "patch only: no create, no delete");
-  assert.deepEqual(of("batch", "jobs"), ["delete"]);
+  assert.deepEqual(of("", "nodes"), ["list", "patch", "watch"], "patch only: no create, no delete");
+  assert.deepEqual(of("batch", "jobs"), ["delete", "get"], "read one by name, never listed nor watched");
 });
 
 test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only, binding for the gang scheduler", async () => {
   const rules = relayRules(createRegistry(await loadControllers()).manifest);
   const of = (group: string, resource: string): string[] => rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
-  assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "watch"]);
-  assert.deepEqual(of("apps", "deployments"), ["create", "delete", "get", "list", "patch", "watch"]);
-  assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["get", "list", "watch"]);
+  assert.deepEqual(of("", "pods"), ["create", "delete", "get", "list", "patch", "watch"], "get: a deadline's delete reads a pod's root owner up from it");
+  assert.deepEqual(of("apps", "deployments"), ["create", "delete", "list", "patch", "watch"]);
+  assert.deepEqual(of("sedna.io", "federatedlearningjobs"), ["list", "watch"]);
   assert.deepEqual(of("sedna.io", "federatedlearningjobs/status"), ["patch"]);
-  assert.deepEqual(of("sedna.io", "models"), ["get", "list", "watch"]);
+  assert.deepEqual(of("sedna.io", "models"), ["list", "watch"]);
   assert.deepEqual(of("", "pods/binding"), ["create"], "the gang scheduler binds, and may do nothing else to bindings");
   assert.deepEqual(of("", "pods/status"), ["patch"], "PodScheduled conditions");
-  assert.deepEqual(of("batch", "jobs"), ["delete", "get", "list", "watch"], "a deadline deletes the root Job, and does nothing else to Jobs");
-  assert.deepEqual(of("", "nodes"), ["get", "list", "patch", "watch"], "edge autonomy patches its marks on Nodes; nothing creates or deletes a Node");
-  assert.deepEqual(of("", "services"), ["create", "delete", "get", "list", "patch", "watch"], "Sedna patches its Services in place");
+  assert.deepEqual(of("batch", "jobs"), ["delete", "get"], "a deadline reads and deletes the root Job, and does nothing else to Jobs");
+  assert.deepEqual(of("", "nodes"), ["list", "patch", "watch"], "edge autonomy patches its marks on Nodes; nothing creates or deletes a Node");
+  assert.deepEqual(of("", "services"), ["create", "delete", "list", "patch", "watch"], "Sedna patches its Services in place");
 });
 
 test("finalizers: granted only where a controller declares them, never inferred from status or children", async () => {

@@ -4,8 +4,9 @@
  * a controller watches or how its children map. The one grant of the relay's own is
  * creating core Events, which it records on every controller's behalf (plans' `event`
  * actions, `FailedCreate`/`FailedDelete`/`ReconcileError` when an action fails for good).
- * Every verb granted is one the relay sends (ADR 0019): it POSTs Events and never
- * patches one, and it writes `/status` with a merge PATCH and never reads it there.
+ * Every verb granted is one the relay sends (ADR 0019): its informers list and watch
+ * (a `get` only where declared: root owners), it POSTs Events and never patches one,
+ * and it writes `/status` with a merge PATCH and never reads it there.
  */
 import type { Access, Manifest } from "../../../protocol/index.ts";
 
@@ -22,7 +23,8 @@ export interface PolicyRule {
  * PUT, so no `update`), status through a PATCH of `/status` only.
  */
 const GRANTS: Record<Access, { readonly status: boolean; readonly verbs: readonly string[] }> = {
-  read: { status: false, verbs: ["get", "list", "watch"] },
+  read: { status: false, verbs: ["list", "watch"] },
+  get: { status: false, verbs: ["get"] },
   write: { status: false, verbs: ["create", "patch", "delete"] },
   status: { status: true, verbs: ["patch"] },
   create: { status: false, verbs: ["create"] },
