@@ -29,7 +29,8 @@ const TRAIN = `${WORKERS},federatedlearningjob.sedna.io/worker-type=train`;
 let stack: E2EStack;
 /** The relay's `relisted` log lines (informer, reason, what the new list lacked). */
 const relisted: Record<string, unknown>[] = [];
-const standbys: RunningRelay[] = [];
+/** Relays started besides the stack's, and the stack's own once killed: stopped after the tests. */
+const extraRelays: RunningRelay[] = [];
 
 /** A federated learning job whose workers end at once when deleted (no termination grace). */
 function job(): KubeObject {
@@ -122,7 +123,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const relay of standbys) await relay.stop().catch(() => undefined);
+  for (const relay of extraRelays) await relay.stop().catch(() => undefined);
   await stack?.stop();
 });
 
@@ -195,16 +196,20 @@ test("the leading relay killed: the standby takes over through the real Lease an
     logLevel: "error",
     leaderElection: { namespace: installed.lease.namespace, name: installed.lease.name, identity: "relay-standby", retrySeconds: 0.5 },
   });
-  standbys.push(standby);
+  extraRelays.push(standby);
   const leaseBefore = (await stack.cluster.get(LEASE, installed.lease.namespace, installed.lease.name)) as Obj;
   assert.equal(leaseBefore.spec.holderIdentity, installed.identity);
   await stack.cluster.create(parent("standing-by"));
   await mirrored(["standing-by"]);
   assert.equal(standby.engine.leading, false, "the standby does not reconcile while the leader holds the Lease");
 
-  // Killed: it neither reconciles nor releases the Lease, which lapses on its own.
+  // Killed: it neither reconciles nor releases the Lease, which lapses on its own. The
+  // stack stops the standby from now on (its front, still the killed one's, serves the
+  // webhooks as the Service would route them to a standby's).
   await leader.engine.stop();
   await leader.elector?.stop({ release: false });
+  extraRelays.splice(extraRelays.indexOf(standby), 1, leader);
+  stack.relay = standby;
   const [victim] = await livePods(TRAIN);
   assert.ok(victim);
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
@@ -225,8 +230,4 @@ test("the leading relay killed: the standby takes over through the real Lease an
   await relayIdle(standby);
   assert.equal((await stack.cluster.get(CM, "default", "standing-by-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();
-  // The stack stops the relay that leads now; the killed one's servers close with it.
-  await leader.stop().catch(() => undefined);
-  stack.relay = standby;
-  standbys.splice(standbys.indexOf(standby), 1);
 });
