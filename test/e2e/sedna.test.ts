@@ -293,3 +293,41 @@ test("deleting the JointInferenceService takes its Deployments, pods and Service
   await stack.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
   await waitForIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
 });
+
+test("a JointInferenceService spec update updates its edge Deployment in place, and the Deployment controller rolls its pods", { timeout: 120_000 }, async () => {
+  const edgeName = `${JI_NAME}-deployment-edge`;
+  await waitForIn(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2, 30_000);
+  const edge = (await stack.cluster.get(DEPLOYMENT, "default", edgeName)) as Obj;
+  const cloud = (await stack.cluster.get(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`)) as Obj;
+  const ji = (await stack.cluster.get(JI, "default", JI_NAME)) as Obj;
+  const containers = structuredClone(ji.spec.edgeWorker.template.spec.containers) as Obj[];
+  containers[0] = { ...containers[0], env: [...(containers[0]?.env ?? []), { name: "threshold_box_update", value: "0.6" }] };
+  await stack.cluster.patch(JI, "default", JI_NAME, { spec: { edgeWorker: { template: { spec: { containers } } } } }, "merge");
+  const updated = (await waitForIn(stack, DEPLOYMENT, "default", edgeName, (d) => (d as Obj).spec.template.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update"), 30_000)) as Obj;
+  assert.equal(updated.metadata.uid, edge.metadata.uid, "updated in place, not recreated");
+  assert.notEqual(updated.metadata.labels["edgeloop.dev/spec-hash"], edge.metadata.labels["edgeloop.dev/spec-hash"]);
+  // The Deployment controller (the sim's, or kube-controller-manager's) rolls the edge pods to the new template.
+  await waitFor("the edge pods of the new template", async () => {
+    const pods = await livePods(`jointinferenceservice.sedna.io/name=${JI_NAME},jointinferenceservice.sedna.io/worker-type=edge`);
+    return pods.length === 1 && pods.every((p) => p.status?.phase === "Running" && p.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update")) ? true : undefined;
+  }, 60_000);
+  await relayIdle();
+  const untouched = (await stack.cluster.get(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`)) as Obj;
+  assert.equal(untouched.metadata.generation, cloud.metadata.generation, "the cloud worker's spec did not change: its Deployment is not written");
+  assert.equal((await events(JI_NAME, "Updated")).filter((e) => String(e.message).includes(edgeName)).length, 1);
+  await waitForIn(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2, 30_000);
+});
+
+test("foreground deletion of the JointInferenceService: its Deployments, their pods and its Service go first, then the service", { timeout: 120_000 }, async () => {
+  const uid = ((await stack.cluster.get(JI, "default", JI_NAME)) as Obj).metadata.uid as string;
+  const owned = `jointinferenceservice.sedna.io/uid=${uid}`;
+  assert.equal((await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: owned })).items.length, 2);
+  await stack.cluster.delete(JI, "default", JI_NAME, { propagationPolicy: "Foreground" });
+  await waitForGoneIn(stack, JI, "default", JI_NAME, 60_000);
+  // The owner is gone only once its blocking dependents are: nothing of it is left.
+  assert.deepEqual((await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: owned })).items.map((d) => d.metadata.name), []);
+  assert.deepEqual((await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: owned })).items.map((s) => s.metadata.name), []);
+  await waitFor("the Deployments' pods to go", async () => ((await livePods(owned)).length === 0 ? true : undefined), 30_000);
+  await relayIdle();
+  assert.equal(await stack.cluster.find(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`), undefined, "nothing healed while the parent is gone");
+});
