@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
+import { createNamespaces, e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -45,7 +45,7 @@ before(async () => {
   // Two nodes of 8 cpu: small enough that groups must wait for each other.
   stack = await e2eStack({ nodes: ["node-1", "node-2"], workerVars: { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: String(ARRIVAL_TIMEOUT_SECONDS) } });
   kubectl = kubectlFor(stack.kubeconfigPath);
-  for (const namespace of ["examples", "deadline", "job-deadline", "unsat", "three", "prio", "partial", "restart"]) await kubectl(["create", "namespace", namespace]);
+  await createNamespaces(stack, ["examples", "deadline", "job-deadline", "unsat", "three", "prio", "partial", "restart"]);
 });
 
 after(async () => {

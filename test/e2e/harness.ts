@@ -177,3 +177,14 @@ export async function waitForIn(stack: E2EStack, type: TypeRef, namespace: strin
 export async function waitForGoneIn(stack: E2EStack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
   await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
 }
+
+/**
+ * Creates namespaces as `kubectl create namespace` does, and on a real control plane
+ * waits for the `default` ServiceAccount its controller makes in each: until then the
+ * ServiceAccount admission plugin refuses a pod there (`serviceaccount "default" not found`).
+ */
+export async function createNamespaces(stack: E2EStack, names: readonly string[]): Promise<void> {
+  for (const name of names) await stack.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } } as KubeObject);
+  if (stack.target !== "cluster") return;
+  for (const name of names) await waitForIn(stack, { apiVersion: "v1", kind: "ServiceAccount" }, name, "default", () => true, 30_000);
+}

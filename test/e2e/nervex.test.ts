@@ -14,7 +14,7 @@ import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
+import { createNamespaces, e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -36,7 +36,7 @@ before(async () => {
   stack = await e2eStack({ nodes: ["node-1", "node-2", "node-3"] });
   dir = mkdtempSync(join(tmpdir(), "nervex-e2e-"));
   kubectl = kubectlFor(stack.kubeconfigPath);
-  for (const namespace of ["mock", "full", "nervex-system", "ends"]) await kubectl(["create", "namespace", namespace]);
+  await createNamespaces(stack, ["mock", "full", "nervex-system", "ends"]);
 });
 
 after(async () => {
