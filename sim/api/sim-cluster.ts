@@ -320,7 +320,7 @@ export class SimCluster implements Cluster {
     const status = options.subresource === "status";
     let draft: KubeObject;
     if (status) {
-      draft = { ...current, status: (incoming as Obj).status } as KubeObject;
+      draft = defaultOnUpdate(resource, { ...current, status: (incoming as Obj).status } as KubeObject);
     } else if (options.subresource === "finalize") {
       draft = finalizeDraft(current, incoming);
     } else {
@@ -411,7 +411,10 @@ export class SimCluster implements Cluster {
     if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
     const graceful = isPod && grace > 0 && Boolean(asObj((object as Obj).spec).nodeName);
     if (finalizers.length === 0 && !graceful) {
-      const removed = this.store.commit(key, "DELETED", object).object;
+      // A bound pod deleted with gracePeriodSeconds=0 is marked (deletionTimestamp, grace 0, generation bumped) in the same write that removes it, as the registry's graceful path does.
+      const forced = isPod && Boolean(asObj((object as Obj).spec).nodeName) && options.gracePeriodSeconds === 0;
+      const last = forced ? { ...object, metadata: { ...object.metadata, deletionTimestamp: timestamp(this.#now()), deletionGracePeriodSeconds: 0, ...(object.metadata.generation !== undefined ? { generation: object.metadata.generation + 1 } : {}) } } : object;
+      const removed = this.store.commit(key, "DELETED", last).object;
       this.#afterDelete(resource, removed);
       return removed;
     }

@@ -87,7 +87,7 @@ export function deploymentController(): SimController {
           name: `${name}-${hash}`,
           namespace,
           labels,
-          annotations: { "deployment.kubernetes.io/revision": String(revision), "deployment.kubernetes.io/desired-replicas": String(want) },
+          annotations: { "deployment.kubernetes.io/revision": String(revision), "deployment.kubernetes.io/desired-replicas": String(want), "deployment.kubernetes.io/max-replicas": String(want + surge) },
           ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: deployment.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
         },
         spec: { replicas: initial, selector: { matchLabels: { ...(obj(obj(spec.selector).matchLabels) as Record<string, string>), [HASH_LABEL]: hash } }, template: { ...template, metadata: { ...templateMeta, labels } } },
@@ -108,6 +108,11 @@ export function deploymentController(): SimController {
       await scale(deployment, rs, replicasOf(rs) - cut);
     }
     await writeStatus(deployment, current, sets, want, unavailable);
+    // The Deployment carries its newest ReplicaSet's revision (kubectl rollout history/undo read it).
+    const currentRevision = current.metadata.annotations?.["deployment.kubernetes.io/revision"];
+    if (currentRevision !== undefined && deployment.metadata.annotations?.["deployment.kubernetes.io/revision"] !== currentRevision) {
+      await ignoreNotFound(cluster.patch(DEPLOYMENT, namespace, name, { metadata: { annotations: { "deployment.kubernetes.io/revision": currentRevision } } }, "merge"));
+    }
   }
 
   async function writeStatus(deployment: KubeObject, current: KubeObject, sets: readonly KubeObject[], want: number, unavailable: number): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
+import type { Cluster } from "../contract.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { startWebhook } from "../testing/webhook.ts";
 import { endpointsController } from "./endpoints.ts";
@@ -35,6 +36,8 @@ function service(publishNotReadyAddresses = false): KubeObject {
   return { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { selector: { app: "web" }, ports: [{ port: 80 }], ...(publishNotReadyAddresses ? { publishNotReadyAddresses } : {}) } } as KubeObject;
 }
 
+/** A Service's EndpointSlice: its name is generated (`web-xxxxx`), found by the service-name label. */
+const sliceOf = async (cluster: Pick<Cluster, "list">, service: string): Promise<unknown> => (await cluster.list(SLICE, { namespace: "default", labelSelector: `kubernetes.io/service-name=${service}` })).items[0];
 const addresses = (e: Obj | undefined, field: string): string[] => ((e?.subsets?.[0]?.[field] ?? []) as Obj[]).map((a) => String(a.targetRef.name));
 const conditions = (s: Obj | undefined): string[] => ((s?.endpoints ?? []) as Obj[]).map((e) => `${e.targetRef.name} ready=${e.conditions.ready} serving=${e.conditions.serving} terminating=${e.conditions.terminating}`);
 
@@ -53,7 +56,7 @@ test("not Ready pods are notReadyAddresses and ready=false; pods being deleted l
       return addresses(e, "addresses").length + addresses(e, "notReadyAddresses").length === 2 ? e : undefined;
     });
     assert.deepEqual([addresses(endpoints, "addresses"), addresses(endpoints, "notReadyAddresses")], [["a"], ["b"]]);
-    const slice = (await cluster.get(SLICE, "default", "web-sim")) as Obj;
+    const slice = (await sliceOf(cluster, "web")) as Obj;
     assert.deepEqual(conditions(slice), ["a ready=true serving=true terminating=false", "b ready=false serving=false terminating=false", "c ready=false serving=true terminating=true"]);
   } finally {
     await controller.stop();
@@ -74,7 +77,7 @@ test("publishNotReadyAddresses: every pod an address, ready in slices, terminati
       return addresses(e, "addresses").length === 2 ? e : undefined;
     });
     assert.deepEqual(addresses(endpoints, "notReadyAddresses"), []);
-    assert.deepEqual(conditions((await cluster.get(SLICE, "default", "web-sim")) as Obj), ["a ready=true serving=false terminating=false", "b ready=true serving=true terminating=true"]);
+    assert.deepEqual(conditions((await sliceOf(cluster, "web")) as Obj), ["a ready=true serving=false terminating=false", "b ready=true serving=true terminating=true"]);
   } finally {
     await controller.stop();
   }
@@ -112,7 +115,7 @@ test("the controller writes through admission: a mutating webhook's patches on i
     });
     assert.deepEqual([addresses(endpoints, "addresses"), addresses(endpoints, "notReadyAddresses")], [["a"], []], "stored as the webhook patched it");
     const slice = await until("the webhook's EndpointSlice", async () => {
-      const s = (await cluster.find(SLICE, "default", "web-sim")) as Obj | undefined;
+      const s = (await sliceOf(cluster, "web")) as Obj | undefined;
       return conditions(s)[0] === "a ready=true serving=false terminating=false" ? s : undefined;
     });
     assert.equal(slice.endpoints.length, 1);

@@ -82,17 +82,28 @@ export function endpointsController(): SimController {
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => sync(key));
 
-  async function upsert(type: { apiVersion: string; kind: string }, desired: KubeObject): Promise<void> {
+  /** The EndpointSlice of each Service: a generated name (`<service>-xxxxx`), found again by its service-name label. */
+  const sliceNames = new Map<string, string>();
+  async function sliceName(key: string, namespace: string, service: string): Promise<string | undefined> {
+    const known = sliceNames.get(key);
+    if (known !== undefined || !cluster) return known;
+    const found = (await cluster.list(SLICE, { namespace, labelSelector: `kubernetes.io/service-name=${service}` })).items[0]?.metadata.name;
+    if (found !== undefined) sliceNames.set(key, found);
+    return found;
+  }
+
+  async function upsert(type: { apiVersion: string; kind: string }, desired: KubeObject, onCreate?: (created: KubeObject) => void): Promise<void> {
     if (!cluster) return;
-    const current = await cluster.find(type, desired.metadata.namespace, desired.metadata.name ?? "");
+    const current = desired.metadata.name === undefined ? undefined : await cluster.find(type, desired.metadata.namespace, desired.metadata.name);
     if (!current) {
-      await cluster.create(desired);
+      const created = await cluster.create(desired);
+      onCreate?.(created);
       return;
     }
     const { metadata: _a, ...want } = desired as Obj;
     const { metadata: _b, ...have } = current as Obj;
     if (jsonEqual(want, have)) return;
-    await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {}, ...(desired.metadata.annotations ? { annotations: { ...current.metadata.annotations, ...desired.metadata.annotations } } : {}) } } as KubeObject);
+    await cluster.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels ?? {}, annotations: desired.metadata.annotations } } as KubeObject);
   }
 
   async function sync(key: string): Promise<void> {
@@ -117,20 +128,21 @@ export function endpointsController(): SimController {
     const subsets = inEndpoints.length === 0 ? undefined : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
     const changed = { "endpoints.kubernetes.io/last-change-trigger-time": new Date().toISOString().replace(/\.\d+Z$/, "Z") };
     const labels = { ...(service.metadata.labels ?? {}), "endpoints.kubernetes.io/managed-by": "endpoint-controller" };
-    await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels, annotations: changed }, ...(subsets ? { subsets } : {}) } as KubeObject);
+    await upsert(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels, ...(subsets ? { annotations: changed } : {}) }, ...(subsets ? { subsets } : {}) } as KubeObject);
     const conditions = (p: KubeObject): Obj => {
       const serving = podReady(p);
       const terminating = Boolean(p.metadata.deletionTimestamp);
       return { ready: publishNotReady || (serving && !terminating), serving, terminating };
     };
+    const slice = await sliceName(key, namespace ?? "", name ?? "");
     await upsert(SLICE, {
       apiVersion: "discovery.k8s.io/v1",
       kind: "EndpointSlice",
-      metadata: { name: `${name}-sim`, namespace, labels: { "kubernetes.io/service-name": name, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" }, ownerReferences: owner },
+      metadata: { ...(slice !== undefined ? { name: slice } : { generateName: `${name}-` }), ...(members.length > 0 ? { annotations: changed } : {}), namespace, labels: { "kubernetes.io/service-name": name, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" }, ownerReferences: owner },
       addressType: "IPv4",
       endpoints: members.map((p) => ({ addresses: [String(obj((p as Obj).status).podIP)], conditions: conditions(p), nodeName: obj((p as Obj).spec).nodeName, targetRef: { kind: "Pod", namespace, name: p.metadata.name, uid: p.metadata.uid } })),
       ports: epPorts,
-    } as KubeObject);
+    } as KubeObject, (created) => sliceNames.set(key, created.metadata.name ?? ""));
   }
 
   function smallest(sets: readonly ReadonlySet<string>[]): ReadonlySet<string> {
@@ -153,6 +165,7 @@ export function endpointsController(): SimController {
     const key = keyOf(event.object);
     if (event.type === "DELETED") {
       services.delete(key);
+      sliceNames.delete(key);
       indexService(key, undefined);
       const [namespace, name] = splitNsKey(key);
       if (cluster) void ignoreNotFound(cluster.delete(ENDPOINTS, namespace, name)).catch(() => undefined);

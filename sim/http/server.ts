@@ -10,7 +10,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError, type DeleteOptions, type PatchType } from "../contract.ts";
 import type { SimCluster, WriteOptions } from "../api/sim-cluster.ts";
 import { asObj } from "../api/objects.ts";
-import { badRequest, invalid, methodNotAllowed } from "../pipeline/errors.ts";
+import { badRequest, invalid, listTooOld, methodNotAllowed } from "../pipeline/errors.ts";
 import { parseFieldValidation } from "../pipeline/unknown-fields.ts";
 import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
@@ -343,6 +343,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   }
 
   function list(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+    // An exact resourceVersion compacted away is gone (one not compacted is answered with the current state: the sim keeps no snapshots).
+    if (q.get("resourceVersionMatch") === "Exact" && Number(q.get("resourceVersion")) < cluster.store.history.compactedThrough) throw listTooOld();
     const selected = sortedByKey(cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) }));
     const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: parseLimit(q.get("limit")), continueToken: q.get("continue") }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
     // remainingItemCount only when no selector filtered the list (it would be a guess); a custom resource's list always says `continue`.

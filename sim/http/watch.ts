@@ -90,7 +90,7 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
     }
     const since = cluster.store.history.since(Number(rv));
     if (since === "gone" || Number.isNaN(Number(rv))) {
-      response.end(`${JSON.stringify({ type: "ERROR", object: gone(rv).toStatus() })}\n`);
+      response.end(`${JSON.stringify({ type: "ERROR", object: gone(rv, cluster.store.history.compactedThrough).toStatus() })}\n`);
       return;
     }
     for (const event of since) send(event);

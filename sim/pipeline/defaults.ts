@@ -99,10 +99,24 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
       const spec = obj(o.spec);
       const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
       const clusterIP = typeof spec.clusterIP === "string" && spec.clusterIP !== "" ? spec.clusterIP : allocateIp();
-      const ports = list(spec.ports).map((p) => ({ protocol: "TCP", targetPort: p.port, ...p }));
+      // NodePort and LoadBalancer Services: a node port per port (30000-32767), externalTrafficPolicy; a LoadBalancer's node ports allocated by default.
+      const external = type === "NodePort" || type === "LoadBalancer";
+      const ports = list(spec.ports).map((p) => ({ protocol: "TCP", targetPort: p.port, ...(external && p.nodePort === undefined ? { nodePort: 30000 + Math.floor(Math.random() * 2768) } : {}), ...p }));
       return {
         ...o,
-        spec: { sessionAffinity: "None", internalTrafficPolicy: "Cluster", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack", ...spec, type, clusterIP, clusterIPs: clusterIP === "None" ? ["None"] : [clusterIP], ports },
+        spec: {
+          sessionAffinity: "None",
+          internalTrafficPolicy: "Cluster",
+          ipFamilies: ["IPv4"],
+          ipFamilyPolicy: "SingleStack",
+          ...(external ? { externalTrafficPolicy: "Cluster" } : {}),
+          ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: true } : {}),
+          ...spec,
+          type,
+          clusterIP,
+          clusterIPs: clusterIP === "None" ? ["None"] : [clusterIP],
+          ports,
+        },
         status: { loadBalancer: {} },
       };
     }
@@ -184,6 +198,8 @@ export function defaultOnUpdate(type: ResourceType, object: KubeObject): KubeObj
       return { ...o, metadata: namespaceMetadata(o) };
     case "/secrets":
       return secretData(o);
+    case "/services":
+      return withIpMode(o);
     case "apps/deployments":
     case "apps/replicasets": {
       const spec = obj(o.spec);
@@ -209,4 +225,12 @@ export function dropEmpty(type: ResourceType, object: KubeObject): KubeObject {
 
 function isEmpty(value: unknown): boolean {
   return (Array.isArray(value) && value.length === 0) || (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
+}
+
+/** A load balancer ingress with an `ip` says how it is reached: `ipMode` defaults to VIP. */
+export function withIpMode(o: KubeObject & Obj): KubeObject & Obj {
+  const status = obj(o.status);
+  const ingress = list(obj(status.loadBalancer).ingress);
+  if (ingress.length === 0) return o;
+  return { ...o, status: { ...status, loadBalancer: { ...obj(status.loadBalancer), ingress: ingress.map((i) => (typeof i.ip === "string" ? { ipMode: "VIP", ...i } : i)) } } };
 }

@@ -75,9 +75,14 @@ export function methodNotAllowed(): ApiError {
   return new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
 }
 
-/** 410 Gone for a resourceVersion older than the event history. */
-export function gone(rv: string): ApiError {
-  return new ApiError(410, "Expired", `too old resource version: ${rv}`);
+/** 410 Gone for a resourceVersion older than the event history (`oldest`: the oldest it still holds, as the watch cache says). */
+export function gone(rv: string, oldest?: number): ApiError {
+  return new ApiError(410, "Expired", `too old resource version: ${rv}${oldest !== undefined ? ` (${oldest})` : ""}`);
+}
+
+/** 410 Gone for a list at an exact resourceVersion that was compacted away. */
+export function listTooOld(): ApiError {
+  return new ApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
 }
 
 /** 500 InternalError. */

@@ -73,7 +73,7 @@ export function builtinResources(): ResourceType[] {
     resource({ group: "apps", version: "v1", kind: "Deployment", plural: "deployments", namespaced: true, shortNames: ["deploy"], categories: ["all"], status: true, generation: true, extra: ["scale"] }),
     resource({ group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true, shortNames: ["rs"], categories: ["all"], status: true, generation: true, extra: ["scale"] }),
     resource({ group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true, categories: ["all"], status: true, generation: true }),
-    resource({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true }),
+    resource({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, generation: true }),
     resource({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
     resource({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true }),
     resource({ group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, shortNames: ["pc"] }),

@@ -74,8 +74,12 @@ export function normalise(value: unknown, tokens: Tokens): Json {
   return walk(value, tokens, []);
 }
 
+/** Numbers each server picks: node ports from its own range. */
+const PICKED_NUMBERS = new Set(["nodePort", "healthCheckNodePort"]);
+
 function walk(value: unknown, tokens: Tokens, path: readonly string[]): Json {
   if (value === null || value === undefined) return null;
+  if (typeof value === "number" && PICKED_NUMBERS.has(path.at(-1) ?? "")) return "<port>";
   if (typeof value === "boolean" || typeof value === "number") return value;
   if (typeof value === "string") return scalar(value, tokens, path);
   if (Array.isArray(value)) return value.map((item, i) => walk(item, tokens, [...path, String(i)]));
@@ -91,6 +95,8 @@ function walk(value: unknown, tokens: Tokens, path: readonly string[]): Json {
 function scalar(text: string, tokens: Tokens, path: readonly string[]): string {
   const key = path.at(-1) ?? "";
   if (key === "resourceVersion") return text === "" || text === "0" ? text : "<rv>";
+  // Each server's own CA (kube-root-ca.crt, caBundle).
+  if (text.startsWith("-----BEGIN ")) return "<pem>";
   if (RFC3339.test(text)) return "<time>";
   if (UID.test(text)) return "<uid>";
   // "too old resource version: 12 (34)", "Too large resource version: 56, current: 34": the numbers are each server's revisions.

@@ -13,6 +13,8 @@ export interface Target {
   readonly endpoint: Endpoint;
   /** Compacts the server's storage to now: watches from before get 410 Gone. */
   compact(): Promise<void>;
+  /** Compacts, then restarts the API server (its watch cache starts over at the compacted revision). */
+  restart(): Promise<void>;
   /** Waits until a new namespace is usable as a client finds it (its `default` ServiceAccount, where the server makes one). */
   namespaceReady(namespace: string): Promise<void>;
 }
@@ -96,7 +98,7 @@ async function play(scenario: Scenario, target: Target, namespace: string): Prom
   try {
     for (const step of scenario.steps) {
       if (isAction(step)) {
-        await target.compact();
+        await (step.action === "restart" ? target.restart() : target.compact());
         continue;
       }
       const label = step.name ?? `${step.method} ${step.path.replace(/^\/apis?\/(?:[^/]+\/)?v1\//, "").replace(`namespaces/{ns}/`, "")}`;

@@ -47,7 +47,8 @@ export interface RequestStep {
 
 /** Something done to a server outside its API (same effect on both). */
 export interface ActionStep {
-  readonly action: "compact";
+  /** `compact`: etcd (the sim's event history) compacted to now. `restart`: that, then the API server restarted (the sim's watches ended). */
+  readonly action: "compact" | "restart";
 }
 
 export type Step = RequestStep | ActionStep;

@@ -46,6 +46,11 @@ export async function startTargets(progress: (line: string) => void): Promise<Ta
       sim.cluster.store.history.compact(sim.cluster.store.resourceVersion);
       return Promise.resolve();
     },
+    restart: () => {
+      sim.cluster.store.history.compact(sim.cluster.store.resourceVersion);
+      sim.closeWatches();
+      return Promise.resolve();
+    },
     // The sim has no ServiceAccount admission: a pod needs no `default` ServiceAccount.
     namespaceReady: () => Promise.resolve(),
   };
@@ -53,6 +58,10 @@ export async function startTargets(progress: (line: string) => void): Promise<Ta
     endpoint: realEndpoint,
     compact: async () => {
       await plane.compactEtcd();
+    },
+    restart: async () => {
+      await plane.compactEtcd();
+      await plane.restartApiServer();
     },
     // kube-apiserver's ServiceAccount admission refuses pods until the controller manager made `default`.
     namespaceReady: async (namespace) => {

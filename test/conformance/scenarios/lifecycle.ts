@@ -4,7 +4,7 @@
  * resources of a CRD; taint eviction (slow: a node's 40 s grace period).
  */
 import type { RequestStep, Scenario } from "../scenario.ts";
-import { APPS, BATCH, configMap, NS, ownerRef, pod, podTemplate } from "./objects.ts";
+import { APPS, BATCH, configMap, NS, ownerRef, pod, podTemplate, tokenVolumeIn } from "./objects.ts";
 
 /** Pod fields each kubelet reports its own way (kwok's or the sim's): compared where a scenario is about them, dropped elsewhere. */
 const POD_RUNTIME = ["status.conditions", "status.containerStatuses", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs", "status.qosClass", "status.startTime"];
@@ -86,7 +86,7 @@ export const lifecycle: readonly Scenario[] = [
       { method: "POST", path: `${APPS}/deployments`, body: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: podTemplate({ app: "web" }) } } },
       { name: "until available", method: "GET", path: `${APPS}/deployments/web`, until: { path: "status.availableReplicas", equals: 2 } },
       { method: "GET", path: `${APPS}/replicasets`, query: { labelSelector: "app=web" } },
-      { method: "GET", path: `${NS}/pods`, query: { labelSelector: "app=web" }, ignore: [...podRuntime("body.items.*"), "body.items.*.spec.nodeName"] },
+      { method: "GET", path: `${NS}/pods`, query: { labelSelector: "app=web" }, ignore: [...podRuntime("body.items.*"), ...tokenVolumeIn("body.items.*"), "body.items.*.spec.nodeName"] },
       { name: "scale to 1", method: "PATCH", path: `${APPS}/deployments/web/scale`, contentType: "application/merge-patch+json", body: { spec: { replicas: 1 } } },
       { name: "until one replica", method: "GET", path: `${APPS}/deployments/web`, until: { path: "status.replicas", equals: 1 } },
     ],
@@ -98,7 +98,7 @@ export const lifecycle: readonly Scenario[] = [
       { method: "POST", path: `${BATCH}/jobs`, body: job("bad", ["false"]) },
       { name: "ok until succeeded", method: "GET", path: `${BATCH}/jobs/ok`, until: { path: "status.succeeded", equals: 1 } },
       { name: "bad until failed", method: "GET", path: `${BATCH}/jobs/bad`, until: { path: "status.failed", equals: 1 } },
-      { method: "GET", path: `${NS}/pods`, query: { labelSelector: "job-name=ok" }, ignore: [...podRuntime("body.items.*"), "body.items.*.spec.nodeName"] },
+      { method: "GET", path: `${NS}/pods`, query: { labelSelector: "job-name=ok" }, ignore: [...podRuntime("body.items.*"), ...tokenVolumeIn("body.items.*"), "body.items.*.spec.nodeName"] },
       { name: "delete with propagationPolicy=Foreground", method: "DELETE", path: `${BATCH}/jobs/ok`, query: { propagationPolicy: "Foreground" } },
       { name: "its pods until gone", method: "GET", path: `${NS}/pods`, query: { labelSelector: "job-name=ok" }, until: { path: "items.length", equals: 0 } },
     ],

@@ -4,6 +4,14 @@ export const NS = "/api/v1/namespaces/{ns}";
 export const APPS = "/apis/apps/v1/namespaces/{ns}";
 export const BATCH = "/apis/batch/v1/namespaces/{ns}";
 
+/**
+ * The projected ServiceAccount token volume kube-apiserver's ServiceAccount admission adds
+ * to every pod (the sim issues no tokens: docs/sim-differences.md). Ignored in scenarios
+ * about something else; "pods: ServiceAccount token volume" shows it.
+ */
+export const TOKEN_VOLUME = ["body.spec.volumes", "body.spec.containers.*.volumeMounts"] as const;
+export const tokenVolumeIn = (prefix: string): string[] => TOKEN_VOLUME.map((p) => p.replace("body", prefix));
+
 export function configMap(name: string, data: Record<string, string> = { a: "1" }, metadata: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...metadata }, data };
 }

@@ -6,6 +6,7 @@
 import type { RequestStep, Scenario } from "../scenario.ts";
 import { configMap, NS } from "./objects.ts";
 
+// Lists select by label where the scenario is about something else than what a namespace holds (kube-root-ca.crt: docs/sim-differences.md).
 const seed: readonly RequestStep[] = [
   { method: "POST", path: `${NS}/configmaps`, body: configMap("a", { v: "1" }, { labels: { app: "web", tier: "front" } }), compare: "none" },
   { method: "POST", path: `${NS}/configmaps`, body: configMap("b", { v: "1" }, { labels: { app: "web", tier: "back" } }), compare: "none" },
@@ -26,7 +27,7 @@ export const watches: readonly Scenario[] = [
     name: "list: label selectors",
     steps: [
       ...seed,
-      ...["app=web", "app==web", "app!=web", "app in (web,db)", "app notin (web)", "tier", "!tier", "app=web,tier=back", "app=web,!tier", "tier in ()", "app=Not Valid"].map((selector): RequestStep => ({ name: `labelSelector ${selector}`, method: "GET", path: `${NS}/configmaps`, query: { labelSelector: selector } })),
+      ...["app=web", "app==web", "app,app!=web", "app in (web,db)", "app,app notin (web)", "tier", "app,!tier", "app=web,tier=back", "app=web,!tier", "tier in ()", "app=Not Valid"].map((selector): RequestStep => ({ name: `labelSelector ${selector}`, method: "GET", path: `${NS}/configmaps`, query: { labelSelector: selector } })),
     ],
   },
   {
@@ -59,11 +60,19 @@ export const watches: readonly Scenario[] = [
   },
   {
     name: "watch: every spelling of watch=false is a list",
-    steps: [{ method: "POST", path: `${NS}/configmaps`, body: configMap("w", { v: "1" }, { labels: { app: "web" } }), compare: "none" }, ...["false", "0", "f", "F", "FALSE", "False", ""].map(listed)],
+    steps: [
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("w", { v: "1" }, { labels: { app: "web" } }), capture: { rv: "metadata.resourceVersion" }, compare: "none" },
+      { method: "PATCH", path: `${NS}/configmaps/w`, contentType: "application/merge-patch+json", body: { data: { v: "2" } }, compare: "none" },
+      ...["false", "0", "FALSE", "False", "fAlSe"].map(listed), resumed("f"), resumed("F"), resumed("")],
   },
   {
-    name: "watch: a spelling ParseBool refuses",
-    steps: [{ name: "watch=yes", method: "GET", path: `${NS}/configmaps`, query: { watch: "yes" }, watch: { count: 1, timeoutMs: 2_000 } }],
+    // kube-apiserver reads booleans with apimachinery's Convert_Slice_string_To_bool, not strconv.ParseBool: only 0 and false are false.
+    name: "watch: spellings strconv.ParseBool refuses are true",
+    steps: [
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("w", { v: "1" }, { labels: { app: "web" } }), capture: { rv: "metadata.resourceVersion" }, compare: "none" },
+      { method: "PATCH", path: `${NS}/configmaps/w`, contentType: "application/merge-patch+json", body: { data: { v: "2" } }, compare: "none" },
+      ...["yes", "on", "2"].map(resumed),
+    ],
   },
   {
     name: "watch: resume sees modifications and deletions, selectors filter",
@@ -90,13 +99,24 @@ export const watches: readonly Scenario[] = [
   {
     name: "watch: 410 Gone after compaction",
     steps: [
-      { method: "POST", path: `${NS}/configmaps`, body: configMap("old"), capture: { rv: "metadata.resourceVersion" }, compare: "none" },
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("old", { a: "1" }, { labels: { app: "old" } }), capture: { rv: "metadata.resourceVersion" }, compare: "none" },
       { method: "PATCH", path: `${NS}/configmaps/old`, contentType: "application/merge-patch+json", body: { data: { a: "2" } }, compare: "none" },
       { method: "PATCH", path: `${NS}/configmaps/old`, contentType: "application/merge-patch+json", body: { data: { a: "3" } }, compare: "none" },
       { action: "compact" },
+      { name: "watch from before the compaction", method: "GET", path: `${NS}/configmaps`, query: { watch: "true", resourceVersion: "{rv}", labelSelector: "app" }, watch: { count: 1 } },
+      { name: "list at a compacted resourceVersion, exact", method: "GET", path: `${NS}/configmaps`, query: { resourceVersion: "{rv}", resourceVersionMatch: "Exact", labelSelector: "app" } },
+    ],
+  },
+  {
+    // After a restart kube-apiserver's watch cache starts at etcd's (compacted) revision: nothing older is served.
+    name: "watch: 410 Gone after compaction and an API server restart",
+    steps: [
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("old", { a: "1" }, { labels: { app: "old" } }), capture: { rv: "metadata.resourceVersion" }, compare: "none" },
+      { method: "PATCH", path: `${NS}/configmaps/old`, contentType: "application/merge-patch+json", body: { data: { a: "2" } }, compare: "none" },
+      { action: "restart" },
       { name: "watch from before the compaction", method: "GET", path: `${NS}/configmaps`, query: { watch: "true", resourceVersion: "{rv}" }, watch: { count: 1 } },
-      { name: "list at a compacted resourceVersion, exact", method: "GET", path: `${NS}/configmaps`, query: { resourceVersion: "{rv}", resourceVersionMatch: "Exact" } },
-      { name: "list at a compacted resourceVersion, not older than", method: "GET", path: `${NS}/configmaps`, query: { resourceVersion: "{rv}", resourceVersionMatch: "NotOlderThan" } },
+      { name: "list at a compacted resourceVersion, exact", method: "GET", path: `${NS}/configmaps`, query: { resourceVersion: "{rv}", resourceVersionMatch: "Exact", labelSelector: "app" } },
+      { name: "list not older than it", method: "GET", path: `${NS}/configmaps`, query: { resourceVersion: "{rv}", resourceVersionMatch: "NotOlderThan", labelSelector: "app" } },
     ],
   },
 ];

@@ -9,6 +9,8 @@ const deployment = (name: string, replicas = 1): Record<string, unknown> => ({
   spec: { replicas, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) },
 });
 
+const service = (name: string): Record<string, unknown> => ({ apiVersion: "v1", kind: "Service", metadata: { name }, spec: { type: "LoadBalancer", selector: { app: name }, ports: [{ port: 80 }] } });
+
 export const writes: readonly Scenario[] = [
   {
     name: "patch: json, merge, strategic, apply on a ConfigMap",
@@ -40,11 +42,13 @@ export const writes: readonly Scenario[] = [
   {
     name: "status subresource: spec and status written apart",
     steps: [
-      { method: "POST", path: `${APPS}/deployments`, body: { ...deployment("s", 0) }, compare: "none", capture: { rv: "metadata.resourceVersion" } },
-      { name: "status in a main-resource patch is ignored", method: "PATCH", path: `${APPS}/deployments/s`, contentType: "application/merge-patch+json", body: { status: { replicas: 7 }, metadata: { labels: { l: "1" } } }, ignore: ["body.status", "body.metadata.annotations"] },
-      { name: "spec in a status patch is ignored", method: "PATCH", path: `${APPS}/deployments/s/status`, contentType: "application/merge-patch+json", body: { spec: { replicas: 5 }, status: { observedGeneration: 1, conditions: [{ type: "Available", status: "True", reason: "Test", message: "m", lastUpdateTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2026-01-01T00:00:00Z" }] } }, ignore: ["body.metadata.annotations"] },
-      { method: "GET", path: `${APPS}/deployments/s/status`, ignore: ["body.metadata.annotations", "body.status"] },
-      { name: "PUT status with a stale resourceVersion", method: "PUT", path: `${APPS}/deployments/s/status`, body: { ...deployment("s", 0), metadata: { name: "s", resourceVersion: "{rv}" } } },
+      // A Service's status no controller writes here (no load balancer): what is read is what was written.
+      { method: "POST", path: `${NS}/services`, body: service("s"), compare: "none", capture: { rv: "metadata.resourceVersion" } },
+      { name: "status in a main-resource patch is ignored", method: "PATCH", path: `${NS}/services/s`, contentType: "application/merge-patch+json", body: { status: { loadBalancer: { ingress: [{ ip: "192.0.2.1" }] } }, metadata: { labels: { l: "1" } } } },
+      { name: "spec in a status patch is ignored", method: "PATCH", path: `${NS}/services/s/status`, contentType: "application/merge-patch+json", body: { spec: { sessionAffinity: "ClientIP" }, status: { loadBalancer: { ingress: [{ ip: "192.0.2.2" }] } } } },
+      { method: "GET", path: `${NS}/services/s/status` },
+      { name: "PUT status with a stale resourceVersion", method: "PUT", path: `${NS}/services/s/status`, body: { ...service("s"), metadata: { name: "s", resourceVersion: "{rv}" } } },
+      { name: "a Deployment's status patched", method: "PATCH", path: `${APPS}/deployments/d/status`, contentType: "application/merge-patch+json", body: { status: { observedGeneration: 9 } } },
       { method: "POST", path: `${NS}/configmaps`, body: configMap("cm"), compare: "none" },
       { name: "a ConfigMap has no status", method: "GET", path: `${NS}/configmaps/cm/status` },
     ],
