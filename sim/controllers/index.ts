@@ -9,6 +9,7 @@ import { nodeLifecycle } from "./nodelifecycle.ts";
 import { nodeHeartbeats } from "./nodes.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { scheduler } from "./scheduler.ts";
+import { serviceAccountController } from "./serviceaccounts.ts";
 import { taintEvictionController } from "./taint-eviction.ts";
 import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
@@ -31,5 +32,6 @@ export function builtinControllers(options: SimControllerOptions, defaultSchedul
     ttlAfterFinishedController(),
     endpointsController(),
     namespaceController(),
+    serviceAccountController(),
   ];
 }
