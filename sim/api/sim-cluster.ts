@@ -243,10 +243,10 @@ export class SimCluster implements Cluster {
     const object = current.object;
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== object.metadata.uid) {
-      throw conflict(resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${object.metadata.uid ?? ""}`);
+      throw preconditionFailed(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${object.metadata.uid ?? ""}). The object might have been deleted and then recreated`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== object.metadata.resourceVersion) {
-      throw conflict(resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${object.metadata.resourceVersion ?? ""}`);
+      throw preconditionFailed(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${object.metadata.resourceVersion ?? ""}). The object might have been modified`);
     }
     const version = splitApiVersion(type.apiVersion).version;
     const nsLabels = ns === undefined ? {} : this.#namespaceLabels(ns);
@@ -555,4 +555,14 @@ function kept(object: KubeObject, options: WriteOptions): KubeObject {
   if (options.subresource !== "status") return object;
   const status = (object as Obj).status;
   return { apiVersion: object.apiVersion, kind: object.kind, metadata: object.metadata, ...(status === undefined ? {} : { status }) } as KubeObject;
+}
+
+/**
+ * A delete precondition that fails in storage: kube-apiserver v1.36 names the object by
+ * its kind there (`Operation cannot be fulfilled on ConfigMap "x": the UID in the
+ * precondition ...`), details.kind the kind too (checked on core kinds by npm run conformance).
+ */
+function preconditionFailed(resource: ResourceType, name: string, why: string): ApiError {
+  const kind = resource.group === "" ? resource.kind : `${resource.kind}.${resource.group}`;
+  return new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${kind} "${name}": ${why}`, { name, group: resource.group, kind: resource.kind });
 }

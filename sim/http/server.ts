@@ -16,11 +16,11 @@ import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
 import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
 import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
-import { toTable, wantsTable } from "./table.ts";
+import { toTable, wantsTable, type IncludeObject } from "./table.ts";
 import { patchScale, requestedReplicas, toScale } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
 import { serveWatch } from "./watch.ts";
-import { queryBool, queryOptionalBool } from "./query.ts";
+import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
 import { decodeBody } from "./protobuf/decode.ts";
 import { negotiateResponse, sendNegotiated } from "./protobuf/respond.ts";
 import { MAX_BODY_DEPTH, nestedDeeperThan } from "./depth.ts";
@@ -146,6 +146,24 @@ function deleted(resource: ResourceType, object: KubeObject): unknown {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: object.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.plural, uid: object.metadata.uid } };
 }
 
+/**
+ * A body of another kind than the URL's resource cannot be decoded into it (built-in
+ * kinds; a custom resource's body is checked by its CRD's schema).
+ */
+function checkBodyKind(resource: ResourceType, body: KubeObject): void {
+  if (resource.crd || typeof body.kind !== "string" || body.kind === "" || body.kind === resource.kind) return;
+  const version = typeof body.apiVersion === "string" ? body.apiVersion : resource.version;
+  const internal = resource.group === "" ? "core" : resource.group.split(".")[0] ?? resource.group;
+  const external = `${version.includes("/") ? version.slice(version.indexOf("/") + 1) : version}.${body.kind}`;
+  throw badRequest(`${body.kind} in version ${JSON.stringify(version)} cannot be handled as a ${resource.kind}: converting (${external}) to (${internal}.${resource.kind}): unknown conversion`);
+}
+
+/** A Table's `includeObject` (Metadata when absent or unknown). */
+function includeObject(q: URLSearchParams): IncludeObject {
+  const value = q.get("includeObject");
+  return value === "None" || value === "Object" ? value : "Metadata";
+}
+
 /** The options kind each method's query parameters decode into (named in a 422 about them). */
 const OPTIONS_KIND: Readonly<Record<string, string>> = { POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions", DELETE: "DeleteOptions" };
 
@@ -260,7 +278,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         if (watching) return watch(target, q, request, response);
         if (target.name) {
           const object = await cluster.get(typeRef, target.namespace, target.name);
-          return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date()) : object);
+          return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date(), true, includeObject(q)) : object);
         }
         return list(target, q, request, response);
       }
@@ -273,6 +291,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
           return sendJson(response, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
         }
         if (target.name) throw methodNotAllowed();
+        checkBodyKind(target.resource, body);
         const ns = target.namespace;
         if (ns && body.metadata?.namespace && body.metadata.namespace !== ns) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
         const object = { ...body, apiVersion: body.apiVersion ?? apiVersion, kind: body.kind ?? target.resource.kind, metadata: { ...asObj(body.metadata), ...(ns ? { namespace: ns } : {}) } } as KubeObject;
@@ -281,6 +300,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       case "PUT": {
         if (!target.name) throw methodNotAllowed();
         const body = asObj(parseBody(await requestBody(request), contentType)) as KubeObject;
+        if (!target.subresource) checkBodyKind(target.resource, body);
         const object = { ...body, metadata: { ...asObj(body.metadata), name: body.metadata?.name ?? target.name, ...(target.namespace ? { namespace: target.namespace } : {}) } } as KubeObject;
         if (object.metadata.name !== target.name) throw badRequest(`the name of the object (${object.metadata.name ?? ""}) does not match the name on the URL (${target.name})`);
         return sendJson(response, 200, await cluster.update(object, { ...status, dryRun, ...validation("Update") }));
@@ -299,8 +319,10 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       case "DELETE": {
         const text = await requestBody(request);
         const body = asObj(parseBody(text, contentType));
-        const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
-        const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (body.orphanDependents === true ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
+        const grace = q.has("gracePeriodSeconds") ? queryInt(q, "gracePeriodSeconds") : body.gracePeriodSeconds;
+        // orphanDependents (deprecated) in the query or the body: true is Orphan.
+        const orphan = q.has("orphanDependents") ? queryBool(q, "orphanDependents") : body.orphanDependents === true;
+        const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
         const options = {
           ...(policy ? { propagationPolicy: policy } : {}),
           ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
@@ -355,7 +377,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       ...(page.continueToken ? { continue: page.continueToken, ...(filtered ? {} : { remainingItemCount: page.remaining }) } : {}),
     };
     if (wantsTable(request.headers.accept)) {
-      const table = toTable(target.resource, page.items.map((s) => s.object), page.resourceVersion, new Date());
+      const table = toTable(target.resource, page.items.map((s) => s.object), page.resourceVersion, new Date(), true, includeObject(q));
       return sendJson(response, 200, { ...table, metadata });
     }
     const listKind = target.resource.listKind;
@@ -377,7 +399,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     if (sendInitialEvents !== undefined && q.get("resourceVersionMatch") !== "NotOlderThan") {
       throw invalid("ListOptions", "meta.k8s.io", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" }]);
     }
-    const timeout = q.get("timeoutSeconds");
+    const timeout = q.has("timeoutSeconds") ? queryInt(q, "timeoutSeconds") : undefined;
     serveWatch(
       cluster,
       {
@@ -390,8 +412,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         bookmarks: queryBool(q, "allowWatchBookmarks"),
         sendInitialEvents,
         resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
-        timeoutSeconds: timeout ? Number(timeout) : undefined,
-        table: wantsTable(request.headers.accept),
+        timeoutSeconds: timeout || undefined,
+        table: wantsTable(request.headers.accept) ? includeObject(q) : false,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
       },
       response,

@@ -120,7 +120,15 @@ export function formatEndpoints(endpoints: Obj): string {
   return shown.length === 0 ? "<none>" : shown.join(",");
 }
 
+/** `k=v,k2=v2` of a Service's selector, as kubectl's printer writes it. */
+function selectorText(selector: unknown): string {
+  const entries = Object.entries(asObj(selector)).sort(([a], [b]) => a.localeCompare(b));
+  return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${String(v)}`).join(",");
+}
+
 const columnsByKind: Record<string, Column[]> = {
+  "/configmaps": [nameColumn, { name: "Data", type: "string", cell: (o) => Object.keys(asObj(o.data)).length + Object.keys(asObj(o.binaryData)).length }, ageColumn],
+  "/secrets": [nameColumn, { name: "Type", type: "string", cell: (o) => o.type ?? "" }, { name: "Data", type: "string", cell: (o) => Object.keys(asObj(o.data)).length }, ageColumn],
   "/endpoints": [nameColumn, { name: "Endpoints", type: "string", description: "Endpoints of the service", cell: (o) => formatEndpoints(o) }, ageColumn],
   "/pods": [
     nameColumn,
@@ -145,6 +153,7 @@ const columnsByKind: Record<string, Column[]> = {
     { name: "External-IP", type: "string", cell: () => "<none>" },
     { name: "Port(s)", type: "string", cell: (o) => list(asObj(o.spec).ports).map((p) => `${String(p.port)}/${String(p.protocol ?? "TCP")}`).join(",") || "<none>" },
     ageColumn,
+    { name: "Selector", type: "string", priority: 1, cell: (o) => selectorText(asObj(o.spec).selector) },
   ],
   "apps/deployments": [
     nameColumn,
@@ -209,8 +218,17 @@ function columnsOf(resource: ResourceType): Column[] {
   return columnsByKind[`${resource.group}/${resource.plural}`] ?? [nameColumn, ageColumn];
 }
 
-/** A Table of `objects` (one row each, the full object attached). */
-export function toTable(resource: ResourceType, objects: readonly KubeObject[], resourceVersion: string, now: Date, withDefinitions = true): Obj {
+/** What a Table row carries (`includeObject`): by default its object's metadata only, as PartialObjectMetadata. */
+export type IncludeObject = "None" | "Metadata" | "Object";
+
+function rowObject(object: KubeObject, include: IncludeObject): Obj {
+  if (include === "None") return {};
+  if (include === "Object") return { object };
+  return { object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: object.metadata } };
+}
+
+/** A Table of `objects` (one row each, with what `include` asks of its object). */
+export function toTable(resource: ResourceType, objects: readonly KubeObject[], resourceVersion: string, now: Date, withDefinitions = true, include: IncludeObject = "Metadata"): Obj {
   const columns = columnsOf(resource);
   return {
     kind: "Table",
@@ -219,7 +237,7 @@ export function toTable(resource: ResourceType, objects: readonly KubeObject[], 
     ...(withDefinitions
       ? { columnDefinitions: columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? "", description: c.description ?? "", priority: c.priority ?? 0 })) }
       : { columnDefinitions: [] }),
-    rows: objects.map((object) => ({ cells: columns.map((c) => c.cell(object as KubeObject & Obj, now)), object })),
+    rows: objects.map((object) => ({ cells: columns.map((c) => c.cell(object as KubeObject & Obj, now)), ...rowObject(object, include) })),
   };
 }
 

@@ -11,7 +11,7 @@ import { gone, tooLargeResourceVersion } from "../pipeline/errors.ts";
 import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";
 import type { Stored, StoreEvent } from "../store/store.ts";
-import { toTable } from "./table.ts";
+import { toTable, type IncludeObject } from "./table.ts";
 import type { SimFaults } from "../faults/faults.ts";
 
 /** What one watch request asked for. */
@@ -32,7 +32,8 @@ export interface WatchRequest {
   readonly sendInitialEvents?: boolean | undefined;
   readonly resourceVersionMatch?: string | undefined;
   readonly timeoutSeconds: number | undefined;
-  readonly table: boolean;
+  /** false, or a Table of what each event's row carries. */
+  readonly table: false | IncludeObject;
   /** Milliseconds between bookmarks. */
   readonly bookmarkIntervalMs: number;
 }
@@ -53,7 +54,7 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   let first = true;
   const line = (type: string, stored: Stored): string => {
     if (!request.table) return `{"type":"${type}","object":${stored.json}}\n`;
-    const table = toTable(resource, [stored.object], stored.object.metadata.resourceVersion ?? "", new Date(), first);
+    const table = toTable(resource, [stored.object], stored.object.metadata.resourceVersion ?? "", new Date(), first, request.table);
     first = false;
     return `${JSON.stringify({ type, object: table })}\n`;
   };

@@ -22,10 +22,10 @@ export function parseFieldValidation(value: string | null, operation: "Create" |
   if (value === null || value === "") return "Warn";
   const found = DIRECTIVES.find((d) => d === value);
   if (found) return found;
-  throw new ApiError(422, "Invalid", `${operation}Options.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: ${JSON.stringify(value)}: supported values: "Ignore", "Strict", "Warn"`, {
+  throw new ApiError(422, "Invalid", `${operation}Options.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`, {
     group: "meta.k8s.io",
     kind: `${operation}Options`,
-    causes: [{ reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(value)}: supported values: "Ignore", "Strict", "Warn"`, field: "fieldValidation" }],
+    causes: [{ reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`, field: "fieldValidation" }],
   });
 }
 

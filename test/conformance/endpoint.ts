@@ -17,6 +17,8 @@ export interface RawRequest {
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Default application/json; kubectl get asks for `application/json;as=Table;v=v1;g=meta.k8s.io`. */
+  readonly accept?: string;
 }
 
 /** What came back: the status code and the body, parsed when it was JSON. */
@@ -127,7 +129,7 @@ export class Endpoint {
     const url = new URL(request.path, this.url);
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.append(key, value);
     const body = request.body === undefined ? undefined : typeof request.body === "string" ? request.body : JSON.stringify(request.body);
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: request.accept ?? "application/json" };
     if (body !== undefined) {
       headers["content-type"] = request.contentType ?? "application/json";
       // Node sends a DELETE's body unframed unless told its length.

@@ -58,3 +58,8 @@ test("a short token is not replaced (it would match inside unrelated text)", () 
   tokens.add("ab", "<x>");
   assert.equal(tokens.replace("cab"), "cab");
 });
+
+test("a Table's Age column is <age>; other cells stay", () => {
+  const table = { kind: "Table", columnDefinitions: [{ name: "Name" }, { name: "Age" }], rows: [{ cells: ["a", "3s"] }] };
+  assert.deepEqual(normalised(table), { kind: "Table", columnDefinitions: [{ name: "Name" }, { name: "Age" }], rows: [{ cells: ["a", "<age>"] }] });
+});

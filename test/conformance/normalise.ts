@@ -77,7 +77,17 @@ export function normalise(value: unknown, tokens: Tokens): Json {
 /** Numbers each server picks: node ports from its own range. */
 const PICKED_NUMBERS = new Set(["nodePort", "healthCheckNodePort"]);
 
+/** A Table's Age cells ("3s") depend on when it was asked: they become <age>. */
+function withoutAges(table: Record<string, unknown>): Record<string, unknown> {
+  const columns = Array.isArray(table.columnDefinitions) ? (table.columnDefinitions as { name?: unknown }[]) : [];
+  const age = columns.findIndex((c) => c.name === "Age");
+  if (age < 0 || !Array.isArray(table.rows)) return table;
+  const rows = (table.rows as Record<string, unknown>[]).map((row) => (Array.isArray(row.cells) ? { ...row, cells: row.cells.map((cell: unknown, i: number) => (i === age ? "<age>" : cell)) } : row));
+  return { ...table, rows };
+}
+
 function walk(value: unknown, tokens: Tokens, path: readonly string[]): Json {
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && (value as Record<string, unknown>).kind === "Table" && !path.includes("<table>")) return walk(withoutAges(value as Record<string, unknown>), tokens, [...path, "<table>"]);
   if (value === null || value === undefined) return null;
   if (typeof value === "number" && PICKED_NUMBERS.has(path.at(-1) ?? "")) return "<port>";
   if (typeof value === "boolean" || typeof value === "number") return value;

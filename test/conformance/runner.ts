@@ -119,6 +119,7 @@ async function send(endpoint: Endpoint, step: RequestStep, vars: ReadonlyMap<str
     ...(step.query ? { query: Object.fromEntries(Object.entries(step.query).map(([k, v]) => [k, substitute(v, vars)])) } : {}),
     ...(step.body !== undefined ? { body: substituteDeep(step.body, vars) } : {}),
     ...(step.contentType ? { contentType: step.contentType } : {}),
+    ...(step.accept ? { accept: step.accept } : {}),
   };
   if (step.watch) return endpoint.watch(request, { count: step.watch.count, timeoutMs: step.watch.timeoutMs ?? 3_000 });
   if (!step.until) return endpoint.request(request);

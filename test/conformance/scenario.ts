@@ -35,6 +35,7 @@ export interface RequestStep {
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
   readonly contentType?: string;
+  readonly accept?: string;
   /** Variables taken from the (raw) answer body by dotted path. */
   readonly capture?: Readonly<Record<string, string>>;
   readonly compare?: Compare;
