@@ -175,6 +175,15 @@ function checkDryRun(q: URLSearchParams, method: string): void {
   throw invalid(kind, "meta.k8s.io", "", [{ field: "dryRun", reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(values)}: supported values: "All"` }]);
 }
 
+/** ValidateDeleteOptions: a known propagationPolicy, and not together with the deprecated orphanDependents. */
+function checkDeleteOptions(policy: string | undefined, orphanGiven: boolean): void {
+  if (policy === undefined) return;
+  if (!["Foreground", "Background", "Orphan"].includes(policy)) {
+    throw invalid("DeleteOptions", "meta.k8s.io", "", [{ field: "propagationPolicy", reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"` }]);
+  }
+  if (orphanGiven) throw invalid("DeleteOptions", "meta.k8s.io", "", [{ field: "propagationPolicy", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set` }]);
+}
+
 /** Objects in etcd's key order (namespace, then name), the order kube-apiserver lists in. */
 function sortedByKey<T extends { readonly object: KubeObject }>(items: readonly T[]): T[] {
   const key = (item: T): string => `${item.object.metadata.namespace ?? ""}/${item.object.metadata.name ?? ""}`;
@@ -322,7 +331,9 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         const grace = q.has("gracePeriodSeconds") ? queryInt(q, "gracePeriodSeconds") : body.gracePeriodSeconds;
         // orphanDependents (deprecated) in the query or the body: true is Orphan.
         const orphan = q.has("orphanDependents") ? queryBool(q, "orphanDependents") : body.orphanDependents === true;
-        const policy = (q.get("propagationPolicy") ?? body.propagationPolicy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
+        const givenPolicy = q.get("propagationPolicy") ?? (typeof body.propagationPolicy === "string" ? body.propagationPolicy : undefined);
+        checkDeleteOptions(givenPolicy, q.has("orphanDependents") || typeof body.orphanDependents === "boolean");
+        const policy = (givenPolicy ?? (orphan ? "Orphan" : undefined)) as DeleteOptions["propagationPolicy"];
         const options = {
           ...(policy ? { propagationPolicy: policy } : {}),
           ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
