@@ -97,6 +97,15 @@ async function replacedOnce(victim: Obj, relay = stack.relay): Promise<Obj> {
   return replacement as Obj;
 }
 
+/**
+ * Waits until the job's status remembers each of `pods` as its slot's pod: what makes a
+ * deletion whose event the relay loses (a plan refused while kube-apiserver restarts)
+ * still a recreation, as in a job that has run for a while.
+ */
+async function remembered(pods: readonly Obj[]): Promise<void> {
+  await waitForIn(stack, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
+}
+
 /** Waits until every parent named has its child. */
 async function mirrored(names: readonly string[], relay = stack.relay): Promise<void> {
   await waitFor(`${names.length} parents mirrored`, async () => {
@@ -131,6 +140,7 @@ test("kube-apiserver restarted while edgeloop runs: nothing is lost, and pods de
   const controlPlane = stack.controlPlane ?? assert.fail("a real control plane");
   const [first, second] = await livePods(TRAIN);
   assert.ok(first && second);
+  await remembered([first, second]);
   const before = Array.from({ length: 10 }, (_, i) => `before-restart-${i}`);
   const afterwards = Array.from({ length: 10 }, (_, i) => `after-restart-${i}`);
   await Promise.all(before.map((name) => stack.cluster.create(parent(name))));
@@ -212,6 +222,7 @@ test("the leading relay killed: the standby takes over through the real Lease an
   stack.relay = standby;
   const [victim] = await livePods(TRAIN);
   assert.ok(victim);
+  await remembered([victim]);
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
   await stack.cluster.create(parent("leaderless"));
   const child = await stack.cluster.get(CM, "default", "standing-by-mirror");

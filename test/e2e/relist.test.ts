@@ -18,6 +18,7 @@ import { e2eStack, waitFor, type E2EStack } from "./harness.ts";
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
 const POD = { apiVersion: "v1", kind: "Pod" };
+const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
 const TRAIN = "federatedlearningjob.sedna.io/name=relist,federatedlearningjob.sedna.io/worker-type=train";
 let stack: E2EStack;
 /** The relay's `relisted` log lines: which informer, why, and what the new list lacked. */
@@ -106,6 +107,11 @@ test("a training pod deleted while the relay's watches are down, past the server
     const [victim] = await livePods(TRAIN);
     assert.ok(victim);
     const slot = victim.metadata.labels["edgeloop.dev/worker"] as string;
+    // As in a job that has run a while: its status remembers the slot's pod.
+    await waitFor("the status to remember the victim", async () => {
+      const entries = ((await stack.cluster.get(FL, "default", "relist")) as Obj).status?.workerPods as Obj[] | undefined;
+      return entries?.some((e) => e.pod === victim.metadata.name && e.uid === victim.metadata.uid) ? true : undefined;
+    });
     const relists = await podRelists();
     const seen = relisted.length;
     const deleted = await deleteUnseen(victim, seen);
