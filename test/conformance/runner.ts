@@ -132,6 +132,8 @@ async function send(endpoint: Endpoint, step: RequestStep, vars: ReadonlyMap<str
 }
 
 function matches(response: RawResponse, until: NonNullable<RequestStep["until"]>): boolean {
+  if (until.orStatus !== undefined && response.status === until.orStatus) return true;
+  if (until.exists !== undefined && at(response.body, until.exists) === undefined) return false;
   if (until.status !== undefined && response.status !== until.status) return false;
   if (until.path !== undefined && JSON.stringify(at(response.body, until.path)) !== JSON.stringify(until.equals)) return false;
   return true;

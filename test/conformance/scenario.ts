@@ -22,6 +22,10 @@ export interface Until {
   /** A dotted path into the body (`status.succeeded`, `items.length`) and the value it must have. */
   readonly path?: string;
   readonly equals?: unknown;
+  /** A dotted path that must hold a value (any), instead of `path`/`equals`. */
+  readonly exists?: string;
+  /** Or else this status (a 404 when the object went instead). */
+  readonly orStatus?: number;
   /** Default 20 s. */
   readonly timeoutMs?: number;
 }
