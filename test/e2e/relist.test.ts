@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
+import { ApiError } from "../../sim/contract.ts";
 import { e2eStack, waitFor, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
@@ -71,6 +72,17 @@ after(async () => {
   await stack.stop();
 });
 
+/** Tries `attempt` every few milliseconds (the harness's waitFor backs off to 250 ms) until it gives a value, for 60 s at most. */
+async function poll<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await attempt();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** How many API server restarts the real control plane gets for the deletion to land before the pod informer lists again. */
 const ATTEMPTS = 6;
 const POD_INFORMER = "Pod.v1||";
@@ -92,10 +104,18 @@ async function deleteUnseen(victim: Obj, seen: number): Promise<boolean> {
   }
   const controlPlane = stack.controlPlane ?? assert.fail("a cluster target has a control plane");
   await controlPlane.compactEtcd();
-  await controlPlane.restartApiServer();
-  if (relisted.slice(seen).some((r) => r.informer === POD_INFORMER)) return false;
-  await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-  return true;
+  const restarting = controlPlane.restartApiServer();
+  // The first request the new API server answers deletes the pod: the relay, backing off
+  // between reconnects, has most often not listed again by then.
+  await poll("kube-apiserver to stop", () => stack.cluster.find(POD, "default", victim.metadata.name).then(() => undefined, (error: unknown) => (error instanceof ApiError ? undefined : true)));
+  const sent = await poll("kube-apiserver to answer", () =>
+    stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 }).then(
+      () => relisted.slice(seen).every((r) => r.informer !== POD_INFORMER),
+      (error: unknown) => (error instanceof ApiError && error.code === 404 ? assert.fail(`${String(victim.metadata.name)} went before its deletion`) : undefined),
+    ),
+  );
+  await restarting;
+  return sent;
 }
 
 test("a training pod deleted while the relay's watches are down, past the server's history, is replaced after the relist", { timeout: 240_000 }, async (t) => {
