@@ -185,6 +185,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
       ...(install
         ? {
+            // A relay that loses its Lease stops, as client-go's leader election has the process exit; here the stack starts it again, as the kubelet restarts a container that exited, so that it campaigns anew instead of reconciling without the Lease.
+            onLostLeadership: () => void restartAfterLostLease(),
             leaderElection: {
               namespace: install.namespace,
               name: LEASE_NAME,
@@ -195,6 +197,20 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
           }
         : {}),
     };
+    let stopping = false;
+    const restartAfterLostLease = async (): Promise<void> => {
+      if (stopping) return;
+      options.log?.("warn", "the relay lost its Lease: starting it again to campaign anew", { lease: `${install?.namespace ?? ""}/${LEASE_NAME}`, identity });
+      try {
+        // Lost while it was still starting: the start's own error handling stops it.
+        if (!running) return;
+        await running.relay.stop().catch(() => undefined);
+        if (!stopping) running.relay = await startRelay(relayOptions);
+      } catch (error) {
+        options.log?.("error", "could not start the relay again after it lost its Lease", { error: (error as Error).message });
+      }
+    };
+    let running: ClusterStack | undefined = undefined;
     progress(`starting the relay and syncing its informers${install ? ` (as ${install.user}; leader election through Lease ${install.namespace}/${LEASE_NAME} as ${identity})` : ""}`);
     relay = await startRelay(relayOptions);
     if (install) progress(await electionOutcome(relay, admin, { namespace: install.namespace, name: LEASE_NAME }, identity));
@@ -219,6 +235,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
         stack.relay = await startRelay(relayOptions);
       },
       async stop(): Promise<void> {
+        stopping = true;
         // The API server stops calling the front first: a Fail webhook calling nothing would refuse every write it matches.
         if (registered.length > 0 && install) await removeLocalWebhooks(admin, registered, frontUrl).catch((error: unknown) => options.log?.("warn", "could not remove the webhook configurations", { error: (error as Error).message }));
         await stack.relay.stop();
@@ -227,6 +244,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
         rmSync(dir, { recursive: true, force: true });
       },
     };
+    running = stack;
     return stack;
   } catch (error) {
     await relay?.stop().catch(() => undefined);
