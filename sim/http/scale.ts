@@ -34,7 +34,8 @@ export function toScale(object: KubeObject): Obj {
     kind: "Scale",
     apiVersion: "autoscaling/v1",
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
-    spec: { replicas: Number(spec.replicas ?? 1) },
+    // ScaleSpec.replicas is `omitempty`: 0 is left out, as kube-apiserver encodes it.
+    spec: Number(spec.replicas ?? 1) === 0 ? {} : { replicas: Number(spec.replicas ?? 1) },
     status: { replicas: Number(status.replicas ?? 0), selector: selectorString(spec.selector) },
   };
 }

@@ -150,6 +150,12 @@ export function defaultOnCreate(type: ResourceType, object: KubeObject, allocate
       return { eventTime: null, reportingComponent: "", reportingInstance: "", ...o } as KubeObject;
     case "scheduling.k8s.io/priorityclasses":
       return defaultPriorityClass(o);
+    case "apiextensions.k8s.io/customresourcedefinitions": {
+      // The CRD strategy: conversion None by default; the status starts with no names accepted and the storage version stored.
+      const spec = obj(o.spec);
+      const stored = list(spec.versions).filter((v) => v.storage === true).map((v) => v.name);
+      return { ...o, spec: { ...spec, conversion: { strategy: "None", ...obj(spec.conversion) } }, status: { acceptedNames: { kind: "", plural: "" }, conditions: null, storedVersions: stored } } as KubeObject;
+    }
     default: {
       if (type.statusSubresource) {
         const copy: Obj = { ...o };

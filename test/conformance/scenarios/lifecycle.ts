@@ -22,6 +22,35 @@ const job = (name: string, command: string[], backoffLimit = 0): Record<string, 
   spec: { backoffLimit, template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox:1.36", command }] } } },
 });
 
+/** A small CRD with a default, a range, an enum, status and scale subresources. */
+const WIDGET_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.conformance.edgeloop.dev" },
+  spec: {
+    group: "conformance.edgeloop.dev",
+    scope: "Namespaced",
+    names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: ".spec.size", statusReplicasPath: ".status.size" } },
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: { type: "object", required: ["colour"], properties: { colour: { type: "string", enum: ["red", "green"] }, size: { type: "integer", minimum: 1, maximum: 10, default: 3 } } },
+              status: { type: "object", properties: { size: { type: "integer" } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
 export const lifecycle: readonly Scenario[] = [
   {
     name: "finalizers hold a deletion until removed",
@@ -128,6 +157,28 @@ export const lifecycle: readonly Scenario[] = [
       { name: "a stale update", method: "PUT", path: "/apis/sedna.io/v1alpha1/namespaces/{ns}/models/m", body: { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "m", resourceVersion: "{rv}" }, spec: { url: "s3://m", format: "pb" } } },
       { method: "GET", path: "/apis/sedna.io/v1alpha1/namespaces/{ns}/models/nope" },
       { method: "DELETE", path: "/apis/sedna.io/v1alpha1/namespaces/{ns}/models/m" },
+    ],
+  },
+  {
+    name: "crd: a definition and a custom resource of it",
+    steps: [
+      { method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: WIDGET_CRD },
+      { name: "until Established", method: "GET", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.conformance.edgeloop.dev", until: { path: "status.conditions.1.status", equals: "True" } },
+      { name: "until served", method: "GET", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", until: { status: 200 } },
+      { name: "a widget, size defaulted", method: "POST", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", body: { apiVersion: "conformance.edgeloop.dev/v1", kind: "Widget", metadata: { name: "w" }, spec: { colour: "red" } } },
+      { name: "a size out of range", method: "POST", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", body: { apiVersion: "conformance.edgeloop.dev/v1", kind: "Widget", metadata: { name: "big" }, spec: { colour: "red", size: 99 } } },
+      { name: "a colour not in the enum", method: "POST", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", body: { apiVersion: "conformance.edgeloop.dev/v1", kind: "Widget", metadata: { name: "blue" }, spec: { colour: "blue" } } },
+      { name: "scale subresource", method: "GET", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets/w/scale" },
+      { method: "DELETE", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.conformance.edgeloop.dev", compare: "status" },
+    ],
+  },
+  {
+    name: "deployments: the scale subresource",
+    steps: [
+      { method: "POST", path: `${APPS}/deployments`, body: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "sc" }, spec: { replicas: 0, selector: { matchLabels: { app: "sc" } }, template: podTemplate({ app: "sc" }) } }, compare: "status" },
+      { method: "GET", path: `${APPS}/deployments/sc/scale`, ignore: ["body.status"] },
+      { name: "PUT scale", method: "PUT", path: `${APPS}/deployments/sc/scale`, body: { apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "sc", namespace: "{ns}" }, spec: { replicas: 0 } }, ignore: ["body.status"] },
+      { name: "scale of a missing deployment", method: "GET", path: `${APPS}/deployments/nope/scale` },
     ],
   },
   {
