@@ -55,3 +55,37 @@ export function patchScale(current: Obj, patch: unknown, type: string): Obj {
   if (type === "json") return asObj(jsonPatch(current, patch));
   return asObj(applyMergePatch(current, patch));
 }
+
+/** Where a custom resource keeps its replica counts (a CRD version's `subresources.scale`). */
+export interface ScalePaths {
+  /** `.spec.replicas`-style JSON paths. */
+  readonly spec: string;
+  readonly status: string;
+  readonly selector?: string;
+}
+
+function valueAt(object: unknown, path: string): unknown {
+  return path.replace(/^\./, "").split(".").reduce<unknown>((value, key) => asObj(value)[key], object);
+}
+
+/** The Scale view of a custom resource (a missing count is 0; `status.selector` only with a labelSelectorPath). */
+export function toCustomScale(object: KubeObject, paths: ScalePaths): Obj {
+  const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
+  const replicas = Number(valueAt(object, paths.spec) ?? 0);
+  const selector = paths.selector ? valueAt(object, paths.selector) : undefined;
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
+    spec: replicas === 0 ? {} : { replicas },
+    status: { replicas: Number(valueAt(object, paths.status) ?? 0), ...(typeof selector === "string" ? { selector } : {}) },
+  };
+}
+
+/** A merge patch setting the value at `path` (`.spec.size` → `{ spec: { size } }`). */
+export function patchAt(path: string, value: unknown): Obj {
+  return path
+    .replace(/^\./, "")
+    .split(".")
+    .reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Obj;
+}

@@ -17,7 +17,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "../select
 import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
 import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
-import { patchScale, requestedReplicas, toScale } from "./scale.ts";
+import { patchAt, patchScale, requestedReplicas, toCustomScale, toScale, type ScalePaths } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
 import { serveWatch } from "./watch.ts";
 import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
@@ -278,6 +278,10 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     negotiateResponse(request, response, typeRef, watching);
     if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
+    if (target.subresource === "scale" && target.resource.crd && target.name) {
+      const paths = await customScalePaths(target.resource, target.version);
+      if (paths) return customScale(target, typeRef, paths, method, contentType, request, response);
+    }
     if (target.subresource && target.subresource !== "status" && target.subresource !== "binding" && !finalize) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
     // A kind without a status subresource (ConfigMap, Secret, Lease, ...) serves no `/status`; a CRD's only when it declares one.
     if (target.subresource === "status" && !target.resource.statusSubresource) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
@@ -369,6 +373,26 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const precondition = asObj(wanted.metadata).resourceVersion;
     const patch = { spec: { replicas: requestedReplicas(wanted) }, ...(method === "PUT" && typeof precondition === "string" ? { metadata: { resourceVersion: precondition } } : {}) };
     sendJson(response, 200, toScale(await cluster.patch(typeRef, target.namespace, name, patch, "merge")));
+  }
+
+  /** A CRD version's scale subresource paths, or undefined when it declares none. */
+  async function customScalePaths(resource: ResourceType, version: string): Promise<ScalePaths | undefined> {
+    const crd = resource.crd ? await cluster.find({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" }, undefined, resource.crd.crdName) : undefined;
+    const versions = asObj((crd as Record<string, unknown> | undefined)?.spec).versions;
+    const served = (Array.isArray(versions) ? versions : []).map(asObj).find((v) => v.name === version);
+    const scale = asObj(asObj(served?.subresources).scale);
+    if (typeof scale.specReplicasPath !== "string" || typeof scale.statusReplicasPath !== "string") return undefined;
+    return { spec: scale.specReplicasPath, status: scale.statusReplicasPath, ...(typeof scale.labelSelectorPath === "string" ? { selector: scale.labelSelectorPath } : {}) };
+  }
+
+  async function customScale(target: Target, typeRef: { apiVersion: string; kind: string }, paths: ScalePaths, method: string, contentType: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const name = target.name ?? "";
+    const current = toCustomScale(await cluster.get(typeRef, target.namespace, name), paths);
+    if (method === "GET") return sendJson(response, 200, current);
+    if (method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
+    const body = parseBody(await requestBody(request), method === "PUT" ? contentType : "json");
+    const wanted = method === "PUT" ? asObj(body) : patchScale(current, body, patchTypeOf(contentType));
+    sendJson(response, 200, toCustomScale(await cluster.patch(typeRef, target.namespace, name, patchAt(paths.spec, requestedReplicas(wanted)), "merge"), paths));
   }
 
   function selectors(q: URLSearchParams): { labelSelector?: string; fieldSelector?: string } {

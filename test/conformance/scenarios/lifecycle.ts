@@ -169,6 +169,8 @@ export const lifecycle: readonly Scenario[] = [
       { name: "a size out of range", method: "POST", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", body: { apiVersion: "conformance.edgeloop.dev/v1", kind: "Widget", metadata: { name: "big" }, spec: { colour: "red", size: 99 } } },
       { name: "a colour not in the enum", method: "POST", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets", body: { apiVersion: "conformance.edgeloop.dev/v1", kind: "Widget", metadata: { name: "blue" }, spec: { colour: "blue" } } },
       { name: "scale subresource", method: "GET", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets/w/scale" },
+      { name: "scale patched", method: "PATCH", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets/w/scale", contentType: "application/merge-patch+json", body: { spec: { replicas: 5 } } },
+      { name: "the widget scaled", method: "GET", path: "/apis/conformance.edgeloop.dev/v1/namespaces/{ns}/widgets/w" },
       { method: "DELETE", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.conformance.edgeloop.dev", compare: "status" },
     ],
   },
