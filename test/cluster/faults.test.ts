@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
+import { ApiError } from "../../sim/contract.ts";
 import { e2eStack, TARGET, waitFor, waitForIn, type E2EStack } from "../e2e/harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
@@ -106,6 +107,17 @@ async function remembered(pods: readonly Obj[]): Promise<void> {
   await waitForIn(stack, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
 }
 
+/** Tries `attempt` every few milliseconds (waitFor backs off to 250 ms) until it gives a value, for 60 s at most. */
+async function poll<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await attempt();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** Waits until every parent named has its child. */
 async function mirrored(names: readonly string[], relay = stack.relay): Promise<void> {
   await waitFor(`${names.length} parents mirrored`, async () => {
@@ -170,14 +182,20 @@ test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and
   const seen = relisted.length;
 
   const revision = await controlPlane.compactEtcd();
-  await controlPlane.restartApiServer();
-  // Meanwhile: a spec update, a new parent, a child deleted.
-  const updated = (await stack.cluster.patch(FL, "default", JOB, { spec: { trainingWorkers: workers } }, "merge")) as Obj;
+  const restarting = controlPlane.restartApiServer();
+  // Meanwhile, from the new API server's first answer, while the relay reconnects: a spec
+  // update, a new parent, a child deleted.
+  await poll("kube-apiserver to stop", () => stack.cluster.find(CM, "default", "before-restart-0-mirror").then(() => undefined, (error: unknown) => (error instanceof ApiError ? undefined : true)));
+  // Until the CRD is served again, its path answers 404.
+  const updated = (await poll("the spec update", () => stack.cluster.patch(FL, "default", JOB, { spec: { trainingWorkers: workers } }, "merge").catch(() => undefined))) as Obj;
   await stack.cluster.create(parent("after-compaction"));
   await stack.cluster.delete(CM, "default", "before-restart-0-mirror");
+  await restarting;
 
   const informers = ["Pod.v1||", "ConfigMap.v1||", "FederatedLearningJob.sedna.io/v1alpha1||"];
-  await waitFor("every informer's relist", () => (informers.every((i) => relisted.slice(seen).some((r) => r.informer === i)) ? true : undefined), 60_000);
+  await waitFor("every informer's relist", () => (informers.every((i) => relisted.slice(seen).some((r) => r.informer === i)) ? true : undefined), 60_000).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}; relisted: ${JSON.stringify(relisted.slice(seen))}`);
+  });
   for (const informer of informers) {
     assert.deepEqual(relisted.slice(seen).filter((r) => r.informer === informer).map((r) => r.reason), ["expired"], `${informer}: one relist, after 410 Gone (etcd compacted at revision ${revision})`);
   }
