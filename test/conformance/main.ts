@@ -41,13 +41,12 @@ if (chosen.length === 0) {
 }
 
 const targets = await startTargets((line) => console.error(`cluster: ${line}`));
-let stopping = false;
-const stop = async (): Promise<void> => {
-  if (stopping) return;
-  stopping = true;
-  await targets.stop();
-};
+// One stop, whoever asks first (a signal, a closed stdout, the end of the run); every caller waits for it.
+let stopped: Promise<void> | undefined;
+const stop = (): Promise<void> => (stopped ??= targets.stop());
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().then(() => process.exit(130)));
+// A reader that goes away (`| head`) must not leave both clusters running: stop them, then exit.
+process.stdout.on("error", () => void stop().then(() => process.exit(1)));
 
 const results: ScenarioResult[] = [];
 try {
