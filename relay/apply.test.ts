@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Plan } from "../protocol/index.ts";
-import { PlanApplier } from "./apply.ts";
+import { FORBIDDEN_RETRY_DELAYS_MS, PlanApplier } from "./apply.ts";
 import { KubeError, type KubeClient } from "./kube/client.ts";
 
 /** A client whose first `failures` Event writes answer 500; it records what it was sent. */
@@ -159,4 +159,32 @@ test("a create answered 429 with Retry-After stops the plan and carries the wait
   assert.equal(result.ok ? undefined : result.retryAfterMs, 3_000);
   const atOnce = await new PlanApplier(client).apply({ ...plan, concurrency: 4 }, parent);
   assert.equal(atOnce.ok ? undefined : atOnce.retryAfterMs, 3_000, "also from a run applied at once");
+});
+
+test("a 403 that passes within the warm-up waits (an API server loading its RBAC caches) is applied; one that stays is final after them", async () => {
+  const plan: Plan = { actions: [{ type: "create", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } }] };
+  const refusingFor = (refusals: number): { client: KubeClient; creates: () => number; events: () => number } => {
+    let creates = 0;
+    let events = 0;
+    const client = {
+      path: (type: { kind: string }): Promise<string> => Promise.resolve(`/${type.kind}`),
+      request: (_method: string, path: string, options: { body?: unknown } = {}): Promise<unknown> => {
+        if (path === "/Event") {
+          events += 1;
+          return Promise.resolve(options.body);
+        }
+        creates += 1;
+        return creates <= refusals ? Promise.reject(new KubeError(403, "Forbidden", "configmaps is forbidden")) : Promise.resolve(options.body);
+      },
+    } as unknown as KubeClient;
+    return { client, creates: () => creates, events: () => events };
+  };
+  const passing = refusingFor(2);
+  assert.deepEqual(await new PlanApplier(passing.client).apply(plan, parent), { ok: true, failed: 0 });
+  assert.equal(passing.creates(), 3);
+  assert.equal(passing.events(), 0, "no FailedCreate for a refusal that passed");
+  const staying = refusingFor(Infinity);
+  assert.deepEqual(await new PlanApplier(staying.client).apply(plan, parent), { ok: true, failed: 1 });
+  assert.equal(staying.creates(), 1 + FORBIDDEN_RETRY_DELAYS_MS.length, "asked again after each wait, then never");
+  assert.equal(staying.events(), 1, "one FailedCreate");
 });

@@ -25,6 +25,9 @@ export type ApplyResult =
  */
 export const EVENT_RESEND_DELAYS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
+/** The waits before a 403 is asked again; after the last it is final (see PlanApplier's warm-up handling). */
+export const FORBIDDEN_RETRY_DELAYS_MS: readonly number[] = [250, 500, 1_000];
+
 /** A bind the API server refused with a Conflict: the pod is bound already, or is another pod now. */
 class AlreadyBound extends Error {}
 
@@ -172,7 +175,7 @@ export class PlanApplier {
       if (action.type === "event" && action.ifPreviousApplied === true && previousFailed) continue;
       previousFailed = false;
       try {
-        await this.applyOne(action, parent, recreated, observe);
+        await this.#applyAllowingWarmUp(action, parent, recreated, observe);
       } catch (error) {
         if (error instanceof AlreadyBound) {
           // Nothing to do, and nothing to report: the Events after it are skipped.
@@ -193,6 +196,26 @@ export class PlanApplier {
       }
     }
     return { applied: !previousFailed, failed, retry: undefined, unapplied: [] };
+  }
+
+  /**
+   * One action; a 403 is asked again after {@link FORBIDDEN_RETRY_DELAYS_MS} before it is
+   * taken as final. kube-apiserver answers 403 for a moment after it starts, before its
+   * RBAC caches are loaded (kubernetes/kubernetes#121635), and its ServiceAccount admission
+   * refuses pods in a namespace until the namespace's `default` ServiceAccount exists: both
+   * pass within a second or two, and a 403 taken as final drops the work until the next
+   * resync. A refusal that stays is final after ~1.75 s and said once, with its message.
+   */
+  async #applyAllowingWarmUp(action: Action, parent: ObjectRef | undefined, recreated: ReadonlySet<string>, observe: StatusWriteObserver | undefined): Promise<void> {
+    for (const delay of [...FORBIDDEN_RETRY_DELAYS_MS, undefined]) {
+      try {
+        return await this.applyOne(action, parent, recreated, observe);
+      } catch (error) {
+        if (delay === undefined || !(error instanceof KubeError) || error.status !== 403) throw error;
+        this.#log?.("debug", `${describe(action)}: refused (${error.message}); asking again in ${delay} ms`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   /** One action, logged once applied. A delete of something already gone succeeds. */

@@ -1,5 +1,6 @@
 /** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
 import { KubeConfig } from "@kubernetes/client-node";
+import { http1Only } from "./kube/http1.ts";
 import { startApiServer, startFront, startOpsServer } from "./http.ts";
 import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
@@ -58,6 +59,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const kubeconfig = new KubeConfig();
   if (options.kubeconfigPath) kubeconfig.loadFromFile(options.kubeconfigPath);
   else kubeconfig.loadFromCluster();
+  http1Only(kubeconfig);
   const engine = new RelayEngine({
     kubeconfig,
     workerUrl: options.workerUrl,

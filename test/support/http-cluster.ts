@@ -7,6 +7,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import { KubeClient, KubeError } from "../../relay/kube/client.ts";
+import { http1Only } from "../../relay/kube/http1.ts";
 import { ApiError, type Cluster, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type SubresourceOptions } from "../../sim/contract.ts";
 
 /** The part of the sim's Cluster an end-to-end test uses, on either target. */
@@ -25,7 +26,7 @@ export class HttpCluster implements TestCluster {
 
   constructor(kc: KubeConfig) {
     // No retries after Retry-After: a test wants to see what the server said.
-    this.#client = new KubeClient(kc, { retryAfterRetries: 0 });
+    this.#client = new KubeClient(http1Only(kc), { retryAfterRetries: 0 });
   }
 
   async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {
