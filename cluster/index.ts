@@ -62,7 +62,11 @@ export interface RunningControlPlane {
   runningNodes(): string[];
   /** Stops kube-apiserver and starts it again on the same port; resolves once it is ready. */
   restartApiServer(): Promise<void>;
-  /** Compacts etcd up to its current revision: watches from before it get `410 Gone`. Returns that revision. */
+  /**
+   * Compacts etcd up to its current revision and returns it. Open watches go on (the API
+   * server serves them from its watch cache); a watch or list that starts again from a
+   * resourceVersion before it gets `410 Gone` — after {@link restartApiServer}, every one.
+   */
   compactEtcd(): Promise<number>;
   /** Stops every process it started. */
   stop(): Promise<void>;

@@ -123,11 +123,20 @@ export class PidFile {
   }
 
   add(pid: number): void {
-    writeFileSync(this.path, `${JSON.stringify([...this.#read(), pid])}\n`);
+    this.#write([...this.#read(), pid]);
   }
 
   remove(pid: number): void {
-    writeFileSync(this.path, `${JSON.stringify(this.#read().filter((p) => p !== pid))}\n`);
+    this.#write(this.#read().filter((p) => p !== pid));
+  }
+
+  /** Best effort: a state folder removed under a running control plane must not keep its processes from being stopped. */
+  #write(pids: readonly number[]): void {
+    try {
+      writeFileSync(this.path, `${JSON.stringify(pids)}\n`);
+    } catch {
+      // The folder is gone: nothing left to record into.
+    }
   }
 
   #read(): number[] {
