@@ -17,8 +17,9 @@ export function eventOn(parent: KubeObject, eventType: "Normal" | "Warning", rea
  * relay records it only if that action was applied, and records its own `FailedCreate`
  * or `FailedDelete` otherwise.
  */
-export function outcomeEvent(parent: KubeObject, reason: string, message: string): Decided {
-  return { type: "event", target: refOf(parent), eventType: "Normal", reason, message: message.slice(0, 1024), ifPreviousApplied: true };
+export function outcomeEvent(parent: KubeObject, reason: string, message: string, claim?: Claim): Decided {
+  const event = eventOn(parent, "Normal", reason, message, claim);
+  return event.type === "event" ? { ...event, ifPreviousApplied: true } : event;
 }
 
 /** A create action, guarded by a claim when it replaces a deleted object. */

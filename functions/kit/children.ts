@@ -1,6 +1,6 @@
 import type { Decided } from "./controller.ts";
 import type { KubeObject } from "../../protocol/index.ts";
-import { CLAIM_TTL_SECONDS, createOf, eventOn } from "./actions.ts";
+import { CLAIM_TTL_SECONDS, createOf, eventOn, outcomeEvent } from "./actions.ts";
 import { SPEC_HASH_LABEL } from "./labels.ts";
 import { isControlledBy, isTerminating } from "./owner.ts";
 
@@ -57,7 +57,8 @@ export function syncNamedChild(child: NamedChild): ChildOutcome {
   }
   const claim = { key: `${parent.metadata.uid ?? ""}/${kind}/${name}/${gone.metadata.uid ?? ""}`, ttlSeconds: CLAIM_TTL_SECONDS };
   return {
-    actions: [createOf(desired, claim), eventOn(parent, "Normal", "Recreated", `recreated ${kind} ${name} (deleted ${gone.metadata.uid ?? ""})`, claim)],
+    // Told only once the create is applied: a replacement the API server refused is no recreation.
+    actions: [createOf(desired, claim), outcomeEvent(parent, "Recreated", `recreated ${kind} ${name} (deleted ${gone.metadata.uid ?? ""})`, claim)],
     wait: false,
     claimed: true,
   };

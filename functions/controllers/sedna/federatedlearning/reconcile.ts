@@ -1,7 +1,7 @@
 import type { Decided, Decision } from "../../../kit/controller.ts";
 import type { KubeObject, ReconcileRequest } from "../../../../protocol/index.ts";
 import { errorFromZod } from "../../../../protocol/index.ts";
-import { CLAIM_TTL_SECONDS, createOf, deleteOf, eventOn, statusOf } from "../../../kit/actions.ts";
+import { CLAIM_TTL_SECONDS, createOf, deleteOf, eventOn, outcomeEvent, statusOf } from "../../../kit/actions.ts";
 import { syncNamedChild } from "../../../kit/children.ts";
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
 import { deletedChildren, isTerminating, ownedChildren } from "../../../kit/owner.ts";
@@ -195,8 +195,7 @@ function converge(
     actions.push(createOf(pod, claim));
     // Told only once the create is applied: a replacement the API server refused (a 403 while
     // kube-apiserver restarts) is no recreation, and the one made later is told then, once.
-    const told = eventOn(parent, "Normal", "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.name} ${why})`, claim);
-    actions.push(told.type === "event" ? { ...told, ifPreviousApplied: true } : told);
+    actions.push(outcomeEvent(parent, "Recreated", `recreated worker ${view.slot} as pod ${pod.metadata.name ?? ""} (pod ${predecessor.name} ${why})`, claim));
     recreated.set(view.slot, pod.metadata.name ?? "");
     claimed = true;
   }

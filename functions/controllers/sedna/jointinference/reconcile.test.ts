@@ -311,6 +311,10 @@ test("self-healing: a deleted Deployment and Service are recreated exactly once 
   ]);
   assert.equal(first.decision.requeueAfterSeconds, 6);
   assert.ok(cluster.events.some((e) => e.reason === "Recreated"));
+  // Each Recreated Event is told only if the create before it was applied (a refused create is no recreation).
+  const told = actionsOf(first.decision, "event").filter((e) => e.reason === "Recreated");
+  assert.equal(told.length, 2);
+  assert.ok(told.every((e) => e.ifPreviousApplied === true));
   // The relay restarted and replays the deletion while its cache still misses the new objects.
   const replay = cluster.request({
     controller: "jointinference",
