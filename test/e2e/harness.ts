@@ -124,8 +124,7 @@ export async function e2eStack(options: Partial<StackOptions> = {}): Promise<E2E
 
 async function clusterStack(options: Partial<StackOptions>): Promise<E2EStack> {
   const dir = mkdtempSync(join(tmpdir(), "edgeloop-e2e-"));
-  const runDir = process.env.EDGELOOP_CLUSTER_RUN_DIR;
-  const stateDir = runDir ? mkdtempSync(join(runDir, "cp-")) : join(dir, "cluster");
+  const stateDir = controlPlaneStateDir(join(dir, "cluster"));
   const nodes = options.nodes ?? 3;
   const controlPlane = await startControlPlane({
     stateDir,
@@ -163,6 +162,16 @@ async function clusterStack(options: Partial<StackOptions>): Promise<E2EStack> {
     await controlPlane.stop();
     throw error;
   }
+}
+
+/**
+ * Where a test's control plane keeps its state: under `EDGELOOP_CLUSTER_RUN_DIR` in `npm run
+ * test:cluster` (kept there for the least-privilege check of the run's audit logs), else
+ * `fallback`.
+ */
+export function controlPlaneStateDir(fallback: string): string {
+  const runDir = process.env.EDGELOOP_CLUSTER_RUN_DIR;
+  return runDir ? mkdtempSync(join(runDir, "cp-")) : fallback;
 }
 
 /** Waits until the object exists (and satisfies `ok`), on either target. */
