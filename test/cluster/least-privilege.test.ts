@@ -28,7 +28,7 @@ const UNUSED_ON_PURPOSE: Readonly<Record<string, string>> = {
   "patch autoscaling/horizontalpodautoscalers": "Sedna JI's `hpa` changed: the same test",
   "delete autoscaling/horizontalpodautoscalers": "Sedna JI's `hpa` removed: the same test",
   "delete apps/deployments": "Sedna JI: a Deployment it controls under a name no longer wanted: jointinference/reconcile.test.ts 'a Deployment we control under a name no longer wanted ... is removed'",
-  "patch core/services": "Sedna FL/JI: a Service whose spec drifted from the parent's is patched in place; no test exercises it yet (reported)",
+  "patch core/services": "Sedna JI/FL: a Service whose spec-hash is not the one wanted is patched in place: jointinference/reconcile.test.ts 'a Service whose spec-hash is not the one wanted ... is patched in place, once'",
   "get jobset.x-k8s.io/jobsets": "gang: a JobSet as a gang's root owner, read at its deadline; no JobSet controller on the test clusters and no test exercises it yet (reported)",
   "delete jobset.x-k8s.io/jobsets": "gang: a JobSet root owner deleted at the deadline; as above (reported)",
 };

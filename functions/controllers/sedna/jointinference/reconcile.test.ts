@@ -491,3 +491,16 @@ for (const length of [63, 70, 253]) {
     assert.equal(cluster.list("HorizontalPodAutoscaler").length, 1);
   });
 }
+
+test("a Service whose spec-hash is not the one wanted (written by an older edgeloop, or edited) is patched in place, once", () => {
+  const { cluster } = setup();
+  reconcile(cluster, T0);
+  const service = cluster.get("Service", `${NAME}-cloud`);
+  assert.ok(service);
+  cluster.update({ ...service, metadata: { ...service.metadata, labels: { ...service.metadata.labels, [SPEC_HASH_LABEL]: "stale" } } });
+  const { decision } = reconcile(cluster, T1);
+  assert.deepEqual(actionsOf(decision, "patch").map((p) => `${p.target.kind} ${p.target.name}`), [`Service ${NAME}-cloud`]);
+  assert.equal(cluster.get("Service", `${NAME}-cloud`)?.metadata.uid, service.metadata.uid, "patched, not recreated");
+  assert.equal(cluster.get("Service", `${NAME}-cloud`)?.metadata.labels?.[SPEC_HASH_LABEL], service.metadata.labels?.[SPEC_HASH_LABEL]);
+  assert.deepEqual(actionsOf(reconcile(cluster, T1).decision, "patch"), [], "once: the next reconcile finds it as wanted");
+});
