@@ -11,43 +11,16 @@
  * back to back (the next call at once, while the sim still schedules and starts the last
  * call's pods on the same 2 cores: a saturated machine, no target).
  */
+import { coordinatorProcess, job, NAMESPACE } from "./nervex-workload.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { fork } from "node:child_process";
-import { join } from "node:path";
-import type { CoordinatorAnswer, CoordinatorCall } from "./coordinator-process.ts";
 import { percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const JOBS = Number(process.env.EDGELOOP_BENCH_NERVEX_JOBS ?? 200);
-const NAMESPACE = "rl";
 const WARM_UP = 5;
 
-function job(name: string): KubeObject {
-  const template = (role: string): Record<string, unknown> => ({
-    spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] },
-  });
-  return {
-    apiVersion: "nervex.sensetime.com/v1alpha1",
-    kind: "NerveXJob",
-    metadata: { name, namespace: NAMESPACE },
-    spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } },
-  } as KubeObject;
-}
-
-/** The coordinator's process (`./coordinator-process.ts`), one call at a time. */
-function coordinatorProcess(): { call(request: CoordinatorCall): Promise<CoordinatorAnswer>; stop(): void } {
-  const child = fork(join(import.meta.dirname, "coordinator-process.ts"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  return {
-    call: (request) =>
-      new Promise((resolve) => {
-        child.once("message", (answer) => resolve(answer as CoordinatorAnswer));
-        child.send(request);
-      }),
-    stop: () => child.disconnect(),
-  };
-}
 
 const bench: Benchmark = {
   name: "nervex",

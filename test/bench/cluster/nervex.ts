@@ -7,45 +7,16 @@
  * are scheduled by kube-scheduler on {@link NODES} kwok nodes. EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS
  * (default 100: 2,155 pods on 40 nodes of 110 pods) sets the count.
  */
-import { fork } from "node:child_process";
-import { join } from "node:path";
-import type { KubeObject } from "../../../protocol/index.ts";
-import type { CoordinatorAnswer, CoordinatorCall } from "../coordinator-process.ts";
+import { coordinatorProcess, job, NAMESPACE } from "../nervex-workload.ts";
 import { percentile, tenth, until } from "../util.ts";
 import { NODES } from "./gang.ts";
 import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
 const JOBS = Number(process.env.EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS ?? 100);
-const NAMESPACE = "rl";
 const WARM_UP = 5;
 /** Pods of a job once its replicas are up: the coordinator, 8 collectors, 2 learners. */
 const JOB_PODS = 11;
-
-function job(name: string): KubeObject {
-  const template = (role: string): Record<string, unknown> => ({
-    spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] },
-  });
-  return {
-    apiVersion: "nervex.sensetime.com/v1alpha1",
-    kind: "NerveXJob",
-    metadata: { name, namespace: NAMESPACE },
-    spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } },
-  } as KubeObject;
-}
-
-/** The coordinator's process, one call at a time. */
-function coordinatorProcess(): { call(request: CoordinatorCall): Promise<CoordinatorAnswer>; stop(): void } {
-  const child = fork(join(import.meta.dirname, "../coordinator-process.ts"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  return {
-    call: (request) =>
-      new Promise((resolve) => {
-        child.once("message", (answer) => resolve(answer as CoordinatorAnswer));
-        child.send(request);
-      }),
-    stop: () => child.disconnect(),
-  };
-}
 
 async function running(cluster: BenchCluster, job: string, count: number): Promise<boolean> {
   return ((await cluster.list(POD, { namespace: NAMESPACE, labelSelector: `nervexjob-name=${job}` })).items as { status?: { phase?: string } }[]).filter((pod) => pod.status?.phase === "Running").length >= count;
