@@ -170,6 +170,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     progress(`starting the kubelets (kwok) of ${options.nodes.length} node(s): ${options.nodes.join(", ")}`);
     await agent.start(options.nodes);
     await waitForReadyNodes(kc, options.nodes, options.signal);
+    // Until the ServiceAccount controller makes it, the ServiceAccount admission plugin refuses every pod in `default`.
+    await waitForDefaultServiceAccount(kc, options.signal);
     options.signal?.removeEventListener("abort", aborted);
 
     const running = agent;
@@ -320,6 +322,20 @@ async function compactEtcd(port: number): Promise<number> {
   if (!Number.isFinite(revision)) throw new Error("etcd did not say its revision");
   await post("/v3/kv/compaction", { revision: String(revision), physical: true });
   return revision;
+}
+
+async function waitForDefaultServiceAccount(kc: KubeConfig, signal: AbortSignal | undefined, timeoutMs = 60_000): Promise<void> {
+  const api = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !signal?.aborted) {
+    const found = await api.readNamespacedServiceAccount({ name: "default", namespace: "default" }).then(
+      () => true,
+      () => false,
+    );
+    if (found) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  if (!signal?.aborted) throw new Error(`no default ServiceAccount in namespace default within ${timeoutMs / 1000} s (kube-controller-manager's log is in the state folder's logs/)`);
 }
 
 async function waitForReadyNodes(kc: KubeConfig, names: readonly string[], signal: AbortSignal | undefined, timeoutMs = 60_000): Promise<void> {
