@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
 import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { waitFor } from "../worker/client.ts";
+import { waitFor } from "../../cli/wait.ts";
 
 const MAIN = join(import.meta.dirname, "../../cluster/main.ts");
 const GRACE_SECONDS = 10;

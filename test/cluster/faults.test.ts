@@ -14,7 +14,9 @@ import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { e2eStack, TARGET, waitFor, waitForIn, type E2EStack } from "../e2e/harness.ts";
+import { e2eStack, TARGET, type E2EStack } from "../e2e/harness.ts";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForObject } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -104,7 +106,7 @@ async function replacedOnce(victim: Obj, relay = stack.relay): Promise<Obj> {
  * still a recreation, as in a job that has run for a while.
  */
 async function remembered(pods: readonly Obj[]): Promise<void> {
-  await waitForIn(stack, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
 }
 
 /** Tries `attempt` every few milliseconds (waitFor backs off to 250 ms) until it gives a value, for 60 s at most. */
@@ -168,7 +170,7 @@ test("kube-apiserver restarted while edgeloop runs: nothing is lost, and pods de
   await replacedOnce(second);
   await runningWorkers();
   assert.equal(stack.relay.engine.leading, true, "the relay kept its Lease across the restart");
-  await waitForIn(stack, FL, "default", JOB, (j) => (j as Obj).status?.active === 3 && (j as Obj).status?.phase === "Running");
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.active === 3 && (j as Obj).status?.phase === "Running");
 });
 
 test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and relists; what changed meanwhile is acted on", { timeout: 180_000 }, async () => {
@@ -204,9 +206,9 @@ test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and
     const pods = await livePods(TRAIN);
     return pods.length === 2 && pods.every((p) => !oldHashes.has(p.metadata.labels["edgeloop.dev/spec-hash"]) && p.spec.containers[0].env.some((e: Obj) => e.name === "exit_round" && e.value === "5")) ? true : undefined;
   }, 60_000);
-  await waitForIn(stack, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation, 30_000);
-  await waitForIn(stack, CM, "default", "after-compaction-mirror", () => true, 30_000);
-  const healed = await waitForIn(stack, CM, "default", "before-restart-0-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation, 30_000);
+  await waitForObject(stack.cluster, CM, "default", "after-compaction-mirror", () => true, 30_000);
+  const healed = await waitForObject(stack.cluster, CM, "default", "before-restart-0-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
   await relayIdle();
   assert.equal((await stack.cluster.get(CM, "default", "before-restart-0-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();
@@ -255,7 +257,7 @@ test("the leading relay killed: the standby takes over through the real Lease an
 
   await replacedOnce(victim, standby);
   await mirrored(["leaderless"], standby);
-  const healed = await waitForIn(stack, CM, "default", "standing-by-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
+  const healed = await waitForObject(stack.cluster, CM, "default", "standing-by-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
   await relayIdle(standby);
   assert.equal((await stack.cluster.get(CM, "default", "standing-by-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();

@@ -29,8 +29,9 @@ import { relayRules } from "../../scripts/lib/install/rbac.ts";
 import { startOnCluster, type ClusterStack } from "../../scripts/lib/stack.ts";
 import { ApiError } from "../../sim/contract.ts";
 import { HttpCluster } from "../support/http-cluster.ts";
-import { waitFor } from "../worker/client.ts";
+
 import { controlPlaneStateDir } from "../e2e/harness.ts";
+import { waitFor } from "../../cli/wait.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 

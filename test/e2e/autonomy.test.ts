@@ -14,7 +14,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { e2eStack, TARGET, waitFor, type E2EStack } from "./harness.ts";
+import { e2eStack, TARGET, type E2EStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 

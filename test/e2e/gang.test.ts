@@ -18,7 +18,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { createNamespaces, e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
+import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForGone } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -156,7 +158,7 @@ test("the upstream examples run unchanged: each Job's pods and the lone Pod are 
   }
   await waitFor("the lone Pod bound", async () => ((await events("examples", "Scheduled", "pod")).length === 1 ? true : undefined), WAIT_MS);
   // pod.yaml declares activeDeadlineSeconds: 5 and has no owner: at its deadline the pod itself is deleted.
-  await waitForGoneIn(stack, POD, "examples", "pod", WAIT_MS);
+  await waitForGone(stack.cluster, POD, "examples", "pod", WAIT_MS);
   assert.match((await events("examples", "DeadlineExceeded", "pod"))[0]?.message ?? "", /^gang examples\/pod reached its deadline of 5s .*; deleting Pod pod$/);
 });
 
@@ -167,7 +169,7 @@ test("job-deadline.yaml: at the group's deadline its root owner, the Job, is del
     return bound.length > 0 ? bound : undefined;
   }, WAIT_MS);
   assert.ok(pod?.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER), "the Job controller tracks the pod: only it can release the pod once the Job is deleted");
-  await waitForGoneIn(stack, JOB, "deadline", "job-deadline", WAIT_MS);
+  await waitForGone(stack.cluster, JOB, "deadline", "job-deadline", WAIT_MS);
   // Deleted in the background: the garbage collector deletes the pods, the Job controller removes its finalizer.
   await waitFor("the Job's pods gone", async () => ((await stack.cluster.list(POD, { namespace: "deadline" })).items.length === 0 ? true : undefined), WAIT_MS);
   const warned = await events("deadline", "DeadlineExceeded", pod?.metadata.name);

@@ -14,7 +14,9 @@ import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { createNamespaces, e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
+import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -60,7 +62,7 @@ async function events(namespace: string, name: string, reason: string): Promise<
 
 /** The coordinator of `job` once Running, and what DI-engine reads from its environment. */
 async function runningCoordinator(namespace: string, job: string): Promise<{ pod: Obj; env: CoordinatorEnv }> {
-  const pod = (await waitForIn(stack, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
+  const pod = (await waitForObject(stack.cluster, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
   return { pod, env: coordinatorEnv(pod) };
 }
 
@@ -89,10 +91,10 @@ test("the upstream NerveXJob manifests apply unchanged: coordinator pod and head
   assert.equal(pod.metadata.labels["replica-type"], "coordinator");
   assert.equal(pod.metadata.labels["nervexjob-name"], "nervexjob-example");
   assert.equal(pod.metadata.ownerReferences[0].kind, "NerveXJob");
-  const service = (await waitForIn(stack, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
+  const service = (await waitForObject(stack.cluster, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
   assert.equal(service.spec.clusterIP, "None");
   assert.equal(service.spec.ports[0].port, 22273);
-  await waitForIn(stack, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
+  await waitForObject(stack.cluster, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
   const table = await kubectl(["get", "nvxjob", "-n", "mock"]);
   assert.match(table, /^NAME\s+PHASE\s+AGE$/m, "the printer columns");
   assert.match(table, /^nervexjob-example\s+Running\s+\S+$/m);
@@ -145,15 +147,15 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
 
   const removed = assertOk(await call(server, "DELETE", "/v1alpha1/replicas", { namespace, coordinator, collectors: { replicas: 1 } }), "DELETE");
   assert.equal(removed.collectors.length, 1);
-  await waitForGoneIn(stack, POD, "mock", podOf(removed.collectors[0] as string));
-  await waitForGoneIn(stack, SERVICE, "mock", podOf(removed.collectors[0] as string));
+  await waitForGone(stack.cluster, POD, "mock", podOf(removed.collectors[0] as string));
+  await waitForGone(stack.cluster, SERVICE, "mock", podOf(removed.collectors[0] as string));
 
   const learner = podOf(created.learners[0] as string);
   const replaced = assertOk(await call(server, "POST", "/v1alpha1/replicas/failed", { namespace, coordinator, learners: [learner] }), "POST failed");
   assert.equal(replaced.learners.length, 1);
   const successor = podOf(replaced.learners[0] as string);
   assert.notEqual(successor, learner);
-  await waitForGoneIn(stack, POD, "mock", learner);
+  await waitForGone(stack.cluster, POD, "mock", learner);
   const fresh = (await stack.cluster.get(POD, "mock", successor)) as Obj;
   assert.equal(fresh.metadata.labels["replica-type"], "learner");
   assert.equal(fresh.spec.containers[0].resources.requests.cpu, "100m", "the same spec under a new name");
@@ -236,7 +238,7 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
     const { env } = await runningCoordinator("ends", name);
     assertOk(await call(env.KUBERNETES_SERVER_URL, "POST", "/v1alpha1/replicas", { namespace: "ends", coordinator: env.KUBERNETES_POD_NAME, collectors: { replicas: 1 } }), `${name} collector`);
   }
-  for (const name of Object.values(policies)) await waitForIn(stack, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
+  for (const name of Object.values(policies)) await waitForObject(stack.cluster, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
   const remaining = async (name: string): Promise<string[]> => (await livePods("ends", `nervexjob-name=${name}`)).map((p) => p.metadata.labels["replica-type"] as string).sort();
   const services = async (): Promise<string[]> => ((await stack.cluster.list(SERVICE, { namespace: "ends" })).items as Obj[]).map((s) => s.metadata.name as string);
   await waitFor("cleanup", async () => ((await remaining(policies.ALL)).length === 0 && (await remaining(policies.Running)).length === 1 && (await services()).length === 0 ? true : undefined));
@@ -254,7 +256,7 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
 test("a deleted coordinator of a running job is recreated, once", { skip }, async () => {
   const { pod } = await runningCoordinator("mock", "nervexjob-example");
   await kubectl(["delete", "pod", "-n", "mock", pod.metadata.name, "--wait=false"]);
-  const successor = (await waitForIn(stack, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
+  const successor = (await waitForObject(stack.cluster, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
   assert.notEqual(successor.metadata.uid, pod.metadata.uid);
   await waitFor("the Recreated Event", async () => ((await events("mock", "nervexjob-example", "Recreated")).length >= 1 ? true : undefined));
   await runningCoordinator("mock", "nervexjob-example");

@@ -14,7 +14,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { e2eStack, waitFor, type E2EStack } from "./harness.ts";
+import { e2eStack, type E2EStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 

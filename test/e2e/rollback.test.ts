@@ -12,7 +12,8 @@ import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { testStack, waitFor } from "./harness.ts";
+import { testStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { testStack, waitFor, waitForObject } from "./harness.ts";
+import { testStack } from "./harness.ts";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForObject } from "../support/cluster-waits.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;
@@ -38,6 +40,6 @@ test("an idle relay turns not-ready when the Worker goes away, counts the keys b
 
   await stack.worker.restart();
   await waitFor("ready again", async () => ((await readyz()) === 200 ? true : undefined), 15_000);
-  await waitForObject(stack, CM, "default", "outage-mirror", () => true, 45_000);
+  await waitForObject(stack.sim.cluster, CM, "default", "outage-mirror", () => true, 45_000);
   await waitFor("the queue drained", async () => ((await gauge("edgeloop_queue_depth")) === 0 ? true : undefined), 15_000);
 });

@@ -1,0 +1,17 @@
+/** Waits on one object of a cluster: there (as expected), or gone. */
+import { waitFor } from "../../cli/wait.ts";
+import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import type { TestCluster } from "./http-cluster.ts";
+
+/** Where a wait reads an object: the sim's in-process API or HTTP to a real API server. */
+type Finder = Pick<TestCluster, "find">;
+
+/** Waits until the object exists and satisfies `ok`; a timeout shows the object as last read. */
+export async function waitForObject(cluster: Finder, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
+  return waitFor(`${type.kind} ${name}`, () => cluster.find(type, namespace, name), (found): found is KubeObject => found !== undefined && ok(found), { timeoutMs });
+}
+
+/** Waits until no object of `name` exists. */
+export async function waitForGone(cluster: Finder, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(`${type.kind} ${name} to be gone`, () => cluster.find(type, namespace, name), (found) => found === undefined, { timeoutMs });
+}
