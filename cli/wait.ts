@@ -29,8 +29,8 @@ const DESCRIBED_CHARS = 500;
  * {@link WaitTimeout} after `timeoutMs` (a read still pending then is not waited for), and
  * with a read's own error at once.
  */
-export async function waitFor<T, U extends T>(what: string, read: () => T | Promise<T>, done: (value: T) => value is U, options?: WaitOptions<T>): Promise<U>;
-export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, options?: WaitOptions<T>): Promise<T>;
+export async function waitFor<T, U extends T>(what: string, read: () => T | Promise<T>, done: (value: NoInfer<T>) => value is U, options?: WaitOptions<NoInfer<T>>): Promise<U>;
+export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: NoInfer<T>) => boolean, options?: WaitOptions<NoInfer<T>>): Promise<T>;
 export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, options: WaitOptions<T> = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;

@@ -17,6 +17,7 @@ import { ApiError } from "../../sim/contract.ts";
 import { e2eStack, TARGET, type E2EStack } from "../e2e/harness.ts";
 import { waitFor } from "../../cli/wait.ts";
 import { waitForObject } from "../support/cluster-waits.ts";
+import { relayIdle } from "../support/relay-idle.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -66,14 +67,6 @@ async function recreatedFor(pod: string): Promise<Obj[]> {
 
 async function metrics(relay = stack.relay): Promise<string> {
   return (await fetch(`${relay.opsUrl}/metrics`)).text();
-}
-
-/** Waits until the relay has nothing queued or in flight. */
-async function relayIdle(relay = stack.relay): Promise<void> {
-  await waitFor("the relay to be idle", async () => {
-    const text = await metrics(relay);
-    return /edgeloop_queue_depth 0\b/.test(text) && /edgeloop_queue_in_flight 0\b/.test(text) ? true : undefined;
-  });
 }
 
 /** Three workers, each Running. */
@@ -209,7 +202,7 @@ test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and
   await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation, 30_000);
   await waitForObject(stack.cluster, CM, "default", "after-compaction-mirror", () => true, 30_000);
   const healed = await waitForObject(stack.cluster, CM, "default", "before-restart-0-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.equal((await stack.cluster.get(CM, "default", "before-restart-0-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();
 });

@@ -39,7 +39,7 @@ after(async () => {
 
 test("exactly one replica leads; the standby takes over when the leader releases the lease, or when it lapses", async () => {
   const a = await replica("relay-a");
-  await waitFor("relay-a to lead", () => (a.engine.leading ? true : undefined));
+  await waitFor("relay-a to lead", () => a.engine.leading, Boolean);
   const b = await replica("relay-b");
   await stack.sim.cluster.create(parent("one"));
   await waitForObject(stack.sim.cluster, CM, "default", "one-mirror");
@@ -52,7 +52,7 @@ test("exactly one replica leads; the standby takes over when the leader releases
   assert.equal(lease.spec.holderIdentity, "relay-a");
 
   await a.stop(); // releases the lease
-  await waitFor("relay-b to lead", () => (b.engine.leading ? true : undefined), 5_000);
+  await waitFor("relay-b to lead", () => b.engine.leading, Boolean, { timeoutMs: 5_000 });
   await stack.sim.cluster.create(parent("two"));
   await waitForObject(stack.sim.cluster, CM, "default", "two-mirror");
 
@@ -61,7 +61,7 @@ test("exactly one replica leads; the standby takes over when the leader releases
   await b.engine.stop();
   await b.elector?.stop({ release: false });
   await stack.sim.cluster.create(parent("three"));
-  await waitFor("relay-c to take over the lapsed lease", () => (c.engine.leading ? true : undefined), 10_000);
+  await waitFor("relay-c to take over the lapsed lease", () => c.engine.leading, Boolean, { timeoutMs: 10_000 });
   await waitForObject(stack.sim.cluster, CM, "default", "three-mirror");
   const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { leaseTransitions: number; holderIdentity: string } };
   assert.equal(transitions.spec.holderIdentity, "relay-c");

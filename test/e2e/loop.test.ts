@@ -9,7 +9,7 @@ import { signRequest, type KubeObject } from "../../protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
 import { e2eStack, frontCall, type E2EStack } from "./harness.ts";
 import { waitFor } from "../../cli/wait.ts";
-import { waitForObject } from "../support/cluster-waits.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: E2EStack;
@@ -38,9 +38,8 @@ test("a new parent gets its child, owned by it", async () => {
 test("after a reconcile, /metrics carries the names operators chart: client-go's workqueue and REST client, controller-runtime's reconcile", async () => {
   await stack.cluster.create(parent("charted"));
   await waitForObject(stack.cluster, CM, "default", "charted-mirror");
-  const text = await waitFor("the reconcile counted", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics) ? metrics : undefined;
+  const text = await waitFor("the reconcile counted (controller_runtime_reconcile_total)", async () => (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), (metrics) => /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics), {
+    describe: (metrics) => metrics.split("\n").filter((line) => line.startsWith("controller_runtime_reconcile_total")).join("; ") || "no series",
   });
   for (const series of [
     /^workqueue_adds_total\{name="mirror"\} [1-9]/m,
@@ -74,7 +73,8 @@ test("deleting the parent takes the child with it (garbage collection by ownerRe
   await stack.cluster.create(parent("gamma"));
   await waitForObject(stack.cluster, CM, "default", "gamma-mirror");
   await stack.cluster.delete(CM, "default", "gamma", { propagationPolicy: "Foreground" });
-  await waitFor("gamma and its child to be gone", async () => ((await stack.cluster.find(CM, "default", "gamma")) || (await stack.cluster.find(CM, "default", "gamma-mirror")) ? undefined : true));
+  await waitForGone(stack.cluster, CM, "default", "gamma");
+  await waitForGone(stack.cluster, CM, "default", "gamma-mirror");
 });
 
 test("a relay restart in the middle of a burst loses nothing", async () => {
@@ -83,19 +83,23 @@ test("a relay restart in the middle of a burst loses nothing", async () => {
   await stack.restartRelay();
   await burst;
   await Promise.all(names.slice(20).map((n) => stack.cluster.create(parent(n))));
-  await waitFor("every burst parent mirrored", async () => {
-    const have = new Set((await mirrors()).map((m) => m.metadata.name));
-    return names.every((n) => have.has(`${n}-mirror`)) ? true : undefined;
-  }, 30_000);
+  await waitFor(
+    "every burst parent mirrored (those not yet)",
+    async () => {
+      const have = new Set((await mirrors()).map((m) => m.metadata.name));
+      return names.filter((n) => !have.has(`${n}-mirror`));
+    },
+    (missing) => missing.length === 0,
+    { timeoutMs: 30_000 },
+  );
 });
 
 test("a Worker that is down is retried with backoff, and the loop converges when it is back", async () => {
   await stack.worker.stop();
   await stack.cluster.create(parent("during-outage"));
   // The relay keeps failing against the stopped Worker until it returns.
-  await waitFor("the relay to notice the outage", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics) ? true : undefined;
+  await waitFor("the relay to notice the outage (a mirror reconcile counted as an error)", async () => (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), (metrics) => /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics), {
+    describe: (metrics) => metrics.split("\n").filter((line) => line.startsWith("edgeloop_reconciles_total")).join("; ") || "no series",
   });
   await stack.worker.restart();
   await waitForObject(stack.cluster, CM, "default", "during-outage-mirror", () => true, 45_000);
@@ -140,10 +144,7 @@ test("a controller's HTTP API is served through the front: actions are applied b
   assert.equal(object?.metadata.labels?.["edgeloop.test/parent"], "true", "the create was applied before the reply");
   await waitForObject(stack.cluster, CM, "default", "via-api-mirror");
 
-  const listed = await waitFor("the API to list via-api", async () => {
-    const answer = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default");
-    return (answer.body as { data: string[] }).data.includes("default/via-api") ? answer : undefined;
-  });
+  const listed = await waitFor("the API to list via-api", () => frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default"), (answer) => (answer.body as { data: string[] }).data.includes("default/via-api"));
   assert.equal(listed.status, 200);
   const elsewhere = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=kube-system");
   assert.deepEqual((elsewhere.body as { data: string[] }).data, [], "related objects are limited to the namespace the request names");

@@ -12,7 +12,8 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { DEFAULT_START_NODES } from "../../sim/flags.ts";
 import { e2eStack, type E2EStack } from "./harness.ts";
 import { waitFor } from "../../cli/wait.ts";
-import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { relayIdle } from "../support/relay-idle.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
@@ -61,14 +62,6 @@ async function events(name: string, reason: string): Promise<Obj[]> {
   return ((await stack.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
 }
 
-/** Waits until the relay has nothing queued or in flight. */
-async function relayIdle(): Promise<void> {
-  await waitFor("the relay to be idle", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /edgeloop_queue_depth 0\b/.test(metrics) && /edgeloop_queue_in_flight 0\b/.test(metrics) ? true : undefined;
-  });
-}
-
 before(async () => {
   stack = await e2eStack({ nodes: DEFAULT_START_NODES.split(",") });
   for (const object of [
@@ -90,10 +83,7 @@ const FL_PODS = "federatedlearningjob.sedna.io/name=surface-defect-detection";
 
 test("FederatedLearningJob fixture: aggregation pod and Service, one training pod per worker, status Running", async () => {
   await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
-  await waitFor("3 running workers", async () => {
-    const pods = await livePods(FL_PODS);
-    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? pods : undefined;
-  });
+  await waitFor("3 running workers", () => livePods(FL_PODS), (pods) => pods.length === 3 && pods.every((p) => p.status?.phase === "Running"), { describe: describePods });
   const pods = await livePods(FL_PODS);
   assert.deepEqual(pods.map((p) => p.spec.nodeName).sort(), ["cloud", "edge1", "edge2"]);
   for (const pod of pods) {
@@ -114,11 +104,11 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
   // Graceful: UPDATE with deletionTimestamp first; the kubelet removes it 1 s later.
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 1 });
-  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
+  await waitFor("a replacement", () => livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`), (pods) => pods.length === 1, { describe: describePods });
   await stack.worker.restart();
   await stack.restartRelay();
   await waitForGone(stack.cluster, POD, "default", victim.metadata.name);
-  await relayIdle();
+  await relayIdle(stack.relay);
   const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
   assert.equal(replacements.length, 1, "one pod for the slot: the DELETE after the restarts did not heal again (the ledger kept the claim)");
   assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
@@ -126,7 +116,7 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
 });
 
 test("a training pod deleted while the relay is down is Recreated once after the restart: the job's status remembers it", async () => {
-  await relayIdle();
+  await relayIdle(stack.relay);
   const [victim] = await livePods(`${FL_PODS},federatedlearningjob.sedna.io/worker-type=train`);
   assert.ok(victim);
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
@@ -137,35 +127,33 @@ test("a training pod deleted while the relay is down is Recreated once after the
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
   await waitForGone(stack.cluster, POD, "default", victim.metadata.name);
   await stack.restartRelay();
-  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
-  await relayIdle();
+  await waitFor("a replacement", () => livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`), (pods) => pods.length === 1, { describe: describePods });
+  await relayIdle(stack.relay);
   const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
   assert.equal(replacements.length, 1, "one replacement for the slot");
   assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
   const recreated = (await events("surface-defect-detection", "Recreated")).filter((e) => String(e.message).includes(`pod ${String(victim.metadata.name)} is gone`));
   assert.equal(recreated.length, 1, "the Event says Recreated, naming the pod it replaces");
   assert.match(String(recreated[0]?.message), new RegExp(`worker ${String(slot)} as pod ${String(replacements[0]?.metadata.name)}`));
-  await waitFor("3 running workers again", async () => {
-    const pods = await livePods(FL_PODS);
-    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? true : undefined;
-  });
+  await waitFor("3 running workers again", () => livePods(FL_PODS), (pods) => pods.length === 3 && pods.every((p) => p.status?.phase === "Running"), { describe: describePods });
 });
 
 test("a spec update replaces the pods of the old spec; status-only and metadata-only updates roll nothing", async () => {
   const before = (await livePods(FL_PODS)).map((p) => p.metadata.name).sort();
   await stack.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.deepEqual((await livePods(FL_PODS)).map((p) => p.metadata.name).sort(), before, "a label change rolls nothing");
 
   const job = (await stack.cluster.get(FL, "default", "surface-defect-detection")) as Obj;
   const workers = structuredClone(job.spec.trainingWorkers);
   workers[0].template.spec.containers[0].env = [...(workers[0].template.spec.containers[0].env ?? []), { name: "epochs", value: "2" }];
   const updated = (await stack.cluster.patch(FL, "default", "surface-defect-detection", { spec: { trainingWorkers: workers } }, "merge")) as Obj;
-  const rolled = await waitFor("new pods of the new spec", async () => {
-    const pods = await livePods(FL_PODS);
-    const hashes = new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"]));
-    return pods.length === 3 && hashes.size === 1 && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
-  });
+  const rolled = await waitFor(
+    "new pods of the new spec",
+    () => livePods(FL_PODS),
+    (pods) => pods.length === 3 && new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"])).size === 1 && pods.every((p) => !before.includes(p.metadata.name)),
+    { describe: describePods },
+  );
   assert.ok(rolled[0]?.spec.containers[0].env !== undefined);
   await waitForObject(stack.cluster, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
 });
@@ -177,12 +165,12 @@ test("foreground deletion of the job leaves nothing behind, and the name is usab
   assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: FL_PODS })).items.length, 0);
   assert.equal(await stack.cluster.find(SERVICE, "default", "surface-defect-detection-aggregation"), undefined);
   await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
-  await waitFor("3 workers of the new job", async () => ((await livePods(FL_PODS)).length === 3 ? true : undefined));
+  await waitFor("3 workers of the new job", () => livePods(FL_PODS), (pods) => pods.length === 3, { describe: describePods });
   await stack.cluster.delete(FL, "default", "surface-defect-detection");
   // Background: the job goes at once; the garbage collector then deletes (terminates) every pod.
   await waitForGone(stack.cluster, FL, "default", "surface-defect-detection");
-  await waitFor("background cascade", async () => ((await livePods(FL_PODS)).length === 0 ? true : undefined));
-  await relayIdle();
+  await waitFor("background cascade", () => livePods(FL_PODS), (pods) => pods.length === 0, { describe: describePods });
+  await relayIdle(stack.relay);
   assert.equal((await livePods(FL_PODS)).length, 0, "nothing healed while the parent is gone");
 });
 
@@ -201,7 +189,7 @@ test("workers that finish make the job Succeeded; a worker that fails for good m
   const [done] = (await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
   assert.ok(done);
   await stack.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
 });
 
@@ -210,11 +198,8 @@ test("a worker pinned to a node that does not exist keeps the job Pending, and t
   job.spec.trainingWorkers[1].template.spec.nodeName = "edge9";
   await stack.cluster.create(job as KubeObject);
   const selector = "federatedlearningjob.sedna.io/name=fl-pinned";
-  await waitFor("2 running workers and one pending", async () => {
-    const pods = await livePods(selector);
-    return pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined;
-  });
-  await relayIdle();
+  await waitFor("2 running workers and one pending", () => livePods(selector), (pods) => pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2, { describe: describePods });
+  await relayIdle(stack.relay);
   const seen = (await stack.cluster.get(FL, "default", "fl-pinned")) as Obj;
   assert.equal(seen.status.phase, "Pending");
   const training = (seen.status.conditions as Obj[]).find((c) => c.type === "Training");
@@ -283,7 +268,7 @@ test("JointInferenceService fixture: cloud and edge Deployments and the cloud Se
   const oldService = await stack.cluster.get(SERVICE, "default", `${JI_NAME}-cloud`);
   await stack.cluster.delete(SERVICE, "default", `${JI_NAME}-cloud`);
   await waitForObject(stack.cluster, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.equal((await events(JI_NAME, "Recreated")).length, 2);
 });
 
@@ -309,11 +294,13 @@ test("a JointInferenceService spec update updates its edge Deployment in place, 
   assert.equal(updated.metadata.uid, edge.metadata.uid, "updated in place, not recreated");
   assert.notEqual(updated.metadata.labels["edgeloop.dev/spec-hash"], edge.metadata.labels["edgeloop.dev/spec-hash"]);
   // The Deployment controller (the sim's, or kube-controller-manager's) rolls the edge pods to the new template.
-  await waitFor("the edge pods of the new template", async () => {
-    const pods = await livePods(`jointinferenceservice.sedna.io/name=${JI_NAME},jointinferenceservice.sedna.io/worker-type=edge`);
-    return pods.length === 1 && pods.every((p) => p.status?.phase === "Running" && p.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update")) ? true : undefined;
-  }, 60_000);
-  await relayIdle();
+  await waitFor(
+    "the edge pods of the new template",
+    () => livePods(`jointinferenceservice.sedna.io/name=${JI_NAME},jointinferenceservice.sedna.io/worker-type=edge`),
+    (pods) => pods.length === 1 && pods.every((p) => p.status?.phase === "Running" && p.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update")),
+    { timeoutMs: 60_000, describe: describePods },
+  );
+  await relayIdle(stack.relay);
   const untouched = (await stack.cluster.get(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`)) as Obj;
   assert.equal(untouched.metadata.generation, cloud.metadata.generation, "the cloud worker's spec did not change: its Deployment is not written");
   assert.equal((await events(JI_NAME, "Updated")).filter((e) => String(e.message).includes(edgeName)).length, 1);
@@ -328,7 +315,7 @@ test("foreground deletion of the JointInferenceService: its Deployments, their p
   // The owner is gone only once its blocking dependents are: nothing of it is left.
   assert.deepEqual((await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: owned })).items.map((d) => d.metadata.name), []);
   assert.deepEqual((await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: owned })).items.map((s) => s.metadata.name), []);
-  await waitFor("the Deployments' pods to go", async () => ((await livePods(owned)).length === 0 ? true : undefined), 30_000);
-  await relayIdle();
+  await waitFor("the Deployments' pods to go", () => livePods(owned), (pods) => pods.length === 0, { timeoutMs: 30_000, describe: describePods });
+  await relayIdle(stack.relay);
   assert.equal(await stack.cluster.find(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`), undefined, "nothing healed while the parent is gone");
 });

@@ -15,3 +15,8 @@ export async function waitForObject(cluster: Finder, type: TypeRef, namespace: s
 export async function waitForGone(cluster: Finder, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
   await waitFor(`${type.kind} ${name} to be gone`, () => cluster.find(type, namespace, name), (found) => found === undefined, { timeoutMs });
 }
+
+/** Pods as a timeout message shows them: `name (phase)`, comma-separated. */
+export function describePods(pods: readonly { readonly metadata?: { readonly name?: string }; readonly status?: { readonly phase?: string } }[]): string {
+  return `[${pods.map((pod) => `${pod.metadata?.name ?? ""} (${pod.status?.phase ?? "no phase"})`).join(", ")}]`;
+}
