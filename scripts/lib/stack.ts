@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { present, waitFor, WaitTimeout } from "../../cli/wait.ts";
 import { KubeClient } from "../../relay/kube/client.ts";
 import { readObject } from "./apply.ts";
 import { installForLocalRelay, type LocalInstall } from "./install/local-relay.ts";
@@ -25,7 +26,6 @@ import { startSim, type RunningSim } from "../../sim/index.ts";
 import { installCrds } from "./crds-install.ts";
 import { startWorker, type RunningWorker } from "./worker.ts";
 import { freePort } from "../../cli/ports.ts";
-import { present, waitFor, WaitTimeout } from "../../cli/wait.ts";
 
 /** How to start the stack. */
 export interface StackOptions {

@@ -11,8 +11,8 @@
  * back to back (the next call at once, while the sim still schedules and starts the last
  * call's pods on the same 2 cores: a saturated machine, no target).
  */
-import { coordinatorProcess, job, NAMESPACE } from "./nervex-workload.ts";
 import { waitFor } from "../../cli/wait.ts";
+import { coordinatorProcess, job, NAMESPACE } from "./nervex-workload.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";

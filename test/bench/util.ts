@@ -1,4 +1,5 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
+import { waitFor } from "../../cli/wait.ts";
 import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
@@ -10,7 +11,6 @@ import type { Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { RunningSim, SimCluster } from "../../sim/index.ts";
 import { freePort } from "../../cli/ports.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 /** The p-th percentile of ascending `sorted`. */
 export function percentile(sorted: readonly number[], p: number): number {

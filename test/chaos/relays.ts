@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../../cli/wait.ts";
 import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { freePort } from "../../cli/ports.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 /** Seconds a lease lasts: a killed leader's standby takes over within about this. */
 export const LEASE_SECONDS = 3;

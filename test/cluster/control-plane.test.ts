@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
-import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { waitFor } from "../../cli/wait.ts";
+import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 
 const MAIN = join(import.meta.dirname, "../../cluster/main.ts");
 const GRACE_SECONDS = 10;

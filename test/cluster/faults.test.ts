@@ -11,11 +11,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import { ApiError } from "../../sim/contract.ts";
 import { e2eStack, TARGET, type E2EStack } from "../e2e/harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { describePods, waitForObject } from "../support/cluster-waits.ts";
 import { relayIdle } from "../support/relay-idle.ts";
 

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
+import { present, waitFor } from "../../cli/wait.ts";
 import { defaultCacheDir } from "../../cluster/build.ts";
 import { startControlPlane, type RunningControlPlane } from "../../cluster/index.ts";
 import { createRegistry } from "../../functions/registry.ts";
@@ -28,11 +29,9 @@ import { LEADER_RULES, NAME, relayAccessObjects } from "../../scripts/lib/instal
 import { relayRules } from "../../scripts/lib/install/rbac.ts";
 import { startOnCluster, type ClusterStack } from "../../scripts/lib/stack.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { HttpCluster } from "../support/http-cluster.ts";
-
-import { controlPlaneStateDir } from "../e2e/harness.ts";
-import { present, waitFor } from "../../cli/wait.ts";
 import { describePods } from "../support/cluster-waits.ts";
+import { HttpCluster } from "../support/http-cluster.ts";
+import { controlPlaneStateDir } from "../e2e/harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 

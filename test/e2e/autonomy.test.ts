@@ -12,11 +12,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { e2eStack, TARGET, type E2EStack } from "./harness.ts";
-import { present, waitFor } from "../../cli/wait.ts";
 import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { e2eStack, TARGET, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 

@@ -16,11 +16,11 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 

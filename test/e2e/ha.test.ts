@@ -1,12 +1,12 @@
 /** Two relay replicas with leader election: one reconciles; the other takes over when the lease is released or lapses. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { testStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { waitForObject } from "../support/cluster-waits.ts";
+import { testStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;

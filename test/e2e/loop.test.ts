@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { signRequest, type KubeObject } from "../../protocol/index.ts";
 import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
-import { e2eStack, frontCall, type E2EStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { e2eStack, frontCall, type E2EStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: E2EStack;

@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
-import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 

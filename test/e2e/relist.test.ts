@@ -12,11 +12,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { e2eStack, type E2EStack } from "./harness.ts";
-import { present, waitFor } from "../../cli/wait.ts";
 import { relayIdle } from "../support/relay-idle.ts";
+import { e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 

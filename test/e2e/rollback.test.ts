@@ -9,12 +9,12 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { testStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { waitForObject } from "../support/cluster-waits.ts";
+import { testStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;

@@ -8,12 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { DEFAULT_START_NODES } from "../../sim/flags.ts";
-import { e2eStack, type E2EStack } from "./harness.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { relayIdle } from "../support/relay-idle.ts";
+import { e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 

@@ -1,10 +1,10 @@
 /** The sim's built-in controllers, observed through the in-process API as a client would. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { HEARTBEAT_ANNOTATION } from "../../sim/controllers/nodes.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 let sim: RunningSim;
 let dir: string;

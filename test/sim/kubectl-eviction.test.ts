@@ -10,10 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startSim, type RunningSim } from "../../sim/index.ts";
-
-import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 import { waitFor } from "../../cli/wait.ts";
+import { startSim, type RunningSim } from "../../sim/index.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 

@@ -13,10 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parse, stringify } from "yaml";
-import { startSim, type RunningSim } from "../../sim/index.ts";
-
-import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 import { present, waitFor } from "../../cli/wait.ts";
+import { startSim, type RunningSim } from "../../sim/index.ts";
+import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 

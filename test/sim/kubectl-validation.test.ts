@@ -10,12 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { crdYaml, uniqueResources } from "../../functions/kit/crd/generate.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-
 import { KUBECTL_SKIP } from "./kubectl.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 const skip = KUBECTL_SKIP;
 

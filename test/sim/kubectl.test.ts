@@ -7,12 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { KubeObject } from "../../protocol/index.ts";
-
-import { startSim, type RunningSim } from "../../sim/index.ts";
-import { KUBECTL_AVAILABLE, KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 import { waitFor } from "../../cli/wait.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import { startSim, type RunningSim } from "../../sim/index.ts";
 import { waitForGone } from "../support/cluster-waits.ts";
+import { KUBECTL_AVAILABLE, KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 // The upstream Sedna manifests, byte-identical (their sources: functions/controllers/sedna/fixtures/SOURCES.md).
 const FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");

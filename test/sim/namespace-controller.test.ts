@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { SimCluster } from "../../sim/index.ts";
 import { namespaceController } from "../../sim/controllers/namespace.ts";
-import { waitFor } from "../../cli/wait.ts";
 import { waitForGone } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields

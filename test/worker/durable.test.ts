@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { ClaimsAnswer, LedgerContract, OutboxContract, ReplayContract } from "../../durable/contracts.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 let worker: RunningWorker;
 let persistDir: string;

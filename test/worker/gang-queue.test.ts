@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { GangQueueContract } from "../../durable/contracts.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "../../functions/controllers/gang/queue-name.ts";
 import type { EventBatch, KubeObject, OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
-import { waitFor } from "../../cli/wait.ts";
 
 let worker: RunningWorker;
 let persistDir: string;

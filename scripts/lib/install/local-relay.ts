@@ -11,11 +11,11 @@
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
 import { crdsOf } from "../../../functions/kit/crd/generate.ts";
 import { createRegistry } from "../../../functions/registry.ts";
 import type { KubeObject, Manifest } from "../../../protocol/index.ts";
 import type { Logger } from "../../../cli/log.ts";
-import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
 import { KubeClient, KubeError } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
 import { loadControllers } from "../controllers.ts";

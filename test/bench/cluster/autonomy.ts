@@ -13,8 +13,8 @@
  */
 import { Agent, request } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
-import { podWebhookSpec } from "../../../functions/controllers/autonomy/pod-webhook.ts";
 import { waitFor } from "../../../cli/wait.ts";
+import { podWebhookSpec } from "../../../functions/controllers/autonomy/pod-webhook.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { inPool, percentile, relayIdle, tenth } from "../util.ts";
 import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";

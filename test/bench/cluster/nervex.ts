@@ -7,11 +7,11 @@
  * are scheduled by kube-scheduler on {@link NODES} kwok nodes. EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS
  * (default 100: 2,155 pods on 40 nodes of 110 pods) sets the count.
  */
+import { waitFor } from "../../../cli/wait.ts";
 import { coordinatorProcess, job, NAMESPACE } from "../nervex-workload.ts";
 import { percentile, tenth } from "../util.ts";
 import { NODES } from "./gang.ts";
 import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
-import { waitFor } from "../../../cli/wait.ts";
 import type { Progress, Report } from "./figures.ts";
 
 const JOBS = Number(process.env.EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS ?? 100);

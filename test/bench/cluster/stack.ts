@@ -14,10 +14,10 @@ import type { KubeObject, TypeRef } from "../../../protocol/index.ts";
 import type { StackOptions } from "../../../scripts/lib/stack.ts";
 import type { ClusterEvent } from "../../../sim/contract.ts";
 import { e2eStack, TARGET, type E2EStack } from "../../e2e/harness.ts";
+import { waitForObject } from "../../support/cluster-waits.ts";
 import type { TestCluster } from "../../support/http-cluster.ts";
 import { relayIdle, relayProcess, stopChild } from "../util.ts";
 import { openWatch, type WatchStream } from "./watch.ts";
-import { waitForObject } from "../../support/cluster-waits.ts";
 
 export const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
 export const NODE: TypeRef = { apiVersion: "v1", kind: "Node" };
