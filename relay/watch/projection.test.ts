@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject, Watch } from "../../protocol/index.ts";
 import { DeliveredFields, WHOLE, fromCache } from "../../protocol/snapshot/fields.ts";
-import { matchesSelector, parseLabelSelector } from "./label-selector.ts";
 import { Projection } from "./projection.ts";
 
 const pod = {
@@ -49,19 +48,6 @@ test("a label-selected rule applies to the objects its selector matches only", (
   const other = { ...pod, metadata: { ...pod.metadata, labels: { app: "db", tier: "x" } } };
   assert.deepEqual(Object.keys(projection.project(other).spec), ["nodeName"]);
   assert.deepEqual(projection.project(other).status, { phase: "Running" });
-});
-
-test("label selector strings read as the API server reads them", () => {
-  const labels = { app: "web", tier: "front" };
-  const holds = (selector: string, l: Record<string, string> | undefined = labels): boolean => matchesSelector(parseLabelSelector(selector), l);
-  assert.ok(holds("app=web"));
-  assert.ok(holds("app==web,tier"));
-  assert.ok(holds("app!=db"));
-  assert.ok(holds("app!=db", undefined), "!= holds where the label is absent");
-  assert.ok(holds("tier in (front, back),!legacy"));
-  assert.ok(!holds("tier notin (front)"));
-  assert.ok(!holds("app=web,legacy"));
-  assert.ok(holds(""), "an empty selector selects everything");
 });
 
 test("equal kept values below the top level are shared between objects, and frozen", () => {

@@ -11,7 +11,7 @@
  * (`ALWAYS_KEPT`; the cutting itself is `protocol/snapshot/path-tree.ts`, shared with deliveries).
  */
 import { ALWAYS_KEPT, pathTree, projectValue, type PathTree } from "../../protocol/snapshot/path-tree.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "./label-selector.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
 
 /** One watch's need: the objects it selects (a label selector string; absent: all) and their fields (absent: whole). */
 export interface ProjectionRule {
