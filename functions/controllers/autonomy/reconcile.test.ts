@@ -65,7 +65,7 @@ function withAutonomy(object: KubeObject, status: string, since: string): KubeOb
 /** The snapshot the relay would send of `parent` (or of a node gone), in a cluster holding it, its peers and the pods. */
 function request(parent: KubeObject | null, pods: KubeObject[] = [], peers: KubeObject[] = parent ? [parent] : []): ReconcileRequest {
   const cluster = new FakeCluster();
-  for (const object of [...peers.filter((peer) => peer.metadata.name !== parent?.metadata.name), ...(parent ? [parent] : []), ...pods]) cluster.add(object);
+  for (const object of [...peers.filter((peer) => peer.metadata.name !== parent?.metadata.name), ...(parent ? [parent] : []), ...pods]) cluster.put(object);
   return cluster.request(controller, { name: parent?.metadata.name ?? "gone", now: NOW });
 }
 

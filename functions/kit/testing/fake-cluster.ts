@@ -56,11 +56,7 @@ export class FakeCluster implements SnapshotCaches {
     return `${kind}/${namespace ?? ""}/${name}`;
   }
 
-  /**
-   * Stores an object as the API server would on create (uid, generation, creation time,
-   * resourceVersion), keeping those it carries already: a test may store objects as a
-   * cluster holds them.
-   */
+  /** Stores an object as the API server would on create (uid, generation, resourceVersion). */
   add(input: KubeObject | Json, now = "2026-01-01T00:00:00Z"): KubeObject {
     const object = structuredClone(KubeObjectSchema.parse(input));
     this.counter += 1;
@@ -70,8 +66,15 @@ export class FakeCluster implements SnapshotCaches {
     object.metadata.uid ??= `uid-${this.counter}`;
     object.metadata.generation ??= 1;
     object.metadata.creationTimestamp ??= now;
-    object.metadata.resourceVersion ??= String(this.counter);
+    object.metadata.resourceVersion = String(this.counter);
     this.objects.set(FakeCluster.key(object.kind, object.metadata.namespace, object.metadata.name ?? ""), object);
+    return structuredClone(object);
+  }
+
+  /** Stores an object as a cluster holds it (as a test writes it out, or as read from an API server): nothing is added. */
+  put(input: KubeObject | Json): KubeObject {
+    const object = structuredClone(KubeObjectSchema.parse(input));
+    this.objects.set(FakeCluster.key(object.kind, this.namespaceOf(object.kind, object.metadata.namespace), object.metadata.name ?? ""), object);
     return structuredClone(object);
   }
 
