@@ -1,3 +1,8 @@
+/**
+ * Defaulting of the built-in kinds, as kube-apiserver's scheme defaults and strategies do:
+ * pod specs and templates, Services, workloads, Secrets, Events, CRDs, and the `omitempty`
+ * of what is stored. Pure functions; each kind (sim/api/kinds/) picks its own.
+ */
 import type { KubeObject } from "../../protocol/index.ts";
 
 type Obj = Record<string, unknown>;
@@ -78,11 +83,10 @@ function qosClass(spec: Obj): string {
 /** Allocates ClusterIPs deterministically from a counter the caller owns. */
 export type IpAllocator = () => string;
 
-// Defaulting per kind, as the built-in strategies do on create (status reset for kinds with
-// a status subresource, spec defaults) and on every update and patch (kube-apiserver
-// defaults whatever it decodes: the spec defaults a write may have removed or never had,
-// a container added by a patch, without the create's status resets or allocations). Each
-// returns a new object; the kinds (sim/api/kinds/) say which applies.
+// Per kind: on create (status reset for kinds with a status subresource, spec defaults,
+// allocations), and on every update and patch (kube-apiserver defaults whatever it
+// decodes: the spec defaults a write may have removed or never had, a container added by
+// a patch, without the create's status resets or allocations). Each returns a new object.
 
 /** A kind with a status subresource starts without one: its status is its controller's to write. */
 export function withoutStatus(object: KubeObject): KubeObject {

@@ -44,6 +44,11 @@ export interface Kind {
   readonly checkDecoded?: (object: KubeObject) => void;
   /** A write of the `finalize` subresource (namespaces): the draft it makes of the stored object. */
   readonly finalize?: (current: KubeObject, incoming: KubeObject) => KubeObject;
+  /**
+   * A DELETE answers the object itself even once it is gone (the registry's
+   * `ReturnDeletedObject`); other kinds, custom resources included, answer a Success Status.
+   */
+  readonly returnsDeletedObject?: true;
   /** Admission webhooks are not called for this kind (the webhook configurations themselves). */
   readonly exemptFromWebhooks?: true;
   /** Present for kinds whose deletion is graceful. */

@@ -29,6 +29,7 @@ export const POD: BuiltinKind = builtinKind(
     fields: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"],
   },
   {
+    returnsDeletedObject: true,
     defaultCreate: defaultPod,
     defaultUpdate: defaultPodUpdate,
     // ValidatePodUpdate: tolerations may only be added, or change their tolerationSeconds.

@@ -49,7 +49,7 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   builtinKind({ group: "", version: "v1", kind: "Event", plural: "events", namespaced: true, shortNames: ["ev"], fields: EVENT_FIELDS }, { nameRule: undefined, defaultCreate: defaultEvent }),
   SECRET,
   CONFIG_MAP,
-  builtinKind({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, shortNames: ["sa"] }),
+  builtinKind({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, shortNames: ["sa"] }, { returnsDeletedObject: true }),
   DEPLOYMENT,
   REPLICA_SET,
   JOB,

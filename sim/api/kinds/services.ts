@@ -11,6 +11,7 @@ export const SERVICE: BuiltinKind = builtinKind(
   { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true, shortNames: ["svc"], categories: ["all"], status: true },
   {
     nameRule: dns1035Name,
+    returnsDeletedObject: true,
     defaultCreate: (service, write) => defaultService(service, write.server.allocateIp),
     defaultUpdate: (service) => withIpMode(service as KubeObject & Obj),
     validate: (service) => validateServiceSpec(asObj((service as KubeObject & Obj).spec)),
