@@ -174,21 +174,7 @@ export class SimCluster implements Cluster {
     if (!name && object.metadata.generateName) name = `${object.metadata.generateName.slice(0, 58)}${randomSuffix()}`;
     const { resourceVersion: _rv, uid: _uid, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, generation: _g, creationTimestamp: _ct, ...meta } = object.metadata;
     const draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
-    const write: Write = {
-      operation: "CREATE",
-      resource,
-      kind,
-      version: splitApiVersion(object.apiVersion).version,
-      apiVersion: object.apiVersion,
-      subresource: "",
-      namespace,
-      name,
-      body: object,
-      oldObject: null,
-      uid: crypto.randomUUID(),
-      dryRun: options.dryRun ?? false,
-      server: this.#server,
-    };
+    const write = this.#write(resource, kind, object.apiVersion, options, { operation: "CREATE", namespace, name, body: object, oldObject: null, uid: crypto.randomUUID() });
     const admitted = kind.canonicalize(await admit(CREATE, draft, write));
     if (this.stored(resource, namespace, name)) throw alreadyExists(resource, name);
     const final: KubeObject = {
@@ -239,22 +225,7 @@ export class SimCluster implements Cluster {
     if (!current) throw notFound(resource, name);
     const kind = kindOf(resource);
     const object = current.object;
-    const write: Write = {
-      operation: "DELETE",
-      resource,
-      kind,
-      version: splitApiVersion(type.apiVersion).version,
-      apiVersion: type.apiVersion,
-      subresource: "",
-      namespace: ns,
-      name,
-      body: null,
-      oldObject: object,
-      uid: "",
-      dryRun: options.dryRun ?? false,
-      preconditions: options.preconditions,
-      server: this.#server,
-    };
+    const write = this.#write(resource, kind, type.apiVersion, options, { operation: "DELETE", namespace: ns, name, body: null, oldObject: object, preconditions: options.preconditions });
     await admitDelete(DELETE, write);
     if (options.dryRun) return this.#served(resource, object, type.apiVersion);
     const outcome = deletion(kind, object, options, this.#now);
@@ -281,21 +252,16 @@ export class SimCluster implements Cluster {
     }
     const subresource = options.subresource ?? "";
     const draft = updateDraft(kind, resource, current, incoming, subresource);
-    const write: Write = {
+    // Webhooks are told the stored object's version; a custom resource is checked with the schema of the version written.
+    const write = this.#write(resource, kind, incoming.apiVersion || current.apiVersion, options, {
       operation: "UPDATE",
-      resource,
-      kind,
       version: splitApiVersion(current.apiVersion).version,
-      apiVersion: incoming.apiVersion || current.apiVersion,
       subresource,
       namespace: current.metadata.namespace,
       name,
       body: incoming,
       oldObject: current,
-      uid: "",
-      dryRun: options.dryRun ?? false,
-      server: this.#server,
-    };
+    });
     const admitted = kind.canonicalize(await admit(UPDATE, draft, write));
     if (subresource !== "status" && current.metadata.generation !== undefined && specOf(admitted) !== specOf(current)) {
       admitted.metadata = { ...admitted.metadata, generation: current.metadata.generation + 1 };
@@ -307,6 +273,11 @@ export class SimCluster implements Cluster {
     const stored = this.store.commit(storageKey(resource), type, admitted).object;
     kind.committed?.(type, stored, this.#server);
     return stored;
+  }
+
+  /** The write the admission steps and the kinds' hooks are given: at `apiVersion` (the version webhooks are told, unless `request` says another). */
+  #write(resource: ResourceType, kind: Kind, apiVersion: string, options: WriteOptions, request: Pick<Write, "operation" | "namespace" | "name" | "body" | "oldObject"> & Partial<Write>): Write {
+    return { resource, kind, version: splitApiVersion(apiVersion).version, apiVersion, subresource: "", uid: "", dryRun: options.dryRun ?? false, server: this.#server, ...request };
   }
 
   /** The object as served at `apiVersion` (CRDs serve one schema at several versions). */
