@@ -22,13 +22,12 @@ export type ClaimsAnswer = { readonly replayed: true } | { readonly replayed: fa
 
 /** The recreated-pods ledger (one object per namespace). */
 export interface LedgerContract {
-  /** True for the first claim of `key` until `ttlSeconds` pass; false for repeats. */
-  claim(key: string, ttlSeconds: number): Promise<boolean>;
   /**
-   * Every claim of one plan at once, each answered as `claim` would in turn (a key twice
-   * in the batch: the second is refused). With `once`, the request's signature is
-   * checked and recorded in the same write: a signature seen before refuses the whole
-   * batch (`replayed`) and grants nothing.
+   * Every claim of one plan at once, answered in order: a claim is granted (true) when its
+   * key is free or its claim expired, and the key is then held for its `ttlSeconds`; a
+   * key held (or twice in the batch: the second) is refused. With `once`, the request's
+   * signature is checked and recorded in the same write: a signature seen before refuses
+   * the whole batch (`replayed`) and grants nothing.
    */
   claimAll(claims: readonly ClaimRequest[], once?: SignatureOnce): Promise<ClaimsAnswer>;
   /** Drops the claim of `key` (its action was not applied); true when one was held. */
@@ -38,7 +37,7 @@ export interface LedgerContract {
    * (`value` itself for the first caller). `release(key)` drops it too.
    */
   remember(key: string, ttlSeconds: number, value: string): Promise<string>;
-  /** Claims held (expired ones not swept yet included). */
+  /** Claims and remembered values held (expired ones not swept yet included). */
   size(): Promise<number>;
 }
 

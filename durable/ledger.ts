@@ -35,12 +35,6 @@ export class RecreationLedger extends DurableObject<Record<string, unknown>> imp
     this.#timers = new Timers(ctx.storage);
   }
 
-  /** True when `key` was free (or its claim expired); it is then held for `ttlSeconds`. */
-  async claim(key: string, ttlSeconds: number): Promise<boolean> {
-    const answer = await this.claimAll([{ key, ttlSeconds }]);
-    return !answer.replayed && answer.granted[0] === true;
-  }
-
   /**
    * Every claim of one plan, answered in order (see the contract). The signature, when
    * given, is checked and recorded in the same transaction as the claims: a request's

@@ -54,7 +54,6 @@ export function depsFromEnv(raw: unknown): WorkerDeps {
     // A malformed address is not thrown here either: pods get the default, and the log says why.
     settings: { apiAddress: apiAddress.success ? apiAddress.data : DEFAULT_API_ADDRESS },
     ledger: {
-      claim: (namespace, key, ttlSeconds) => durableObject("LEDGER", ledgerObjectName(namespace)).claim(key, ttlSeconds),
       claimAll: (namespace, claims, once) => durableObject("LEDGER", ledgerObjectName(namespace)).claimAll(claims, once),
       release: (namespace, key) => durableObject("LEDGER", ledgerObjectName(namespace)).release(key),
       remember: (namespace, key, ttlSeconds, value) => durableObject("LEDGER", ledgerObjectName(namespace)).remember(key, ttlSeconds, value),

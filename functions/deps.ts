@@ -5,8 +5,6 @@ import type { ControllerSettings } from "./kit/controller.ts";
 
 /** The RecreationLedger as the routes see it (one ledger object per namespace). */
 export interface LedgerClient {
-  /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
-  claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
   /**
    * Every claim of one plan in `namespace` in one call (and one write), answered in order;
    * with `once`, the request's replay check rides on the same write (see `LedgerContract`).
