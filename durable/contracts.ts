@@ -1,9 +1,10 @@
 /**
- * What each Durable Object answers over RPC, as plain interfaces: the Worker's routes and
- * the controllers call objects through these, and each class implements its own (the
- * compiler checks both sides). No runtime imports, so Node-side code may read them too.
+ * What each of the floor's Durable Objects answers over RPC, as plain interfaces: the
+ * Worker's routes and the controllers call objects through these, and each class
+ * implements its own (the compiler checks both sides). No runtime imports, so Node-side
+ * code may read them too. A family's object has its contract in the family's folder.
  */
-import type { EventBatch, GangRow, OutboxBatch, Plan } from "../protocol/index.ts";
+import type { OutboxBatch, Plan } from "../protocol/index.ts";
 
 /** One claim of a batch: `key` held for `ttlSeconds` when granted. */
 export interface ClaimRequest {
@@ -57,15 +58,4 @@ export interface ReplayContract {
   first(signature: string, expiresAt: number): Promise<boolean>;
   /** Signatures held. */
   size(): Promise<number>;
-}
-
-/**
- * The gang scheduler's queue (one object per cluster; the class is the gang family's own,
- * `functions/controllers/gang/durable.ts`, ADR 0012).
- */
-export interface GangQueueContract {
-  /** Takes an events batch of pods and nodes; answers the plan of the pass it allows (binds, Events, statuses). */
-  apply(batch: EventBatch): Promise<Plan>;
-  /** One row per group, as of `nowMs`. */
-  groups(nowMs: number): Promise<GangRow[]>;
 }

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { ClaimsAnswer, LedgerContract, OutboxContract, ReplayContract } from "../../durable/contracts.ts";
+import type { ClaimsAnswer, LedgerContract } from "../../durable/contracts.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
+import { LEDGER, OUTBOX, REPLAY } from "../../durable/table.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed, waitFor } from "./client.ts";
@@ -25,7 +26,7 @@ after(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-const ledger = async (namespace: string): Promise<LedgerContract> => (await worker.durableObject("LEDGER", ledgerObjectName(namespace))) as LedgerContract;
+const ledger = (namespace: string): Promise<LedgerContract> => worker.durableObject(LEDGER, ledgerObjectName(namespace));
 
 /** One claim alone, as a plan with one claimed action sends it: whether it was granted. */
 async function claim(stub: LedgerContract, key: string, ttlSeconds: number): Promise<boolean> {
@@ -54,7 +55,7 @@ async function readOutbox(cursor: string, wait = 0): Promise<OutboxBatch> {
 const messages = (batch: OutboxBatch): string[] => batch.entries.map((e) => (e.plan.actions[0] as { message: string }).message);
 
 test("the replay guard knows a signature until it expires", async () => {
-  const stub = (await worker.durableObject("REPLAY", replayShardName("sha256=aa"))) as ReplayContract;
+  const stub = await worker.durableObject(REPLAY, replayShardName("sha256=aa"));
   const later = Date.now() + 60_000;
   assert.equal(await stub.first("sha256=aa", later), true);
   assert.equal(await stub.first("sha256=aa", later), false, "a repeat inside the window is refused");
@@ -146,7 +147,7 @@ test("the outbox delivers in order and redelivers until a later cursor acknowled
   const drained = await readOutbox(first.cursor);
   assert.deepEqual(drained.entries, []);
   assert.equal(drained.cursor, first.cursor);
-  const outbox = (await worker.durableObject("OUTBOX", OUTBOX_OBJECT_NAME)) as OutboxContract;
+  const outbox = await worker.durableObject(OUTBOX, OUTBOX_OBJECT_NAME);
   assert.equal(await outbox.pending(), 0);
 });
 
