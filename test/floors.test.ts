@@ -3,7 +3,9 @@
  * outside `functions/controllers/`, `relay/` and `wrangler.jsonc` serve every family the
  * same, so adding or removing one touches only its folder. Production files only, comments
  * included (an example names a kind, not a family); tests and test support may use a
- * family's objects as data.
+ * family's objects as data. A family is looked for by its folder's name at the start of a
+ * word (`gang` finds `GangQueue`), so a family is best named for what it is (`sedna`),
+ * not after a word the floors use in another sense (`queue`).
  */
 import assert from "node:assert/strict";
 import { globSync, readdirSync, readFileSync } from "node:fs";

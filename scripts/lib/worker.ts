@@ -6,14 +6,14 @@
 import { Miniflare } from "miniflare";
 import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 import { bundleWorker } from "./bundle.ts";
-import { allDurableObjects, loadFamilyBindings, migrationHistory } from "./durable-objects.ts";
+import { allDurableObjects, familyVars, loadFamilyBindings, migrationHistory, type DeclaredBindings } from "./durable-objects.ts";
 
 /** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
 
 /** Miniflare's Durable Object options by binding, from every declaration: each class SQLite-backed, as the migrations create them. */
-export async function miniflareDurableObjects(): Promise<Record<string, { className: string; useSQLite: true }>> {
-  const declarations = allDurableObjects(await loadFamilyBindings());
+export function miniflareDurableObjects(families: readonly DeclaredBindings[]): Record<string, { className: string; useSQLite: true }> {
+  const declarations = allDurableObjects(families);
   // Checked as a deploy checks them: a local run must not start on declarations that could not be deployed.
   migrationHistory(declarations);
   return Object.fromEntries(declarations.map((declaration) => [declaration.binding, { className: declaration.className, useSQLite: true as const }]));
@@ -57,12 +57,15 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const script = await bundleWorker({ extraControllerDirs: options.extraControllerDirs ?? [] });
-  const durableObjects = await miniflareDurableObjects();
+  const families = await loadFamilyBindings();
+  const durableObjects = miniflareDurableObjects(families);
+  // The families' variables as deployed (their defaults), under the ones this run sets.
+  const vars = { ...familyVars(families), ...options.vars };
   const make = (port: number): Miniflare =>
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
-      bindings: { ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
+      bindings: { ...vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
       durableObjects,
       durableObjectsPersist: options.persistDir ?? false,
       host: "127.0.0.1",

@@ -60,9 +60,9 @@ test("the Worker bundle exports exactly the declared Durable Object classes", as
   assert.deepEqual(exported.sort(), allDurableObjects(families).map((d) => d.className).sort());
 });
 
-test("the local Worker runs with wrangler.jsonc's compatibility date and every declared Durable Object SQLite-backed", async () => {
+test("the local Worker runs with wrangler.jsonc's compatibility date and every declared Durable Object SQLite-backed", () => {
   assert.equal(readWranglerConfig().compatibility_date, COMPATIBILITY_DATE);
-  const local = await miniflareDurableObjects();
+  const local = miniflareDurableObjects(families);
   assert.deepEqual(
     Object.entries(local).map(([binding, o]) => [binding, o.className, o.useSQLite]),
     allDurableObjects(families).map((d) => [d.binding, d.className, true]),

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DurableObjectDeclaration } from "../../../durable/declaration.ts";
 import type { WorkerTransport } from "../../../relay/worker-client.ts";
-import { allDurableObjects, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
+import { allDurableObjects, familyVars, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 
 /** What the Worker bundle exports: its handler and its Durable Object classes. */
@@ -52,9 +52,10 @@ const EXECUTION_CONTEXT = {
 /** Imports the bundle and builds its env; the transport is ready at once. */
 export async function startInProcessWorker(options: InProcessOptions): Promise<InProcessWorker> {
   const module = (await import(pathToFileURL(options.modulePath).href)) as WorkerModule;
-  const env: Record<string, unknown> = { ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
+  const families = await loadFamilyBindings();
+  const env: Record<string, unknown> = { ...familyVars(families), ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
   const namespaces = new Map<string, InProcessNamespace>();
-  for (const { binding, className } of allDurableObjects(await loadFamilyBindings())) {
+  for (const { binding, className } of allDurableObjects(families)) {
     const Class = module[className];
     if (typeof Class !== "function") throw new Error(`the Worker bundle exports no class ${className} (binding ${binding})`);
     const storageDir = options.storageDir === undefined ? undefined : join(options.storageDir, binding);
