@@ -1,13 +1,14 @@
 /**
- * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (NerveX's
- * replicas API): a request is forwarded, signed, with the cached objects the API
+ * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (one a
+ * training job's pods call, say): a request is forwarded, signed, with the cached objects the API
  * declared, narrowed to the request; the actions of the answer are applied in order;
  * only then is the client answered. The relay knows no API by name: the manifest lists them.
  */
 import { randomUUID } from "node:crypto";
 import { ApiRequest, apiJsonBody, apiRequestNamespace, type ApiResponse, type ApiSpec, type ClaimToken, type Manifest } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
-import { relatedObjects, type RelatedCaches } from "./related.ts";
+import type { RelatedCaches } from "../protocol/snapshot/caches.ts";
+import { relatedObjects } from "../protocol/snapshot/related.ts";
 
 /** What the front needs from the engine. */
 export interface ApiHost {

@@ -11,7 +11,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { ControllerManifest, Manifest, TypeRef, Watch } from "../protocol/index.ts";
 import type { KubeClient } from "./kube/client.ts";
 import { Cache, cacheId, type CacheEvents, type CacheOptions, type RestartReason } from "./watch/cache.ts";
-import { fieldsOf } from "./watch/delivered.ts";
+import { fieldsOf } from "../protocol/snapshot/fields.ts";
 import { Projection, type ProjectionRule } from "./watch/projection.ts";
 import { SelectedView, servingCacheId } from "./watch/sharing.ts";
 
@@ -34,8 +34,8 @@ interface Wanted {
 
 /**
  * What each cache keeps (ADR 0016): the union of the fields its watches declare; of the
- * objects a label-selected watch it serves matches, what that watch needs (a NerveX pod
- * stays whole in the cache of every pod, the other pods are projected); and what it
+ * objects a label-selected watch it serves matches, what that watch needs (a labelled worker
+ * pod stays whole in the cache of every pod, the other pods are projected); and what it
  * indexes and filters by. The cache of a kind without selectors is also where `related`
  * objects come from: a watch of the kind with a field selector (a cache of its own) has
  * its needs kept there too, for every object, as the object cannot be told to match.

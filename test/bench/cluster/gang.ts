@@ -20,7 +20,8 @@
  * set the size.
  */
 import { waitFor } from "../../../cli/wait.ts";
-import type { GangList, KubeObject } from "../../../protocol/index.ts";
+import type { GangList } from "../../../functions/controllers/gang/api/schema.ts";
+import type { KubeObject } from "../../../protocol/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../../sim/controllers/resources.ts";
 import { inPool, metricSum, relayIdle, tenth } from "../util.ts";
 import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";
