@@ -8,7 +8,15 @@ type Finder = Pick<TestCluster, "find">;
 
 /** Waits until the object exists and satisfies `ok`; a timeout shows the object as last read. */
 export async function waitForObject(cluster: Finder, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
-  return waitFor(`${type.kind} ${name}`, () => cluster.find(type, namespace, name), (found): found is KubeObject => found !== undefined && ok(found), { timeoutMs });
+  return waitFor(`${type.kind} ${name}`, () => cluster.find(type, namespace, name), (found): found is KubeObject => found !== undefined && ok(found), { timeoutMs, describe: describeObject });
+}
+
+/** An object as a timeout message shows it: absent, or what changes as it is worked on (not its managedFields), cut short. */
+function describeObject(object: KubeObject | undefined): string {
+  if (object === undefined) return "absent";
+  const { managedFields: _managedFields, ...metadata } = object.metadata as KubeObject["metadata"] & { managedFields?: unknown };
+  const text = JSON.stringify({ ...object, metadata });
+  return text.length > 800 ? `${text.slice(0, 800)}…` : text;
 }
 
 /** Waits until no object of `name` exists. */
