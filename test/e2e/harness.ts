@@ -1,4 +1,4 @@
-/** End-to-end test support: a stack on ephemeral ports, and waiting for cluster state. */
+/** End-to-end test support: a stack on ephemeral ports, on the sim or on a real control plane (waits on cluster state are in test/support/cluster-waits.ts). */
 import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
