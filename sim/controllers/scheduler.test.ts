@@ -82,7 +82,8 @@ test("a paused scheduler binds nothing (the pods stay Pending) until resumed, th
     await cluster.create(simNode("n1"));
     controller.pause();
     for (const name of ["a", "b"]) await cluster.create({ ...pod(), metadata: { name, namespace: "default" } } as KubeObject);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Both pods reached the scheduler and were kept aside: only then can "bound nothing" be told.
+    await waitFor("the paused scheduler to hold both pods", async () => controller.holding(), (held) => held === 2, { timeoutMs: 5_000 });
     const nodeOf = async (name: string): Promise<unknown> => ((await cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", name)) as { spec?: Obj }).spec?.nodeName;
     assert.deepEqual([await nodeOf("a"), await nodeOf("b")], [undefined, undefined], "nothing is bound while paused");
     controller.resume();
