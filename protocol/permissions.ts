@@ -28,8 +28,3 @@ export const Permission = z.object({
 });
 export type Permission = z.infer<typeof Permission>;
 
-/** The API group of an apiVersion (`apps/v1` → `apps`, `v1` → ""). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0 ? "" : apiVersion.slice(0, slash);
-}

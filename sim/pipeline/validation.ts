@@ -11,7 +11,7 @@ import type { ResourceType } from "../registry/resource.ts";
 import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
 import type { Cause } from "./errors.ts";
 import { validateOnlyAddedTolerations, validateTolerations } from "./tolerations.ts";
-import { dns1035Name, dnsLabelName, dnsSubdomainName, isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, pathSegmentName, type NameRule } from "./names.ts";
+import { dns1035Name, dnsLabelName, dnsSubdomainName, isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, pathSegmentName, type NameRule } from "../../protocol/kube/names.ts";
 
 const ANNOTATIONS_LIMIT = 256 * 1024;
 
