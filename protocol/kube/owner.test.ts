@@ -11,6 +11,7 @@ function child(...refs: OwnerReference[]): KubeObject {
 
 test("a controller reference names its owner and blocks its deletion", () => {
   assert.deepEqual(controllerRef(job), { apiVersion: "batch/v1", kind: "Job", name: "train", uid: "job-1", controller: true, blockOwnerDeletion: true });
+  assert.deepEqual(controllerRef(job, { apiVersion: "batch/v2", kind: "Job" }).apiVersion, "batch/v2", "at the version the controller writes");
   const pod = child({ apiVersion: "v1", kind: "Node", name: "n", uid: "node-1" }, controllerRef(job));
   assert.equal(controllerOf(pod)?.uid, "job-1");
   assert.equal(controllerOf(child({ apiVersion: "v1", kind: "Node", name: "n", uid: "node-1" })), undefined, "a plain owner is no controller");

@@ -11,11 +11,15 @@ interface Owned {
   readonly metadata: { readonly ownerReferences?: readonly OwnerReference[] | undefined };
 }
 
-/** The controller ownerReference a child of `owner` carries (the garbage collector cascades through it). */
-export function controllerRef(owner: KubeObject): OwnerReference {
+/**
+ * The controller ownerReference a child of `owner` carries (the garbage collector cascades
+ * through it): `metav1.NewControllerRef`. `type` names the owner's kind at the version the
+ * controller writes (by default the owner's own apiVersion and kind).
+ */
+export function controllerRef(owner: KubeObject, type: { readonly apiVersion: string; readonly kind: string } = owner): OwnerReference {
   return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
+    apiVersion: type.apiVersion,
+    kind: type.kind,
     name: owner.metadata.name ?? "",
     uid: owner.metadata.uid ?? "",
     controller: true,

@@ -5,6 +5,8 @@
  * they see and cause exactly the same things.
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
 import { checkCrd, establishedStatus, resourceOfCrd } from "../crd/serving.ts";
 import { applyDefaults, prune, validate as validateSchema, type Schema } from "../crd/schema.ts";
@@ -19,8 +21,7 @@ import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds, type DefaultToler
 import { dropUnknownFields, goFormat, introduced, strictDecodingError, strictPatchError, undeclaredFieldError, unknownFieldMessage, type FieldValidation } from "../pipeline/unknown-fields.ts";
 import { validateObject } from "../pipeline/validation.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
-import { splitApiVersion, storageKey, type ResourceType } from "../registry/resource.ts";
-import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { Store, type Stored, type StoreEvent } from "../store/store.ts";
 import { mutate, validate as validateWebhooks, webhooksOf, type AdmissionAttributes, type ServiceResolver } from "./admission.ts";
 import { kubernetesService } from "./kubernetes-service.ts";
@@ -129,7 +130,7 @@ export class SimCluster implements Cluster {
     }
     const all = this.store.list(storageKey(resource), resource.namespaced ? options.namespace : undefined);
     if (labels.length === 0 && fields.length === 0) return all;
-    return all.filter((s) => matchLabels(labels, s.object.metadata.labels) && matchFields(fields, s.object));
+    return all.filter((s) => matchesLabelRequirements(s.object.metadata.labels, labels) && matchesFieldRequirements(s.object, fields));
   }
 
   async list(type: TypeRef, options: ListOptions = {}): Promise<ObjectList> {
