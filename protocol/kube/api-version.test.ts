@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { apiVersionOf, groupOf, sameGroupKind, splitApiVersion, versionOf } from "./api-version.ts";
+import { apiVersionOf, groupOf, sameGroupKind, splitApiVersion, splitResource, versionOf } from "./api-version.ts";
 
 test("an apiVersion is group/version, or a bare version for the core group", () => {
   const cases: [string, string, string][] = [
@@ -22,4 +22,10 @@ test("the same kind in the same group is one type whatever the version", () => {
   assert.equal(sameGroupKind({ apiVersion: "batch/v1", kind: "Job" }, { apiVersion: "other.io/v1", kind: "Job" }), false);
   assert.equal(sameGroupKind({ apiVersion: "v1", kind: "Pod" }, { apiVersion: "v1", kind: "Service" }), false);
   assert.equal(sameGroupKind({ apiVersion: "v1", kind: "Pod" }, { apiVersion: "v2", kind: "Pod" }), true, "the core group is one group");
+});
+
+test("a resource and its subresource, as rules name them", () => {
+  assert.deepEqual(splitResource("pods"), { resource: "pods", subresource: "" });
+  assert.deepEqual(splitResource("pods/binding"), { resource: "pods", subresource: "binding" });
+  assert.deepEqual(splitResource("*/*"), { resource: "*", subresource: "*" });
 });

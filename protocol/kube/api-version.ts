@@ -38,3 +38,15 @@ export function apiVersionOf(group: string, version: string): string {
 export function sameGroupKind(a: { readonly apiVersion: string; readonly kind: string }, b: { readonly apiVersion: string; readonly kind: string }): boolean {
   return a.kind === b.kind && groupOf(a.apiVersion) === groupOf(b.apiVersion);
 }
+
+/** A resource and its subresource ("" for none). */
+export interface ResourcePath {
+  readonly resource: string;
+  readonly subresource: string;
+}
+
+/** Splits a resource as RBAC rules and webhook rules name it (`pods` → pods, ""; `pods/binding` → pods, binding). */
+export function splitResource(name: string): ResourcePath {
+  const slash = name.indexOf("/");
+  return slash < 0 ? { resource: name, subresource: "" } : { resource: name.slice(0, slash), subresource: name.slice(slash + 1) };
+}

@@ -49,7 +49,7 @@ export function isControlledBy(child: Owned, owner: KubeObject): boolean {
 }
 
 /** The owner a walk up follows: the controller ownerReference, else the first one. */
-export function ownerToFollow(object: Owned): OwnerReference | undefined {
+export function ownerToFollow<R extends { readonly controller?: boolean | undefined }>(object: { readonly metadata: { readonly ownerReferences?: readonly R[] | undefined } }): R | undefined {
   const refs = object.metadata.ownerReferences ?? [];
   return refs.find((ref) => ref.controller === true) ?? refs[0];
 }

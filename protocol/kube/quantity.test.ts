@@ -66,6 +66,8 @@ test("Value and MilliValue round up in magnitude and stay within safe integers",
     ["1.1Gi", 1181116007, 1181116006400],
     ["-1.5", -2, -1500],
     ["1P", 1e15, Number.MAX_SAFE_INTEGER],
+    ["1E", Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+    ["128974848", 128974848, 128974848000],
     ["0", 0, 0],
   ];
   for (const [text, value, milli] of cases) {
