@@ -21,7 +21,7 @@ import { Metrics } from "./metrics.ts";
 import { OutboxDrainer } from "./outbox-drainer.ts";
 import { ScopeGuard } from "./scope-guard.ts";
 import { WorkQueue } from "./queue/workqueue.ts";
-import type { RelatedCaches } from "./related.ts";
+import type { RelatedCaches } from "../protocol/snapshot/caches.ts";
 import { WorkerClient, type WorkerTransport } from "./worker-client.ts";
 
 /** Everything the engine needs, parsed once by the entry point. */

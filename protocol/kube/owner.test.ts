@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject, ObjectRef, OwnerReference } from "../objects.ts";
-import { controllerOf, controllerRef, isControlledBy, isControlledByUid, ownerToFollow, rootOwner } from "./owner.ts";
+import { controllerOf, controllerOfType, controllerRef, isControlledBy, isControlledByUid, ownerToFollow, rootOwner } from "./owner.ts";
 
 const job: KubeObject = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "train", namespace: "ns", uid: "job-1" } };
 
@@ -15,6 +15,9 @@ test("a controller reference names its owner and blocks its deletion", () => {
   const pod = child({ apiVersion: "v1", kind: "Node", name: "n", uid: "node-1" }, controllerRef(job));
   assert.equal(controllerOf(pod)?.uid, "job-1");
   assert.equal(controllerOf(child({ apiVersion: "v1", kind: "Node", name: "n", uid: "node-1" })), undefined, "a plain owner is no controller");
+  assert.equal(controllerOfType(pod, { apiVersion: "batch/v2", kind: "Job" })?.name, "train", "of the owner's kind and group, any version");
+  assert.equal(controllerOfType(pod, { apiVersion: "other.io/v1", kind: "Job" }), undefined);
+  assert.equal(controllerOfType(pod, { apiVersion: "v1", kind: "Node" }), undefined, "a plain owner of the kind is not the controller");
 });
 
 test("controlled by: the controller reference's uid, kind and group (any version)", () => {

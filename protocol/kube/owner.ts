@@ -32,6 +32,12 @@ export function controllerOf(object: Owned): OwnerReference | undefined {
   return object.metadata.ownerReferences?.find((ref) => ref.controller === true);
 }
 
+/** The controller ownerReference of an object when it names an owner of `type`: its kind and group, any version. */
+export function controllerOfType(object: Owned, type: { readonly apiVersion: string; readonly kind: string }): OwnerReference | undefined {
+  const ref = controllerOf(object);
+  return ref !== undefined && sameGroupKind(ref, type) ? ref : undefined;
+}
+
 /** Whether the controller ownerReference of `child` names the owner with this uid (`metav1.IsControlledBy`). */
 export function isControlledByUid(child: Owned, uid: string): boolean {
   return uid !== "" && controllerOf(child)?.uid === uid;
@@ -43,9 +49,7 @@ export function isControlledByUid(child: Owned, uid: string): boolean {
  */
 export function isControlledBy(child: Owned, owner: KubeObject): boolean {
   const uid = owner.metadata.uid;
-  if (!uid) return false;
-  const ref = controllerOf(child);
-  return ref !== undefined && ref.uid === uid && sameGroupKind(ref, owner);
+  return uid !== undefined && uid !== "" && controllerOfType(child, owner)?.uid === uid;
 }
 
 /** The owner a walk up follows: the controller ownerReference, else the first one. */

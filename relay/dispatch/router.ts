@@ -6,7 +6,7 @@
 import { kindKey, type ControllerManifest, type KubeObject, type Manifest } from "../../protocol/index.ts";
 import type { Metrics } from "../metrics.ts";
 import { cacheId, type Cache } from "../watch/cache.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../watch/label-selector.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
 import { servingCacheId } from "../watch/sharing.ts";
 import type { EventsDelivery } from "./events.ts";
 import type { SnapshotDelivery, SnapshotRoute } from "./snapshots.ts";

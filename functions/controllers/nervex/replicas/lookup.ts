@@ -5,11 +5,10 @@
  * another job (or of nobody) is never listed or touched, whatever its labels say.
  */
 import type { ApiRequest, KubeObject, OwnerReference } from "../../../../protocol/index.ts";
-import { groupOf } from "../../../../protocol/kube/api-version.ts";
-import { controllerOf, isControlledByUid } from "../../../../protocol/kube/owner.ts";
+import { controllerOfType, isControlledByUid } from "../../../../protocol/kube/owner.ts";
 import { boundedLabelValue } from "../../../kit/names.ts";
 import { AggregatorConfig, DEFAULT_AGGREGATOR_CONFIG } from "../aggregator-config.ts";
-import { NERVEX_API_VERSION, NERVEX_GROUP } from "../group.ts";
+import { NERVEX_API_VERSION } from "../group.ts";
 import type { ReplicaType } from "../labels.ts";
 import { NerveXJob } from "../schema.ts";
 import { failure, success, type Outcome } from "./envelope.ts";
@@ -53,8 +52,8 @@ export function relatedIn(request: ApiRequest, key: string, namespace: string): 
 
 /** The NerveXJob controller ownerReference of a pod, if any. */
 export function jobRefOf(pod: KubeObject): OwnerReference | undefined {
-  const ref = controllerOf(pod);
-  return ref && ref.kind === "NerveXJob" && groupOf(ref.apiVersion) === NERVEX_GROUP && ref.uid !== "" ? ref : undefined;
+  const ref = controllerOfType(pod, { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob" });
+  return ref && ref.uid !== "" ? ref : undefined;
 }
 
 /** Whether the object is being deleted. */

@@ -1,20 +1,13 @@
 /**
- * The `related` objects a webhook or an API receives: each declared kind's cached
- * objects narrowed to the request (pure over the caches). Every narrowing given applies;
+ * The `related` objects a webhook or an API receives, and a snapshot controller's declared
+ * ones (narrowed to its parent, `./build.ts`): each declared kind's cached objects narrowed
+ * to the request (pure over the caches). Every narrowing given applies;
  * `named`, `namedBy` and `ownerOf` are read by `get`, the others by listing one namespace
  * (or, without one, the cache), so a request costs what it finds, not what the cache holds.
  */
-import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../protocol/index.ts";
-
-/** The cache of a related kind, and whether the kind is namespaced. */
-export interface RelatedCache {
-  readonly namespaced: boolean;
-  get(namespace: string | undefined, name: string): KubeObject | undefined;
-  list(namespace?: string): KubeObject[];
-}
-
-/** Finds the unfiltered cache of a kind (`undefined` when none). */
-export type RelatedCaches = (kind: TypeRef) => RelatedCache | undefined;
+import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../index.ts";
+import { controllerOfType } from "../kube/owner.ts";
+import type { RelatedCache, RelatedCaches } from "./caches.ts";
 
 /** What narrowing reads of a request. */
 export interface RelatedRequest {
@@ -89,7 +82,7 @@ function ownersOf(ownerOf: NonNullable<RelatedObjects["ownerOf"]>, kind: TypeRef
   if (!source) return [];
   const owners: KubeObject[] = [];
   for (const object of named(ownerOf.namedBy, request, source, source.namespaced)) {
-    const ref = object.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === kind.kind && r.apiVersion.split("/")[0] === kind.apiVersion.split("/")[0]);
+    const ref = controllerOfType(object, kind);
     const owner = ref ? cache.get(cache.namespaced ? object.metadata.namespace : undefined, ref.name) : undefined;
     if (owner && owner.metadata.uid === ref?.uid && !owners.includes(owner)) owners.push(owner);
   }
