@@ -114,9 +114,8 @@ function inScope(child: KubeObject, parent: SnapshotParent): boolean {
 }
 
 function ownedChildren(mapping: Extract<Mapping, { by: "owner" }>, kind: string, cache: CacheView, uid: string): KubeObject[] {
-  const ownerKind = mapping.owner.kind;
   // The cache fills in `kind` of list items; a view that did not leaves it out.
-  return cache.ownedBy(uid).filter((o) => (o.kind === undefined || o.kind === kind) && o.metadata.ownerReferences?.some((r) => r.uid === uid && r.kind === ownerKind));
+  return cache.ownedBy(uid).filter((o) => (o.kind === undefined || o.kind === kind) && controllerOfType(o, mapping.owner)?.uid === uid);
 }
 
 function referencedObjects(paths: readonly string[], cache: CacheView, parent: SnapshotParent): KubeObject[] {
