@@ -12,7 +12,7 @@ export type WatchEventType = z.infer<typeof WatchEventType>;
  * (`relay/dispatch/triggers.ts`).
  */
 export const Trigger = z.object({
-  type: z.enum(["ADDED", "MODIFIED", "DELETED", "RESYNC"]),
+  type: WatchEventType,
   kind: KindKey,
   object: KubeObject,
 });

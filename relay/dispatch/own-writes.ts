@@ -2,7 +2,7 @@
  * The status writes this relay's reconcile plans made, so that their watch echoes wake
  * nobody (ADR 0018). A reconcile writes its parent's status from the snapshot it was
  * given; the MODIFIED event that write causes carries nothing the controller did not
- * decide itself, yet it made every Sedna self-heal cost one reconcile more (a snapshot
+ * decide itself, yet it made every self-heal cost one reconcile more (a snapshot
  * built, signed, sent, verified, reconciled to an empty plan). The echo is recognised by
  * two facts together: the change since the cached state is confined to `status` (and the
  * resourceVersion and managedFields every write moves), and this relay wrote that object's
