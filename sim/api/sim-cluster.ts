@@ -8,6 +8,8 @@
  * same things.
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
 import { jsonPatch, PatchError } from "../patch/json.ts";
 import { applyMergePatch, type Json } from "../patch/merge.ts";
@@ -17,8 +19,7 @@ import { PRIORITY_CLASSES, systemPriorityClasses } from "../pipeline/priority.ts
 import { DEFAULT_TOLERATION_SECONDS } from "../pipeline/tolerations.ts";
 import type { FieldValidation } from "../pipeline/unknown-fields.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
-import { splitApiVersion, storageKey, type ResourceType } from "../registry/resource.ts";
-import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { Store, type Stored, type StoreEvent } from "../store/store.ts";
 import { CREATE, DELETE, UPDATE } from "./admission/chain.ts";
 import { admit, admitDelete } from "./admission/step.ts";
@@ -140,7 +141,7 @@ export class SimCluster implements Cluster {
     }
     const all = this.store.list(storageKey(resource), resource.namespaced ? options.namespace : undefined);
     if (labels.length === 0 && fields.length === 0) return all;
-    return all.filter((s) => matchLabels(labels, s.object.metadata.labels) && matchFields(fields, s.object));
+    return all.filter((s) => matchesLabelRequirements(s.object.metadata.labels, labels) && matchesFieldRequirements(s.object, fields));
   }
 
   async list(type: TypeRef, options: ListOptions = {}): Promise<ObjectList> {
