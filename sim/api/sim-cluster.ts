@@ -9,6 +9,7 @@
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { generatedName } from "../../protocol/kube/names.ts";
 import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
 import { jsonPatch, PatchError } from "../patch/json.ts";
@@ -30,7 +31,7 @@ import type { Kind } from "./kinds/kind.ts";
 import { bind } from "./kinds/pods.ts";
 import { BUILTIN_KINDS, kindOf } from "./kinds/registry.ts";
 import { kubernetesService } from "./kubernetes-service.ts";
-import { asObj, objectShapeProblem, randomSuffix, sameContent, specOf, timestamp } from "./objects.ts";
+import { asObj, objectShapeProblem, sameContent, specOf, timestamp } from "./objects.ts";
 import { updateDraft } from "./update.ts";
 import type { Server, Write } from "./write.ts";
 
@@ -172,7 +173,7 @@ export class SimCluster implements Cluster {
     const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
     let name = object.metadata.name ?? "";
     // Names are generated as upstream: at most 58 characters of the prefix, then 5 random ones.
-    if (!name && object.metadata.generateName) name = `${object.metadata.generateName.slice(0, 58)}${randomSuffix()}`;
+    if (!name && object.metadata.generateName) name = generatedName(object.metadata.generateName);
     const { resourceVersion: _rv, uid: _uid, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, generation: _g, creationTimestamp: _ct, ...meta } = object.metadata;
     const draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
     const write = this.#write(resource, kind, object.apiVersion, options, { operation: "CREATE", namespace, name, body: object, oldObject: null, uid: crypto.randomUUID() });

@@ -7,6 +7,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { matchesLabelRequirements, requirementsOfLabelSelector, type LabelSelectorObject } from "../../../protocol/kube/selectors.ts";
+import { splitResource } from "../../../protocol/kube/api-version.ts";
 import { ApiError } from "../../contract.ts";
 import { jsonPatch } from "../../patch/json.ts";
 import type { ResourceType } from "../../registry/resource.ts";
@@ -55,7 +56,7 @@ const matches = (list: readonly string[] | undefined, value: string): boolean =>
 function resourceMatches(rules: readonly string[] | undefined, plural: string, subresource: string): boolean {
   return (rules ?? []).some((rule) => {
     if (rule === "*/*") return true;
-    const [resource, sub = ""] = rule.split("/");
+    const { resource, subresource: sub } = splitResource(rule);
     if (resource !== "*" && resource !== plural) return false;
     return sub === "*" ? subresource !== "" : sub === subresource;
   });
