@@ -3,7 +3,7 @@
  * taken one is a one-line error naming the flag to change, not a stack trace halfway
  * through starting.
  */
-import { createServer, type AddressInfo } from "node:net";
+import { createServer } from "node:net";
 
 /** A port and the flag that set it. */
 export interface PortFlag {
@@ -16,13 +16,23 @@ export function portInUseMessage(port: number, flag: string): string {
   return `port ${port} is in use: pass ${flag} 0 or another port`;
 }
 
-/** A port free on `host` now (the kernel's pick), for a server started next. */
-export async function freePort(host = "127.0.0.1"): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, host, resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+/**
+ * The ports the kernel hands out itself (to `listen(0)` and to outgoing connections): a
+ * port picked for a server started later is chosen below them, or any `listen(0)` in
+ * between may be given the same one (a stack's API port, picked before the Worker starts,
+ * was taken that way by a server of the same process: EADDRINUSE under load).
+ */
+const EPHEMERAL_LOW = 32_768;
+/** How many ports below the ephemeral range a pick is made from. */
+const PICK_SPAN = 12_000;
+
+/** A port free on `host` now, outside the kernel's ephemeral range, for a server started next. */
+export async function freePort(host = "127.0.0.1", random: () => number = Math.random): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = EPHEMERAL_LOW - 1 - Math.floor(random() * PICK_SPAN);
+    if (await portFree(port, host)) return port;
+  }
+  throw new Error(`no free port found below ${EPHEMERAL_LOW} on ${host} after 50 tries`);
 }
 
 /** Whether 127.0.0.1:`port` can be listened on now. */
