@@ -7,22 +7,22 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Action, KubeObject, Manifest, TypeRef, Trigger } from "../protocol/index.ts";
 import type { Logger } from "../cli/log.ts";
-import { PlanApplier } from "./apply.ts";
-import { EventsDelivery } from "./dispatch/events.ts";
-import { processKey, type ProcessDeps } from "./dispatch/process.ts";
-import { EventRouter } from "./dispatch/router.ts";
-import { SnapshotDelivery } from "./dispatch/snapshots.ts";
-import { registerGauges } from "./gauges.ts";
-import { Informers } from "./informers.ts";
-import { DEFAULT_SILENCE_SECONDS } from "./watch/cache.ts";
+import { PlanApplier } from "./apply/applier.ts";
+import { EventsDelivery } from "./deliver/events.ts";
+import { processKey, type ProcessDeps } from "./deliver/reconciler.ts";
+import { EventRouter } from "./route/router.ts";
+import { SnapshotDelivery } from "./deliver/snapshots.ts";
+import { registerGauges } from "./ops/gauges.ts";
+import { Informers } from "./store/caches.ts";
+import { DEFAULT_SILENCE_SECONDS } from "./store/cache.ts";
 import { KubeClient } from "./kube/client.ts";
-import { fetchManifest } from "./manifest-fetch.ts";
-import { Metrics } from "./metrics.ts";
-import { OutboxDrainer } from "./outbox-drainer.ts";
-import { ScopeGuard } from "./scope-guard.ts";
+import { fetchManifest } from "./deliver/manifest.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { OutboxDrainer } from "./deliver/outbox.ts";
+import { ScopeGuard } from "./apply/guard.ts";
 import { WorkQueue } from "./queue/workqueue.ts";
 import type { RelatedCaches } from "./related.ts";
-import { WorkerClient, type WorkerTransport } from "./worker-client.ts";
+import { WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
 
 /** Everything the engine needs, parsed once by the entry point. */
 export interface RelayEngineOptions {

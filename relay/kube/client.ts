@@ -7,7 +7,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
 import type { TypeRef } from "../../protocol/index.ts";
-import type { RequestMetrics } from "../metrics.ts";
+import type { RequestMetrics } from "../ops/metrics.ts";
 
 /** A failed API call, with the Kubernetes `Status` message and code, and the server's `Retry-After` (ms) when it gave one. */
 export class KubeError extends Error {

@@ -43,7 +43,7 @@ test("an events controller's objects of a kind carry the union of its watches' f
 });
 
 test("an object the cache holds cut to its watches' fields goes as it is; one it keeps whole for another watch is cut", async () => {
-  const { Projection } = await import("./projection.ts");
+  const { Projection } = await import("../store/projection.ts");
   const { fromCache } = await import("./delivered.ts");
   const cache = new Projection([{ fields: ["status.phase"] }, { labelSelector: "app=a", fields: undefined }]);
   const whole = cache.project(pod);

@@ -9,7 +9,7 @@
  * shared cache saves; and only objects the cache keeps whole ({@link fromCache}).
  */
 import { kindKey, type ControllerManifest, type KubeObject, type Watch } from "../../protocol/index.ts";
-import { ALWAYS_KEPT, pathTree, projectValue } from "./projection.ts";
+import { ALWAYS_KEPT, pathTree, projectValue } from "../store/projection.ts";
 
 /** An object as one delivery gives it. */
 export type Projector = (object: KubeObject) => KubeObject;

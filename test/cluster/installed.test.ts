@@ -20,7 +20,7 @@ import { startControlPlane, type RunningControlPlane } from "../../cluster/index
 import { createRegistry } from "../../functions/registry.ts";
 import type { KubeObject, Plan } from "../../protocol/index.ts";
 import { refOf } from "../../protocol/index.ts";
-import { PlanApplier } from "../../relay/apply.ts";
+import { PlanApplier } from "../../relay/apply/applier.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import { KubeClient, KubeError } from "../../relay/kube/client.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";

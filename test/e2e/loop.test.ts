@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { signRequest, type KubeObject } from "../../protocol/index.ts";
-import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
+import { WorkerClient, WorkerError } from "../../relay/deliver/worker-client.ts";
 import { e2eStack, frontCall, waitFor, waitForIn, type E2EStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };

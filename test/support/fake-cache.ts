@@ -6,7 +6,7 @@
 import { objectKey, type KubeObject } from "../../protocol/index.ts";
 import type { CacheView } from "../../relay/mapping.ts";
 import type { RelatedCache } from "../../relay/related.ts";
-import { CacheIndexes } from "../../relay/watch/indexes.ts";
+import { CacheIndexes } from "../../relay/store/indexes.ts";
 
 /** A cache filled by the test. */
 export class FakeCache implements CacheView, RelatedCache {

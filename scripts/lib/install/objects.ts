@@ -5,7 +5,7 @@
  * configurations (caBundle set), and the CRDs.
  */
 import type { KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
-import { RELAY_ENVIRONMENT } from "../../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { WorkerClient, WorkerError } from "../../../relay/worker-client.ts";
+import { WorkerClient, WorkerError } from "../../../relay/deliver/worker-client.ts";
 import { startWorker, type RunningWorker } from "../../../scripts/lib/worker.ts";
 import { SECRET } from "../../worker/client.ts";
 import { bundleWorkerForNode } from "./bundle.ts";

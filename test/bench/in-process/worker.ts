@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DURABLE_OBJECTS, type DurableObjectBinding } from "../../../durable/table.ts";
-import type { WorkerTransport } from "../../../relay/worker-client.ts";
+import type { WorkerTransport } from "../../../relay/deliver/worker-client.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 
 /** What the Worker bundle exports: its handler and its Durable Object classes. */
