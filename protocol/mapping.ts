@@ -1,7 +1,7 @@
 /**
  * How a watched object maps to the parent key it makes dirty, and where a snapshot
  * carries it. Declared here once; the relay resolves it in one place
- * (`relay/mapping.ts`) and the Worker checks snapshots against it in one place
+ * (`protocol/snapshot/mapping.ts`) and the Worker checks snapshots against it in one place
  * (`functions/routes/reconcile.ts`).
  */
 import { z } from "zod";

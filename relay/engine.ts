@@ -21,7 +21,7 @@ import { Metrics } from "./ops/metrics.ts";
 import { OutboxDrainer } from "./deliver/outbox.ts";
 import { ScopeGuard } from "./apply/guard.ts";
 import { WorkQueue } from "./queue/workqueue.ts";
-import type { RelatedCaches } from "./related.ts";
+import type { RelatedCaches } from "../protocol/snapshot/caches.ts";
 import { WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
 
 /** Everything the engine needs, parsed once by the entry point. */

@@ -10,7 +10,7 @@ import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from 
 import type { Informers } from "../store/caches.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
 import type { WorkerClient } from "./worker-client.ts";
-import { DeliveredFields, fromCache, type Projector } from "../watch/delivered.ts";
+import { DeliveredFields, fromCache, type Projector } from "../../protocol/snapshot/fields.ts";
 import { EVENTS_KEY, queueKey } from "../queue/key.ts";
 import type { Delivered } from "./snapshots.ts";
 

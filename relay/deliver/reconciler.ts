@@ -8,7 +8,7 @@ import type { PlanApplier } from "../apply/applier.ts";
 import type { Logger } from "../../cli/log.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { Outcome } from "../queue/workqueue.ts";
-import { parentIsNamespaced } from "../mapping.ts";
+import { parentIsNamespaced } from "../../protocol/snapshot/mapping.ts";
 import type { ScopeGuard } from "../apply/guard.ts";
 import type { Scope } from "../apply/scope.ts";
 import { WorkerError } from "./worker-client.ts";

@@ -1,34 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ControllerManifest, RelatedObjects, type KubeObject, type ReconcileRequest } from "../../protocol/index.ts";
-import { FakeCache } from "../../test/support/fake-cache.ts";
-import { dirtyKeys, withRelated } from "./snapshots.ts";
+import { ControllerManifest, type KubeObject } from "../../protocol/index.ts";
+import { dirtyKeys } from "./snapshots.ts";
 
 const NODE = { apiVersion: "v1", kind: "Node" };
-const node = (name: string, pool?: string): KubeObject => ({ ...NODE, metadata: { name, uid: `u-${name}`, labels: pool === undefined ? {} : { pool } } });
-
-const nodes = new FakeCache(false, { objects: [node("a", "p1"), node("b", "p1"), node("c", "p2"), node("d")] });
-const controller = ControllerManifest.parse({
-  name: "pools",
-  delivery: "snapshot",
-  parent: NODE,
-  watches: [{ ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } }],
-  related: [RelatedObjects.parse({ ...NODE, sharingLabels: { namedBy: ["object.metadata.name"], labels: ["pool"] } })],
-});
-
-function snapshot(parent: KubeObject | null): ReconcileRequest {
-  return { controller: "pools", key: parent?.metadata.name ?? "gone", parent, children: {}, related: {}, triggers: [], now: "2026-01-01T00:00:00Z" };
-}
-
-test("a snapshot controller's declared related objects are narrowed to the parent and added once", () => {
-  const request = withRelated(snapshot(node("a", "p1")), controller, (kind) => (kind.kind === "Node" ? nodes : undefined));
-  assert.deepEqual((request.related["Node.v1"] ?? []).map((n) => n.metadata.name).sort(), ["a", "b"], "the nodes of a's pool, a included");
-  const lone = withRelated(snapshot(node("d")), controller, () => nodes);
-  assert.deepEqual((lone.related["Node.v1"] ?? []).map((n) => n.metadata.name), [], "no pool label, no peers");
-  const gone = snapshot(null);
-  assert.equal(withRelated(gone, controller, () => nodes), gone, "a parent that is gone has nothing to narrow by");
-});
-
 test("a child whose label moved it to another parent makes both parents dirty; an unmoved one only its own", () => {
   const route = { watch: { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "label" as const, label: "job" } }, parentNamespaced: true, parents: () => [] };
   const pod = (job: string, rv: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace: "ns", name: "p", uid: "u-p", resourceVersion: rv, labels: { job } } });

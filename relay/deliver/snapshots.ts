@@ -4,14 +4,13 @@
  */
 import { objectKey, refOf, splitKey, type ClaimToken, type ControllerManifest, type KubeObject, type ObjectRef, type Plan, type ReconcileRequest, type Trigger, type Watch } from "../../protocol/index.ts";
 import type { Informers } from "../store/caches.ts";
-import { parentIsNamespaced, parentKeys, selfWatch, type ParentsIn } from "../mapping.ts";
+import { reconcileRequest } from "../../protocol/snapshot/build.ts";
+import { DeliveredFields, fromCache } from "../../protocol/snapshot/fields.ts";
+import { parentIsNamespaced, parentKeys, selfWatch, type ParentsIn } from "../../protocol/snapshot/mapping.ts";
 import type { WorkQueue } from "../queue/workqueue.ts";
-import { relatedObjects, type RelatedCaches } from "../related.ts";
-import { buildSnapshot } from "../snapshot.ts";
 import type { WorkerClient } from "./worker-client.ts";
 import { queueKey } from "../queue/key.ts";
 import { OwnStatusWrites } from "../route/echoes.ts";
-import { DeliveredFields, fromCache } from "../watch/delivered.ts";
 
 /** What the Worker answered for one queue key, and the object that receives its failures' Warning Events. */
 export interface Delivered {
@@ -37,8 +36,6 @@ export class SnapshotDelivery {
   readonly #informers: Informers;
   readonly #worker: WorkerClient;
   readonly #view: (watch: Watch) => ReturnType<Informers["forWatch"]>;
-
-  readonly #relatedCaches: RelatedCaches;
   /** The status writes of this relay's plans, whose echoes wake no parent (ADR 0018). */
   readonly ownWrites = new OwnStatusWrites();
   readonly #fields = new DeliveredFields();
@@ -48,7 +45,6 @@ export class SnapshotDelivery {
     this.#informers = informers;
     this.#worker = worker;
     this.#view = (watch) => informers.forWatch(watch);
-    this.#relatedCaches = (kind) => informers.unfiltered(kind);
   }
 
   /** The route of events of `watch` to `controller`'s parents. */
@@ -93,7 +89,7 @@ export class SnapshotDelivery {
     // Built once the Worker client's body budget has room for it (a node's snapshot of 1,000
     // pods is ~1 MB), and garbage once encoded: only its parent's name is kept.
     const build = (): ReconcileRequest => {
-      const request = withRelated(buildSnapshot(controller, key, this.#view, triggers, new Date(), this.#fields), controller, this.#relatedCaches);
+      const request = reconcileRequest(controller, key, this.#informers, triggers, new Date(), this.#fields);
       cached = request.parent ? refOf(request.parent) : undefined;
       return request;
     };
@@ -104,19 +100,6 @@ export class SnapshotDelivery {
     return { plan, parent };
   }
 }
-
-/** The snapshot with the controller's declared `related` objects, narrowed to its parent, added. */
-export function withRelated(request: ReconcileRequest, controller: ControllerManifest, caches: RelatedCaches): ReconcileRequest {
-  if (controller.related.length === 0 || request.parent === null) return request;
-  const found = relatedObjects(controller.related, { namespace: request.parent.metadata.namespace, root: { object: request.parent } }, caches);
-  const related: Record<string, KubeObject[]> = { ...request.related };
-  for (const [kind, objects] of Object.entries(found)) {
-    const seen = new Set((related[kind] ?? []).map((object) => object.metadata.uid ?? objectKey(object.metadata)));
-    related[kind] = [...(related[kind] ?? []), ...objects.filter((object) => !seen.has(object.metadata.uid ?? objectKey(object.metadata)))];
-  }
-  return { ...request, related };
-}
-
 
 /**
  * The parent keys a change makes dirty: those the object maps to now and those its

@@ -7,7 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { ApiRequest, apiJsonBody, apiRequestNamespace, type ApiResponse, type ApiSpec, type ClaimToken, type Manifest } from "../../protocol/index.ts";
 import type { Logger } from "../../cli/log.ts";
-import { relatedObjects, type RelatedCaches } from "../related.ts";
+import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
+import { relatedObjects } from "../../protocol/snapshot/related.ts";
 
 /** What the front needs from the engine. */
 export interface ApiHost {

@@ -14,7 +14,7 @@ import { AdmissionReviewRequest, holdsValue, type AdmissionReviewResponse, type 
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 import type { Logger } from "../../cli/log.ts";
 import type { RelayEngine } from "../engine.ts";
-import { relatedObjects } from "../related.ts";
+import { relatedObjects } from "../../protocol/snapshot/related.ts";
 
 /** A body over the limit: answered 413 (the rest of it is read and dropped, so the client gets the answer, not a reset). */
 class TooLarge extends Error {}

@@ -6,7 +6,7 @@
 import { kindKey, type ControllerManifest, type KubeObject, type Manifest } from "../../protocol/index.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { cacheId, type Cache } from "../store/cache.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../store/label-selector.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
 import { servingCacheId } from "../store/sharing.ts";
 import type { EventsDelivery } from "../deliver/events.ts";
 import type { SnapshotDelivery, SnapshotRoute } from "../deliver/snapshots.ts";

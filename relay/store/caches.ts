@@ -11,7 +11,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { ControllerManifest, Manifest, TypeRef, Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { Cache, cacheId, type CacheEvents, type CacheOptions, type RestartReason } from "./cache.ts";
-import { fieldsOf } from "../watch/delivered.ts";
+import { fieldsOf } from "../../protocol/snapshot/fields.ts";
 import { Projection, type ProjectionRule } from "./projection.ts";
 import { SelectedView, servingCacheId } from "./sharing.ts";
 

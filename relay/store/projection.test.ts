@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import fc from "fast-check";
-import { valuesAt } from "../../protocol/index.ts";
-import { matchesSelector, parseLabelSelector } from "./label-selector.ts";
-import { Projection, pathTree, projectValue } from "./projection.ts";
+import type { KubeObject, Watch } from "../../protocol/index.ts";
+import { DeliveredFields, WHOLE, fromCache } from "../../protocol/snapshot/fields.ts";
+import { Projection } from "./projection.ts";
 
 const pod = {
   apiVersion: "v1",
@@ -51,40 +50,6 @@ test("a label-selected rule applies to the objects its selector matches only", (
   assert.deepEqual(projection.project(other).status, { phase: "Running" });
 });
 
-test("a longer path under one kept whole changes nothing; missing fields stay missing", () => {
-  assert.deepEqual(projectValue({ a: { b: 1, c: 2 } }, pathTree(["a", "a.b"])), { a: { b: 1, c: 2 } });
-  assert.deepEqual(projectValue({ a: { b: 1, c: 2 } }, pathTree(["a.b", "a"])), { a: { b: 1, c: 2 } });
-  assert.deepEqual(projectValue({ x: 1 }, pathTree(["a.b"])), {});
-  assert.deepEqual(projectValue({ a: "text" }, pathTree(["a.b"])), { a: "text" }, "a malformed value is kept as it is");
-});
-
-test("property: what a declared path reads is the same in the projection as in the object", () => {
-  const key = fc.constantFrom("a", "b", "c");
-  const value = fc.letrec((tie) => ({
-    node: fc.oneof({ depthSize: "small" }, fc.string(), fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(key, tie("node"), { maxKeys: 3 })),
-  })).node;
-  const path = fc.array(fc.tuple(key, fc.boolean()), { minLength: 1, maxLength: 3 }).map((parts) => parts.map(([k, many]) => (many ? `${k}[]` : k)).join("."));
-  fc.assert(
-    fc.property(fc.dictionary(key, value), fc.array(path, { minLength: 1, maxLength: 3 }), (object, paths) => {
-      const projected = projectValue(object, pathTree(paths));
-      for (const p of paths) assert.deepEqual(valuesAt(projected, p), valuesAt(object, p));
-    }),
-  );
-});
-
-test("label selector strings read as the API server reads them", () => {
-  const labels = { app: "web", tier: "front" };
-  const holds = (selector: string, l: Record<string, string> | undefined = labels): boolean => matchesSelector(parseLabelSelector(selector), l);
-  assert.ok(holds("app=web"));
-  assert.ok(holds("app==web,tier"));
-  assert.ok(holds("app!=db"));
-  assert.ok(holds("app!=db", undefined), "!= holds where the label is absent");
-  assert.ok(holds("tier in (front, back),!legacy"));
-  assert.ok(!holds("tier notin (front)"));
-  assert.ok(!holds("app=web,legacy"));
-  assert.ok(holds(""), "an empty selector selects everything");
-});
-
 test("equal kept values below the top level are shared between objects, and frozen", () => {
   const projection = new Projection([{ fields: ["spec.tolerations", "status.phase", "metadata.labels"] }]);
   const a = projection.project({ ...pod, spec: { ...pod.spec, tolerations: [{ key: "k", operator: "Exists" }] } });
@@ -95,4 +60,20 @@ test("equal kept values below the top level are shared between objects, and froz
   assert.notEqual(a.metadata, b.metadata, "top-level values are the object's own");
   assert.ok(!Object.isFrozen(a.metadata));
   assert.deepEqual(b.metadata.name, "q");
+});
+
+test("a delivery sends an object the cache cut to its watches' fields as it is, and cuts one the cache keeps whole for another watch", () => {
+  const object: KubeObject = { apiVersion: "v1", kind: "Pod", metadata: { namespace: "ns", name: "p", uid: "u", labels: { app: "web" } }, spec: { nodeName: "n1" }, status: { phase: "Running" } };
+  const cache = new Projection([{ fields: ["status.phase"] }, { labelSelector: "app=web", fields: undefined }]);
+  const whole = cache.project(object);
+  const cut = cache.project({ ...object, metadata: { ...object.metadata, labels: {} } });
+  assert.equal(whole, object, "app=web: kept whole for the watch without fields");
+  assert.equal(cache.trimmed(whole), false);
+  assert.equal(cache.trimmed(cut), true);
+  const fields = new DeliveredFields();
+  const watch = (declared?: string[]): Watch => ({ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, ...(declared ? { fields: declared } : {}) });
+  const project = fromCache(fields.ofWatch(watch(["status.phase"])), cache);
+  assert.equal(project(cut), cut, "no copy of what the cache cut already");
+  assert.deepEqual(Object.keys(project(whole)), ["apiVersion", "kind", "metadata", "status"]);
+  assert.equal(fromCache(fields.ofWatch(watch()), cache), WHOLE);
 });

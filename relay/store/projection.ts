@@ -7,73 +7,17 @@
  * needs (none: the whole object). An object keeps the union of the fields of the rules
  * whose selector it matches; one matching rule without fields keeps it whole. So the cache
  * of every pod keeps a Sedna worker whole (its controller's label-selected watch reads all
- * of it) and other pods projected. Identity, version, ownership and deletion are always kept.
+ * of it) and other pods projected. Identity, version, ownership and deletion are always kept
+ * (`ALWAYS_KEPT`; the cutting itself is `protocol/snapshot/path-tree.ts`, shared with deliveries).
  */
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "./label-selector.ts";
-
-/** Kept whatever the watches declare: what keys, maps, versions and deletes an object. */
-export const ALWAYS_KEPT: readonly string[] = [
-  "apiVersion",
-  "kind",
-  "metadata.name",
-  "metadata.namespace",
-  "metadata.uid",
-  "metadata.resourceVersion",
-  "metadata.generation",
-  "metadata.creationTimestamp",
-  "metadata.ownerReferences",
-  "metadata.deletionTimestamp",
-];
+import { ALWAYS_KEPT, pathTree, projectValue, type PathTree } from "../../protocol/snapshot/path-tree.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
 
 /** One watch's need: the objects it selects (a label selector string; absent: all) and their fields (absent: whole). */
 export interface ProjectionRule {
   readonly labelSelector?: string | undefined;
   readonly fields?: readonly string[] | undefined;
 }
-
-/** Paths as a tree: a `true` leaf keeps the whole value there. */
-type Tree = Map<string, Tree | true>;
-
-/** The tree of `paths` (`[]` marks an array; every element is projected alike). */
-export function pathTree(paths: Iterable<string>): Tree {
-  const root: Tree = new Map();
-  for (const path of paths) {
-    const parts = path.split(".").map((part) => (part.endsWith("[]") ? part.slice(0, -2) : part));
-    let node = root;
-    for (const [i, part] of parts.entries()) {
-      const next = node.get(part);
-      if (next === true) break;
-      if (i === parts.length - 1) {
-        node.set(part, true);
-        break;
-      }
-      const child: Tree = next ?? new Map<string, Tree | true>();
-      node.set(part, child);
-      node = child;
-    }
-  }
-  return root;
-}
-
-/** Kept values below the top level that are the same in many objects are shared through this (see {@link Interner}). */
-type Intern = (value: unknown) => unknown;
-
-/** `value` cut to `tree`: objects keep the keys named, arrays project every element, anything else is kept as it is. */
-export function projectValue(value: unknown, tree: Tree, intern?: Intern, depth = 0): unknown {
-  if (Array.isArray(value)) return value.map((item) => projectValue(item, tree, intern, depth));
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, sub] of tree) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field === undefined) continue;
-    // Never a top-level value (`metadata`, `spec`): the relay writes there (apiVersion, kind, managedFields).
-    out[key] = sub !== true ? projectValue(field, sub, intern, depth + 1) : intern && depth > 0 && !UNIQUE.has(key) ? intern(field) : field;
-  }
-  return out;
-}
-
-/** Leaves unique to each object: interning them would only fill the table. */
-const UNIQUE = new Set(["name", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation"]);
 
 /** Distinct values an interner keeps at most; past it, new values are kept unshared (a cluster of unique values costs a bounded table). */
 const INTERN_LIMIT = 20_000;
@@ -127,7 +71,7 @@ interface CompiledRule {
 export class Projection {
   readonly #rules: readonly CompiledRule[];
   /** Trees by the set of matching rules (few distinct sets: memoized). */
-  readonly #trees = new Map<string, Tree | undefined>();
+  readonly #trees = new Map<string, PathTree | undefined>();
   readonly #interner = new Interner();
   /** The objects `project` kept whole (a rule without fields matched): few, and weakly held. */
   readonly #keptWhole = new WeakSet<object>();

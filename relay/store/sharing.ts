@@ -6,7 +6,7 @@
  */
 import type { KubeObject, Watch } from "../../protocol/index.ts";
 import { cacheId, type Cache } from "./cache.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "./label-selector.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
 
 /** Whether `watch` lists its kind without selectors. */
 function unselected(watch: Watch): boolean {

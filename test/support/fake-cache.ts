@@ -4,8 +4,7 @@
  * real ones the informer cache keeps, so a test moving objects exercises them.
  */
 import { objectKey, type KubeObject } from "../../protocol/index.ts";
-import type { CacheView } from "../../relay/mapping.ts";
-import type { RelatedCache } from "../../relay/related.ts";
+import type { CacheView, RelatedCache } from "../../protocol/snapshot/caches.ts";
 import { CacheIndexes } from "../../relay/store/indexes.ts";
 
 /** A cache filled by the test. */

@@ -3,7 +3,8 @@ import { test } from "node:test";
 import type { Decision } from "../../kit/controller.ts";
 import type { KubeObject, ReconcileRequest } from "../../../protocol/index.ts";
 import { applyMergePatch } from "../../kit/merge-patch.ts";
-import { actionsOf } from "../../kit/testing/index.ts";
+import { FakeCluster, actionsOf } from "../../kit/testing/index.ts";
+import controller from "./controller.ts";
 import { CACHE_FAILED, POOL_OUTAGE, reconcileNode } from "./reconcile.ts";
 import { node, type NodeOptions } from "./testing.ts";
 
@@ -16,7 +17,7 @@ const DEFAULTS = [
   { key: NR, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
   { key: UR, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
 ];
-const NOW = "2026-11-23T12:00:00Z";
+const NOW = "2026-11-23T12:00:00.000Z";
 const POOL = { "apps.openyurt.io/nodepool": "hangzhou" };
 
 interface PodOptions {
@@ -61,8 +62,11 @@ function withAutonomy(object: KubeObject, status: string, since: string): KubeOb
   return next;
 }
 
+/** The snapshot the relay would send of `parent` (or of a node gone), in a cluster holding it, its peers and the pods. */
 function request(parent: KubeObject | null, pods: KubeObject[] = [], peers: KubeObject[] = parent ? [parent] : []): ReconcileRequest {
-  return { controller: "autonomy", key: parent?.metadata.name ?? "gone", parent, children: { "Pod.v1": pods }, related: { "Node.v1": peers }, triggers: [], now: NOW };
+  const cluster = new FakeCluster();
+  for (const object of [...peers.filter((peer) => peer.metadata.name !== parent?.metadata.name), ...(parent ? [parent] : []), ...pods]) cluster.put(object);
+  return cluster.request(controller, { name: parent?.metadata.name ?? "gone", now: NOW });
 }
 
 /** The objects after the decision's patches, as the API server would store them. */

@@ -5,6 +5,7 @@ import type { Decision } from "../../kit/controller.ts";
 import type { KubeObject, ReconcileRequest, Trigger } from "../../../protocol/index.ts";
 import { isDnsLabel } from "../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../kit/testing/index.ts";
+import controller from "./controller.ts";
 import { coordinatorName, replicaName } from "./names.ts";
 import { reconcileNerveXJob } from "./reconcile.ts";
 import { replicaObjects } from "./replica-pod.ts";
@@ -13,11 +14,11 @@ import type { ReplicaType } from "./labels.ts";
 
 const NAME = "nervexjob-example";
 const COORDINATOR = `${NAME}-coordinator`;
-const T0 = "2026-11-22T12:00:00Z";
-const T1 = "2026-11-22T12:00:01Z";
-const T2 = "2026-11-22T12:00:02Z";
-const T3 = "2026-11-22T12:00:03Z";
-const LATER = "2026-11-22T12:05:00Z";
+const T0 = "2026-11-22T12:00:00.000Z";
+const T1 = "2026-11-22T12:00:01.000Z";
+const T2 = "2026-11-22T12:00:02.000Z";
+const T3 = "2026-11-22T12:00:03.000Z";
+const LATER = "2026-11-22T12:05:00.000Z";
 const settings = { apiAddress: "edgeloop-relay.edgeloop-system:8080" };
 
 function fixture(file: string): KubeObject {
@@ -34,17 +35,7 @@ function setup(options: { file?: string; name?: string; edit?: (spec: Record<str
 }
 
 function request(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): ReconcileRequest {
-  return cluster.request({
-    controller: "nervexjob",
-    parentKind: "NerveXJob",
-    name,
-    children: [
-      { apiVersion: "v1", kind: "Pod" },
-      { apiVersion: "v1", kind: "Service" },
-    ],
-    triggers,
-    now,
-  });
+  return cluster.request(controller, { name, triggers, now });
 }
 
 function reconcile(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): { decision: Decision; result: Applied } {

@@ -6,14 +6,15 @@ import type { KubeObject, ReconcileRequest, Trigger } from "../../../../protocol
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
 import { isDnsLabel, isLabelValue } from "../../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
+import controller from "./controller.ts";
 import { reconcileFederatedLearning } from "./reconcile.ts";
 
 const NAME = "surface-defect-detection";
-const T0 = "2026-11-22T12:00:00Z";
-const T1 = "2026-11-22T12:00:01Z";
-const T2 = "2026-11-22T12:00:02Z";
-const T3 = "2026-11-22T12:00:03Z";
-const LATER = "2026-11-22T12:05:00Z";
+const T0 = "2026-11-22T12:00:00.000Z";
+const T1 = "2026-11-22T12:00:01.000Z";
+const T2 = "2026-11-22T12:00:02.000Z";
+const T3 = "2026-11-22T12:00:03.000Z";
+const LATER = "2026-11-22T12:05:00.000Z";
 
 const fixture = parseManifests(readFileSync(new URL("../../sedna/fixtures/federatedlearningjob_v1alpha1.yaml", import.meta.url), "utf8"))[0] as KubeObject;
 
@@ -34,21 +35,7 @@ function setup(name = NAME): { cluster: FakeCluster; job: KubeObject } {
 }
 
 function request(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): ReconcileRequest {
-  return cluster.request({
-    controller: "federatedlearning",
-    parentKind: "FederatedLearningJob",
-    name,
-    children: [
-      { apiVersion: "v1", kind: "Pod" },
-      { apiVersion: "v1", kind: "Service" },
-    ],
-    related: [
-      { apiVersion: "sedna.io/v1alpha1", kind: "Model" },
-      { apiVersion: "sedna.io/v1alpha1", kind: "Dataset" },
-    ],
-    triggers,
-    now,
-  });
+  return cluster.request(controller, { name, triggers, now });
 }
 
 function reconcile(cluster: FakeCluster, now: string, triggers: Trigger[] = [], name = NAME): { decision: Decision; result: Applied } {
@@ -481,7 +468,8 @@ test("defect: controller-wide fields — each job's pods use only that job's dat
   const cluster = new FakeCluster();
   const a = setup("job-a");
   const b = setup("job-b");
-  for (const made of [a, b]) for (const object of [...made.cluster.list("Model"), ...made.cluster.list("Dataset"), ...made.cluster.list("FederatedLearningJob")]) cluster.add(object);
+  // Each object created again in one cluster: its own uid there (the two setups' counters gave both jobs one uid).
+  for (const made of [a, b]) for (const object of [...made.cluster.list("Model"), ...made.cluster.list("Dataset"), ...made.cluster.list("FederatedLearningJob")]) cluster.add({ ...object, metadata: { ...object.metadata, uid: undefined } });
   reconcile(cluster, T0, [], "job-a");
   reconcile(cluster, T0, [], "job-b");
   const jobA = cluster.get("FederatedLearningJob", "job-a");

@@ -1,10 +1,10 @@
 /**
  * A label selector string as a watch declares it (`app=web,tier in (a,b),!legacy`), read
- * as the API server reads it, so the relay can tell which objects of a shared cache a
- * label-selected watch sees. Equality (`=`, `==`, `!=`), set (`in`, `notin`) and
+ * as the API server reads it, so the relay (and the kit's fake cluster) can tell which
+ * objects of a shared cache a label-selected watch sees. Equality (`=`, `==`, `!=`), set (`in`, `notin`) and
  * existence (`key`, `!key`) terms, joined by commas.
  */
-import { requirementHolds } from "../../protocol/index.ts";
+import { requirementHolds } from "../selector-requirement.ts";
 
 /** One term, in the operators of a LabelSelectorRequirement. */
 export interface LabelRequirement {

@@ -1,20 +1,12 @@
 /**
- * The `related` objects a webhook or an API receives: each declared kind's cached
- * objects narrowed to the request (pure over the caches). Every narrowing given applies;
+ * The `related` objects a webhook or an API receives, and a snapshot controller's declared
+ * ones (narrowed to its parent, `./build.ts`): each declared kind's cached objects narrowed
+ * to the request (pure over the caches). Every narrowing given applies;
  * `named`, `namedBy` and `ownerOf` are read by `get`, the others by listing one namespace
  * (or, without one, the cache), so a request costs what it finds, not what the cache holds.
  */
-import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../protocol/index.ts";
-
-/** The cache of a related kind, and whether the kind is namespaced. */
-export interface RelatedCache {
-  readonly namespaced: boolean;
-  get(namespace: string | undefined, name: string): KubeObject | undefined;
-  list(namespace?: string): KubeObject[];
-}
-
-/** Finds the unfiltered cache of a kind (`undefined` when none). */
-export type RelatedCaches = (kind: TypeRef) => RelatedCache | undefined;
+import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../index.ts";
+import type { RelatedCache, RelatedCaches } from "./caches.ts";
 
 /** What narrowing reads of a request. */
 export interface RelatedRequest {

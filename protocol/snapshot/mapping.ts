@@ -1,23 +1,11 @@
 /**
- * The relay's one reading of a watch's mapping (pure over the cache views), both ways:
+ * The one reading of a watch's mapping (pure over the cache views), both ways:
  * the parent keys a watched object makes dirty, and the objects of a watch that belong in
  * the snapshot of one parent key. The two must agree: an object is in a parent's snapshot
  * exactly when it makes that parent dirty.
  */
-import { objectKey, parentKey, valuesAt, type ControllerManifest, type KubeObject, type Mapping, type Watch } from "../protocol/index.ts";
-
-/** What the mapping reads from a cache. */
-export interface CacheView {
-  get(namespace: string | undefined, name: string): KubeObject | undefined;
-  list(namespace?: string): KubeObject[];
-  ownedBy(uid: string): KubeObject[];
-  /** Objects with `value` at the field path `path`. */
-  withField(path: string, value: string): KubeObject[];
-  /** Objects whose label `label` is `value`. */
-  withLabel(label: string, value: string): KubeObject[];
-  /** Whether the view holds `object` cut to declared fields already (absent: it does not). */
-  trimmed?(object: KubeObject): boolean;
-}
+import { objectKey, parentKey, valuesAt, type ControllerManifest, type KubeObject, type Mapping, type Watch } from "../index.ts";
+import type { CacheView } from "./caches.ts";
 
 /** The parent a snapshot is built for. */
 export interface SnapshotParent {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ControllerManifest, type KubeObject, type Trigger, type Watch } from "../protocol/index.ts";
+import { ControllerManifest, RelatedObjects, type KubeObject, type ReconcileRequest, type Trigger, type Watch } from "../index.ts";
 import { parentKeys } from "./mapping.ts";
-import { buildSnapshot } from "./snapshot.ts";
-import { FakeCache } from "../test/support/fake-cache.ts";
+import { buildSnapshot, withRelated } from "./build.ts";
+import { FakeCache } from "../../test/support/fake-cache.ts";
 
 const NOW = new Date("2030-01-01T00:00:00Z");
 
@@ -160,4 +160,24 @@ test("a snapshot gives each watch's objects with the fields it declares, whateve
   const request = buildSnapshot(projected, "edge1", (watch) => (watch.kind === "Node" ? nodes : pods), [], NOW);
   assert.deepEqual(request.parent, { apiVersion: "v1", kind: "Node", metadata: { name: "edge1", uid: "u-edge1", labels: { pool: "p" } } });
   assert.deepEqual(request.children["Pod.v1"], [{ apiVersion: "v1", kind: "Pod", metadata: { namespace: "ns", name: "p1" }, spec: { nodeName: "edge1" }, status: { phase: "Running" } }]);
+});
+
+test("a snapshot controller's declared related objects are narrowed to the parent and added once", () => {
+  const NODE = { apiVersion: "v1", kind: "Node" };
+  const pooled = (name: string, pool?: string): KubeObject => ({ ...NODE, metadata: { name, uid: `u-${name}`, labels: pool === undefined ? {} : { pool } } });
+  const nodes = new FakeCache(false, { objects: [pooled("a", "p1"), pooled("b", "p1"), pooled("c", "p2"), pooled("d")] });
+  const controller = ControllerManifest.parse({
+    name: "pools",
+    delivery: "snapshot",
+    parent: NODE,
+    watches: [{ ...NODE, resource: "nodes", namespaced: false, mapping: { by: "self" } }],
+    related: [RelatedObjects.parse({ ...NODE, sharingLabels: { namedBy: ["object.metadata.name"], labels: ["pool"] } })],
+  });
+  const snapshot = (parent: KubeObject | null): ReconcileRequest => ({ controller: "pools", key: parent?.metadata.name ?? "gone", parent, children: {}, related: {}, triggers: [], now: "2026-01-01T00:00:00Z" });
+  const request = withRelated(snapshot(pooled("a", "p1")), controller, (kind) => (kind.kind === "Node" ? nodes : undefined));
+  assert.deepEqual((request.related["Node.v1"] ?? []).map((n) => n.metadata.name).sort(), ["a", "b"], "the nodes of a's pool, a included");
+  const lone = withRelated(snapshot(pooled("d")), controller, () => nodes);
+  assert.deepEqual((lone.related["Node.v1"] ?? []).map((n) => n.metadata.name), [], "no pool label, no peers");
+  const gone = snapshot(null);
+  assert.equal(withRelated(gone, controller, () => nodes), gone, "a parent that is gone has nothing to narrow by");
 });

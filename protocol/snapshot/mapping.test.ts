@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeObject, Mapping } from "../protocol/index.ts";
+import type { KubeObject, Mapping } from "../index.ts";
 import { parentKeys, snapshotObjects } from "./mapping.ts";
-import { FakeCache } from "../test/support/fake-cache.ts";
+import { FakeCache } from "../../test/support/fake-cache.ts";
 
 const job: KubeObject = {
   apiVersion: "sedna.io/v1alpha1",

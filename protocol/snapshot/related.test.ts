@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RelatedObjects, type KubeObject, type RelatedObjectsInput } from "../protocol/index.ts";
-import { relatedObjects, type RelatedCaches, type RelatedRequest } from "./related.ts";
-import { FakeCache } from "../test/support/fake-cache.ts";
+import { RelatedObjects, type KubeObject, type RelatedObjectsInput } from "../index.ts";
+import type { RelatedCaches } from "./caches.ts";
+import { relatedObjects, type RelatedRequest } from "./related.ts";
+import { FakeCache } from "../../test/support/fake-cache.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const NODE = { apiVersion: "v1", kind: "Node" };

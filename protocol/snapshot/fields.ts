@@ -1,15 +1,15 @@
 /**
  * What a controller is given of the objects of its watches: the fields they declare
  * (ADR 0016), not whatever the shared cache of the kind keeps for other watches. The
- * cache of every pod keeps a Sedna worker whole because Sedna's label-selected watch
- * reads all of it; the edge-autonomy snapshot of a node and the gang scheduler's events
- * batches still want only their own fields of that pod (about a tenth of its bytes: each
- * byte is serialised, signed, sent, verified and parsed once per delivery). Projected when
+ * relay's cache of every pod keeps a pod whole when a label-selected watch of one
+ * controller reads all of it; another controller's snapshot of a node, or an events batch,
+ * still wants only its own fields of that pod (about a tenth of its bytes: each byte is
+ * serialised, signed, sent, verified and parsed once per delivery). Projected when
  * delivered, not cached: a second copy of every pod would cost the relay the memory the
  * shared cache saves; and only objects the cache keeps whole ({@link fromCache}).
  */
-import { kindKey, type ControllerManifest, type KubeObject, type Watch } from "../../protocol/index.ts";
-import { ALWAYS_KEPT, pathTree, projectValue } from "../store/projection.ts";
+import { kindKey, type ControllerManifest, type KubeObject, type Watch } from "../index.ts";
+import { ALWAYS_KEPT, pathTree, projectValue } from "./path-tree.ts";
 
 /** An object as one delivery gives it. */
 export type Projector = (object: KubeObject) => KubeObject;
