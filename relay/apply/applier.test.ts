@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Plan } from "../../protocol/index.ts";
+import { StatusError, type Plan } from "../../protocol/index.ts";
 import { FORBIDDEN_RETRY_DELAYS_MS, PlanApplier } from "./applier.ts";
-import { KubeError, type KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/client.ts";
 
 /** A client whose first `failures` Event writes answer 500; it records what it was sent. */
 function flakyEvents(failures: number): { client: KubeClient; sent: { method: string; path: string; body: unknown }[] } {
@@ -13,7 +13,7 @@ function flakyEvents(failures: number): { client: KubeClient; sent: { method: st
     request: (method: string, path: string, options: { body?: unknown } = {}): Promise<unknown> => {
       if (path.startsWith("/Event/") && left > 0) {
         left -= 1;
-        return Promise.reject(new KubeError(500, "InternalError", "injected"));
+        return Promise.reject(new StatusError(500, "InternalError", "injected"));
       }
       sent.push({ method, path, body: options.body });
       return Promise.resolve(options.body);
@@ -33,7 +33,7 @@ test("an Event whose write fails transiently does not stop the plan and is sent 
       { type: "create", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "p-other", namespace: "default" } } },
     ],
   };
-  const result = await new PlanApplier(client).apply(plan, parent);
+  const result = await new PlanApplier(client).apply(plan, { parent });
   assert.deepEqual(result, { ok: true, failed: 0 }, "a retry of the plan would find nothing to do and plan no Event");
   assert.deepEqual(sent.map((s) => s.path), ["/ConfigMap/default/", "/ConfigMap/default/"], "the actions after the Event were applied");
   const deadline = Date.now() + 5_000;
@@ -49,10 +49,10 @@ test("an Event whose write fails transiently does not stop the plan and is sent 
 test("a create that fails transiently still stops the plan for a retry", async () => {
   const client = {
     path: (): Promise<string> => Promise.resolve("/x"),
-    request: (): Promise<unknown> => Promise.reject(new KubeError(503, "ServiceUnavailable", "down")),
+    request: (): Promise<unknown> => Promise.reject(new StatusError(503, "ServiceUnavailable", "down")),
   } as unknown as KubeClient;
   const plan: Plan = { actions: [{ type: "create", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } }] };
-  const result = await new PlanApplier(client).apply(plan, parent);
+  const result = await new PlanApplier(client).apply(plan, { parent });
   assert.equal(result.ok, false);
 });
 
@@ -61,7 +61,7 @@ test("a create refused for good is a FailedCreate Event; the SuccessfulCreate ma
   const client = {
     path: (type: { kind: string }, namespace: string | undefined): Promise<string> => Promise.resolve(`/${type.kind}/${namespace ?? ""}/`),
     request: (_method: string, path: string, options: { body?: { metadata?: { name?: string }; reason?: string } } = {}): Promise<unknown> => {
-      if (options.body?.metadata?.name === "bad") return Promise.reject(new KubeError(422, "Invalid", 'Pod "bad" is invalid'));
+      if (options.body?.metadata?.name === "bad") return Promise.reject(new StatusError(422, "Invalid", 'Pod "bad" is invalid'));
       sent.push({ path, body: options.body ?? {} });
       return Promise.resolve(options.body);
     },
@@ -70,7 +70,7 @@ test("a create refused for good is a FailedCreate Event; the SuccessfulCreate ma
     { type: "create", object: { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" } } },
     { type: "event", target: parent, eventType: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${name}`, ifPreviousApplied: true },
   ];
-  const result = await new PlanApplier(client).apply({ actions: [...created("bad"), ...created("good")] }, parent);
+  const result = await new PlanApplier(client).apply({ actions: [...created("bad"), ...created("good")] }, { parent });
   assert.deepEqual(result, { ok: true, failed: 1 });
   const reasons = sent.filter((s) => s.path.startsWith("/Event/")).map((s) => s.body.reason);
   assert.deepEqual(reasons, ["FailedCreate", "SuccessfulCreate"], "one FailedCreate for the refused pod, one SuccessfulCreate for the created one");
@@ -92,7 +92,7 @@ function bindingClient(outcomes: Record<string, number>): { client: KubeClient; 
       inFlight -= 1;
       const pod = path.startsWith("/Event/") ? `event:${options.body?.involvedObject?.name ?? ""}` : (path.split("/")[3] ?? "");
       const status = outcomes[pod];
-      if (status !== undefined) throw new KubeError(status, "X", `injected ${status}`);
+      if (status !== undefined) throw new StatusError(status, "X", `injected ${status}`);
       sent.push(pod);
       return options.body;
     },
@@ -112,7 +112,7 @@ function bindWithEvent(name: string): Plan["actions"] {
 test("a plan's concurrency applies runs of binds at once, then the Events of those applied", async () => {
   const { client, sent, peak, release } = bindingClient({});
   const plan: Plan = { actions: ["a", "b", "c", "d", "e"].flatMap(bindWithEvent), concurrency: 4 };
-  const applying = new PlanApplier(client).apply(plan, undefined);
+  const applying = new PlanApplier(client).apply(plan);
   release();
   assert.deepEqual(await applying, { ok: true, failed: 0 });
   assert.equal(peak(), 4, "four binds were in flight at once");
@@ -123,7 +123,7 @@ test("a plan's concurrency applies runs of binds at once, then the Events of tho
 
 test("without concurrency a plan is applied one action at a time", async () => {
   const { client, peak, release } = bindingClient({});
-  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent) }, undefined);
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent) });
   release();
   await applying;
   assert.equal(peak(), 1);
@@ -131,7 +131,7 @@ test("without concurrency a plan is applied one action at a time", async () => {
 
 test("a bind answered 409 (already bound) is neither retried nor reported, and its Event is skipped", async () => {
   const { client, sent, release } = bindingClient({ b: 409 });
-  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent), concurrency: 8 }, undefined);
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c"].flatMap(bindWithEvent), concurrency: 8 });
   release();
   assert.deepEqual(await applying, { ok: true, failed: 0 });
   assert.deepEqual([...sent].sort(), ["a", "c", "event:a", "event:c"]);
@@ -139,7 +139,7 @@ test("a bind answered 409 (already bound) is neither retried nor reported, and i
 
 test("a transient failure in a run stops the plan after the run, handing back the failed unit and every later one", async () => {
   const { client, sent, release } = bindingClient({ b: 500 });
-  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c", "d"].flatMap(bindWithEvent), concurrency: 2 }, undefined);
+  const applying = new PlanApplier(client).apply({ actions: ["a", "b", "c", "d"].flatMap(bindWithEvent), concurrency: 2 });
   release();
   const result = await applying;
   assert.equal(result.ok, false);
@@ -151,13 +151,13 @@ test("a transient failure in a run stops the plan after the run, handing back th
 test("a create answered 429 with Retry-After stops the plan and carries the wait, so the key is not retried sooner", async () => {
   const client = {
     path: (): Promise<string> => Promise.resolve("/x"),
-    request: (): Promise<unknown> => Promise.reject(new KubeError(429, "TooManyRequests", "slow down", 3_000)),
+    request: (): Promise<unknown> => Promise.reject(new StatusError(429, "TooManyRequests", "slow down", 3_000)),
   } as unknown as KubeClient;
   const plan: Plan = { actions: [{ type: "create", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } }] };
-  const result = await new PlanApplier(client).apply(plan, parent);
+  const result = await new PlanApplier(client).apply(plan, { parent });
   assert.equal(result.ok, false);
   assert.equal(result.ok ? undefined : result.retryAfterMs, 3_000);
-  const atOnce = await new PlanApplier(client).apply({ ...plan, concurrency: 4 }, parent);
+  const atOnce = await new PlanApplier(client).apply({ ...plan, concurrency: 4 }, { parent });
   assert.equal(atOnce.ok ? undefined : atOnce.retryAfterMs, 3_000, "also from a run applied at once");
 });
 
@@ -174,17 +174,17 @@ test("a 403 that passes within the warm-up waits (an API server loading its RBAC
           return Promise.resolve(options.body);
         }
         creates += 1;
-        return creates <= refusals ? Promise.reject(new KubeError(403, "Forbidden", "configmaps is forbidden")) : Promise.resolve(options.body);
+        return creates <= refusals ? Promise.reject(new StatusError(403, "Forbidden", "configmaps is forbidden")) : Promise.resolve(options.body);
       },
     } as unknown as KubeClient;
     return { client, creates: () => creates, events: () => events };
   };
   const passing = refusingFor(2);
-  assert.deepEqual(await new PlanApplier(passing.client).apply(plan, parent), { ok: true, failed: 0 });
+  assert.deepEqual(await new PlanApplier(passing.client).apply(plan, { parent }), { ok: true, failed: 0 });
   assert.equal(passing.creates(), 3);
   assert.equal(passing.events(), 0, "no FailedCreate for a refusal that passed");
   const staying = refusingFor(Infinity);
-  assert.deepEqual(await new PlanApplier(staying.client).apply(plan, parent), { ok: true, failed: 1 });
+  assert.deepEqual(await new PlanApplier(staying.client).apply(plan, { parent }), { ok: true, failed: 1 });
   assert.equal(staying.creates(), 1 + FORBIDDEN_RETRY_DELAYS_MS.length, "asked again after each wait, then never");
   assert.equal(staying.events(), 1, "one FailedCreate");
 });

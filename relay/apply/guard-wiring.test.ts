@@ -6,16 +6,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Manifest, type Action, type KubeObject, type OutboxBatch, type Plan } from "../../protocol/index.ts";
-import { PlanApplier } from "./applier.ts";
+import { OutboxDrainer } from "../deliver/outbox.ts";
+import { Reconciler } from "../deliver/reconciler.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { Metrics } from "../ops/metrics.ts";
-import { OutboxDrainer } from "../deliver/outbox.ts";
+import { eventsQueueKey, parentQueueKey } from "../queue/key.ts";
+import { PlanApplier } from "./applier.ts";
 import { ScopeGuard } from "./guard.ts";
-import type { WorkerClient } from "../deliver/worker-client.ts";
-import type { EventsDelivery } from "../deliver/events.ts";
-import { EVENTS_KEY, queueKey } from "../queue/key.ts";
-import { processKey, type ProcessDeps } from "../deliver/reconciler.ts";
-import type { SnapshotDelivery } from "../deliver/snapshots.ts";
 
 const cmWatch = { apiVersion: "v1", kind: "ConfigMap", resource: "configmaps", namespaced: true, mapping: { by: "self" } };
 const manifest = Manifest.parse({
@@ -45,26 +42,33 @@ function cluster(): { client: KubeClient; sent: string[] } {
   return { client: client as unknown as KubeClient, sent };
 }
 
-function depsFor(plan: Plan, client: KubeClient, metrics: Metrics): ProcessDeps {
-  const applier = new PlanApplier(client);
+/** The apply stage over `client`: the scope guard, then the applier. */
+function planSink(client: KubeClient, metrics: Metrics): ScopeGuard {
+  return new ScopeGuard({ client, metrics, log: () => undefined, applier: new PlanApplier(client) });
+}
+
+/** A reconciler whose Worker answers every delivery with `plan`. */
+function reconciler(plan: Plan, client: KubeClient, metrics: Metrics): Reconciler {
   const parent = { apiVersion: "v1", kind: "ConfigMap", name: "p", namespace: "default" };
-  return {
-    manifest: () => manifest,
-    snapshots: { send: async () => ({ plan, parent }) } as unknown as SnapshotDelivery,
-    events: { send: async () => ({ plan, parent: undefined }) } as unknown as EventsDelivery,
-    applier,
-    guard: new ScopeGuard({ client, metrics, log: () => undefined, recordEvent: (event) => applier.applyOne(event) }),
+  const applier = new PlanApplier(client);
+  return new Reconciler({
+    manifests: { manifest },
+    snapshots: { send: async () => ({ plan, parent }) },
+    events: { send: async () => ({ plan, parent: undefined }) },
+    plans: planSink(client, metrics),
+    recorder: applier,
+    claims: { releaseClaims: async () => ({ released: 0 }) },
+    health: { reached: () => undefined },
     metrics,
     log: () => undefined,
-    workerReached: () => undefined,
-  };
+  });
 }
 
 test("snapshot dispatch applies only the key's namespace and declared kinds, and warns on the parent", async () => {
   const { client, sent } = cluster();
   const metrics = new Metrics();
   const plan = creates(cm("default", "ok"), cm("kube-system", "steered"), secret("default", "s"));
-  assert.deepEqual(await processKey(depsFor(plan, client, metrics), queueKey("mirror", "default/p"), []), { kind: "done" });
+  assert.deepEqual(await reconciler(plan, client, metrics).process(parentQueueKey("mirror", "default/p"), []), { kind: "done" });
   // The plan is checked whole before any of it is applied.
   assert.deepEqual(sent, [
     "POST /api/v1/namespaces/default/events ActionRefused",
@@ -77,14 +81,13 @@ test("snapshot dispatch applies only the key's namespace and declared kinds, and
 test("events dispatch has no parent namespace: declared kinds anywhere, nothing else", async () => {
   const { client, sent } = cluster();
   const plan = creates(cm("kube-system", "anywhere"), secret("default", "s"));
-  assert.deepEqual(await processKey(depsFor(plan, client, new Metrics()), queueKey("sched", EVENTS_KEY), []), { kind: "done" });
+  assert.deepEqual(await reconciler(plan, client, new Metrics()).process(eventsQueueKey("sched"), []), { kind: "done" });
   assert.deepEqual(sent, ["POST /api/v1/namespaces/kube-system/configmaps anywhere"], "no parent: no Event");
 });
 
 test("the outbox drainer checks each entry against its controller; an unknown controller's entry does nothing", async () => {
   const { client, sent } = cluster();
   const metrics = new Metrics();
-  const applier = new PlanApplier(client);
   const batches: OutboxBatch[] = [
     {
       cursor: "2",
@@ -94,19 +97,21 @@ test("the outbox drainer checks each entry against its controller; an unknown co
       ],
     } as OutboxBatch,
   ];
-  const running: { drainer?: OutboxDrainer } = {};
+  // The Worker answers one batch, then holds the next poll until the drainer stops: by then the batch is applied.
+  let drained: () => void = () => undefined;
+  const waiting = new Promise<void>((resolve) => (drained = resolve));
   const worker = {
-    outbox: async (): Promise<OutboxBatch> => {
+    outbox: async (_cursor: string, _wait: number, signal?: AbortSignal): Promise<OutboxBatch> => {
       const next = batches.shift();
       if (next) return next;
-      void running.drainer?.stop();
-      return new Promise<OutboxBatch>(() => undefined);
+      drained();
+      return new Promise<OutboxBatch>((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
     },
-  } as unknown as WorkerClient;
-  const drainer = new OutboxDrainer({ worker, applier, guard: new ScopeGuard({ client, metrics, log: () => undefined, recordEvent: (e) => applier.applyOne(e) }), manifest: () => manifest, metrics, log: () => undefined, waitSeconds: 1 });
-  running.drainer = drainer;
+  };
+  const drainer = new OutboxDrainer({ worker, plans: planSink(client, metrics), manifests: { manifest }, metrics, log: () => undefined, waitSeconds: 1 });
   drainer.start();
-  await drainer.stop().then(() => new Promise((resolve) => setTimeout(resolve, 50)));
+  await waiting;
+  await drainer.stop();
   assert.deepEqual(sent, ["POST /api/v1/namespaces/default/configmaps timer"]);
   assert.match(await metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 1/);
 });

@@ -1,9 +1,14 @@
 /**
- * One readable sentence per applied action, for the relay's log: `created Pod default/x
- * for FederatedLearningJob default/y`. Phrased from the action and the parent alone: the
- * relay knows no controller by name.
+ * The stage after apply: one readable sentence per applied action for the relay's log
+ * (`created Pod default/x for FederatedLearningJob default/y`), and one warning per action
+ * that failed for good, counted by controller. Phrased from the action, the parent and the
+ * plan's own Events reporting the action, never from their text: the relay knows no
+ * controller by name.
  */
-import type { Action, ObjectRef, Plan } from "../../protocol/index.ts";
+import type { Action, EventAction, ObjectRef, StatusError } from "../../protocol/index.ts";
+import type { Logger } from "../../cli/log.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import type { Applied, ApplyListener, ApplyTarget } from "./listener.ts";
 
 /** The Event reason with which the kit announces that a create replaces a deleted child. */
 const RECREATED_REASON = "Recreated";
@@ -13,35 +18,30 @@ export function objectText(kind: string, namespace: string | undefined, name: st
   return `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
 }
 
-/**
- * The names of the objects a plan creates as replacements: those named in the plan's
- * own `Recreated` Event (the plan says so; the relay does not guess).
- */
-export function recreatedNames(plan: Plan): ReadonlySet<string> {
-  const messages = plan.actions.filter((a) => a.type === "event" && a.reason === RECREATED_REASON).map((a) => (a.type === "event" ? a.message : ""));
-  const names = new Set<string>();
-  if (messages.length === 0) return names;
-  for (const action of plan.actions) {
-    const name = action.type === "create" ? action.object.metadata.name : undefined;
-    if (name && messages.some((m) => mentions(m, name))) names.add(name);
-  }
-  return names;
+/** Whether the Events reporting an action (those right after it in its plan) say it replaces a deleted object. */
+export function isRecreation(reports: readonly EventAction[]): boolean {
+  return reports.some((event) => event.reason === RECREATED_REASON);
 }
 
-/** Whether `text` names `name` as a whole word (`train-0` is not in `train-01`). */
-function mentions(text: string, name: string): boolean {
-  let at = text.indexOf(name);
-  while (at >= 0) {
-    const before = text[at - 1];
-    const after = text[at + name.length];
-    if (!isNameChar(before) && !isNameChar(after)) return true;
-    at = text.indexOf(name, at + 1);
-  }
-  return false;
-}
+/** Says what the applier did: `info` per action applied, `warn` (and `edgeloop_apply_errors_total`) per action failed for good. */
+export class Narrator implements ApplyListener {
+  readonly #log: Logger;
+  readonly #metrics: Metrics;
 
-function isNameChar(char: string | undefined): boolean {
-  return char !== undefined && /[a-z0-9-]/i.test(char);
+  constructor(log: Logger, metrics: Metrics) {
+    this.#log = log;
+    this.#metrics = metrics;
+  }
+
+  applied({ action, answer, reports, target }: Applied): void {
+    const name = action.type === "create" ? (answer?.metadata?.name ?? action.object.metadata.name) : undefined;
+    this.#log("info", narrate(action, target.parent, { ...(name ? { name } : {}), recreated: action.type === "create" && isRecreation(reports) }));
+  }
+
+  failed(action: Action, error: StatusError, target: ApplyTarget): void {
+    this.#metrics.inc("edgeloop_apply_errors_total", { controller: target.controller ?? "", action: action.type });
+    this.#log("warn", "action failed for good", { controller: target.controller, key: target.key, action: action.type, error: error.message });
+  }
 }
 
 /** What the applied action did, e.g. `recreated Pod default/x for FederatedLearningJob default/y`. */

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ControllerManifest, type Action, type KubeObject, type Plan } from "../../protocol/index.ts";
-import { KubeError } from "../kube/client.ts";
+import { ControllerManifest, StatusError, type Action, type KubeObject, type Plan } from "../../protocol/index.ts";
 import { Metrics } from "../ops/metrics.ts";
-import { ScopeGuard } from "./guard.ts";
+import { ScopeGuard, type GuardedApplier } from "./guard.ts";
 import { actionAllowed, type PluralOf } from "./scope.ts";
 
 const mirror = ControllerManifest.parse({
@@ -87,12 +86,17 @@ test("without a namespace in scope (events controllers, outbox), only kinds boun
 
 const unused = (): Promise<never> => Promise.reject(new Error("not used by this test"));
 
+/** An applier that only records the guard's Events in `events`. */
+function recording(events: Action[] = []): GuardedApplier {
+  return { record: (event) => Promise.resolve(void events.push(event)), apply: unused, applyAction: unused };
+}
+
 function guard(): { guard: ScopeGuard; metrics: Metrics; events: Action[]; logged: string[] } {
   const metrics = new Metrics();
   const events: Action[] = [];
   const logged: string[] = [];
   const client = { resource: (): Promise<never> => Promise.reject(new Error("no discovery")), path: unused, request: unused };
-  const g = new ScopeGuard({ client, metrics, log: (_level, message) => void logged.push(message), recordEvent: (event) => Promise.resolve(void events.push(event)) });
+  const g = new ScopeGuard({ client, metrics, log: (_level, message) => void logged.push(message), applier: recording(events) });
   return { guard: g, metrics, events, logged };
 }
 
@@ -120,7 +124,7 @@ test("the guard resolves plurals from watches, and a kind discovery does not kno
 test("the guard falls back to discovery for kinds the controller does not watch", async () => {
   const metrics = new Metrics();
   const client = { resource: (): Promise<{ plural: string; namespaced: boolean }> => Promise.resolve({ plural: "deployments", namespaced: true }), path: unused, request: unused };
-  const g = new ScopeGuard({ client, metrics, log: () => undefined, recordEvent: () => Promise.resolve() });
+  const g = new ScopeGuard({ client, metrics, log: () => undefined, applier: recording() });
   assert.match((await g.check({ type: "patch", target: ref("Deployment", "apps/v1", "default"), patch: {} }, mirror, inDefault)) ?? "", /deployments\.apps: .* does not declare write/);
   assert.equal(await g.check({ type: "status", target: ref("Deployment", "apps/v1", "default"), status: {} }, mirror, inDefault), null);
 });
@@ -133,9 +137,9 @@ test("a root delete becomes the delete of the root owner (pinned to its uid), an
   const client = {
     resource: (type: { kind: string }): Promise<{ plural: string; namespaced: boolean }> => Promise.resolve({ plural: `${type.kind.toLowerCase()}s`, namespaced: true }),
     path: (type: { kind: string }, namespace: string | undefined, name?: string): Promise<string> => Promise.resolve(`/${type.kind}/${namespace ?? ""}/${name ?? ""}`),
-    request: (_method: string, path: string): Promise<unknown> => (objects[path] ? Promise.resolve(objects[path]) : Promise.reject(new KubeError(404, "NotFound", `${path} not found`))),
+    request: (_method: string, path: string): Promise<unknown> => (objects[path] ? Promise.resolve(objects[path]) : Promise.reject(new StatusError(404, "NotFound", `${path} not found`))),
   };
-  const g = new ScopeGuard({ client, metrics: new Metrics(), log: () => undefined, recordEvent: () => Promise.resolve() });
+  const g = new ScopeGuard({ client, metrics: new Metrics(), log: () => undefined, applier: recording() });
   const gang: ControllerManifest = { ...mirror, permissions: [...mirror.permissions, { group: "batch", resource: "jobs", access: ["read", "write"] }] };
   const rootDelete: Action = { type: "delete", target: ref("Pod", "v1", "default", "p"), root: true, preconditions: { uid: "u-p" }, propagationPolicy: "Background" };
   const kept = await g.filter({ actions: [rootDelete] }, gang, inDefault, undefined);

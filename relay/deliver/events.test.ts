@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ControllerManifest, EventBatch, KubeObject, Plan, Trigger, Watch, WatchEvent } from "../../protocol/index.ts";
-import type { Informers } from "../store/caches.ts";
-import type { WorkQueue } from "../queue/workqueue.ts";
-import type { WorkerClient } from "./worker-client.ts";
+import type { ControllerManifest, EventBatch, KubeObject, Plan, Watch, WatchEvent } from "../../protocol/index.ts";
+import type { QueueKey } from "../queue/key.ts";
+import type { KeySink } from "../queue/workqueue.ts";
+import type { Caches } from "../store/caches.ts";
+import { DeliveredCuts } from "../store/delivered-cuts.ts";
 import { BATCH_EVENTS, EventsDelivery, takeBatch } from "./events.ts";
+import type { QueuedTrigger } from "./triggers.ts";
 
 const POD_WATCH: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } };
 const controller: ControllerManifest = { name: "gang", delivery: "events", related: [], watches: [POD_WATCH], webhooks: [], apis: [], permissions: [] };
@@ -15,8 +17,8 @@ function delivery(pods: KubeObject[]): { events: EventsDelivery; sent: EventBatc
   const sent: EventBatch[] = [];
   let added = 0;
   let fail = false;
-  const informers = { forWatch: () => ({ list: () => pods }) } as unknown as Informers;
-  const queue = { add: () => void (added += 1) } as unknown as WorkQueue<Trigger>;
+  const caches = { forWatch: () => ({ list: () => pods }) } as unknown as Caches;
+  const queue: KeySink<QueueKey, QueuedTrigger> = { add: () => void (added += 1), addBatched: () => undefined };
   const worker = {
     events: (_name: string, batch: EventBatch): Promise<Plan> => {
       if (fail) {
@@ -26,8 +28,8 @@ function delivery(pods: KubeObject[]): { events: EventsDelivery; sent: EventBatc
       sent.push(batch);
       return Promise.resolve({ actions: [] });
     },
-  } as unknown as WorkerClient;
-  return { events: new EventsDelivery(queue, informers, worker), sent, adds: () => added, failNext: () => void (fail = true) };
+  };
+  return { events: new EventsDelivery(queue, caches, worker, new DeliveredCuts()), sent, adds: () => added, failNext: () => void (fail = true) };
 }
 
 test("a batch stays within the bytes and events bounds, and holds at least one event", () => {

@@ -6,13 +6,23 @@
  * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
  * back in front of what came meanwhile.
  */
-import { kindKey, type ControllerManifest, type Trigger, type WatchEvent } from "../../protocol/index.ts";
-import type { Informers } from "../store/caches.ts";
-import type { WorkQueue } from "../queue/workqueue.ts";
-import type { WorkerClient } from "./worker-client.ts";
-import { DeliveredFields, fromCache, type Projector } from "../../protocol/snapshot/fields.ts";
-import { EVENTS_KEY, queueKey } from "../queue/key.ts";
+import { kindKey, type ControllerManifest, type WatchEvent } from "../../protocol/index.ts";
+import { fromCache, type Projector } from "../../protocol/snapshot/fields.ts";
+import { eventsQueueKey, type QueueKey } from "../queue/key.ts";
+import type { KeySink } from "../queue/workqueue.ts";
+import type { Caches } from "../store/caches.ts";
+import type { DeliveredCuts } from "../store/delivered-cuts.ts";
 import type { Delivered } from "./snapshots.ts";
+import type { QueuedTrigger } from "./triggers.ts";
+import type { WorkerClient } from "./worker-client.ts";
+
+/** Where the router hands an events controller's watch events (the events delivery). */
+export interface EventSink {
+  /** Appends one event to the controller's next batches. */
+  buffer(controller: ControllerManifest, event: WatchEvent): void;
+  /** Replaces the controller's buffer with every cached object, as a relist. */
+  relist(controller: ControllerManifest): void;
+}
 
 interface Pending {
   readonly events: WatchEvent[];
@@ -46,17 +56,18 @@ export function takeBatch(events: readonly WatchEvent[], project: (event: WatchE
 }
 
 /** Events delivery for every events controller. */
-export class EventsDelivery {
-  readonly #queue: WorkQueue<Trigger>;
-  readonly #informers: Informers;
-  readonly #worker: WorkerClient;
+export class EventsDelivery implements EventSink {
+  readonly #queue: KeySink<QueueKey, QueuedTrigger>;
+  readonly #caches: Pick<Caches, "forWatch">;
+  readonly #worker: Pick<WorkerClient, "events">;
   readonly #buffers = new Map<string, Pending>();
-  readonly #fields = new DeliveredFields();
+  readonly #cuts: DeliveredCuts;
 
-  constructor(queue: WorkQueue<Trigger>, informers: Informers, worker: WorkerClient) {
+  constructor(queue: KeySink<QueueKey, QueuedTrigger>, caches: Pick<Caches, "forWatch">, worker: Pick<WorkerClient, "events">, cuts: DeliveredCuts) {
     this.#queue = queue;
-    this.#informers = informers;
+    this.#caches = caches;
     this.#worker = worker;
+    this.#cuts = cuts;
   }
 
   /**
@@ -68,20 +79,20 @@ export class EventsDelivery {
     const buffer = this.#buffers.get(controller.name);
     if (!buffer) return;
     buffer.events.push(event);
-    this.#queue.add(queueKey(controller.name, EVENTS_KEY));
+    this.#queue.add(eventsQueueKey(controller.name));
   }
 
   /** Replaces the buffer with an ADDED event per cached object, marked as a relist. */
   relist(controller: ControllerManifest): void {
-    const events: WatchEvent[] = controller.watches.flatMap((watch) => (this.#informers.forWatch(watch)?.list() ?? []).map((object) => ({ type: "ADDED" as const, kind: kindKey(watch), object, initial: true })));
+    const events: WatchEvent[] = controller.watches.flatMap((watch) => (this.#caches.forWatch(watch)?.list() ?? []).map((object) => ({ type: "ADDED" as const, kind: kindKey(watch), object, initial: true })));
     this.#buffers.set(controller.name, { events, relist: true, listing: events.length });
-    this.#queue.add(queueKey(controller.name, EVENTS_KEY));
+    this.#queue.add(eventsQueueKey(controller.name));
   }
 
   /** How objects of kind `kind` go to `controller` (its watches' fields; see `fromCache`). */
   #projector(controller: ControllerManifest, kind: string): Projector {
     const watch = controller.watches.find((w) => kindKey(w) === kind);
-    return fromCache(this.#fields.ofKind(controller, kind), watch && this.#informers.forWatch(watch));
+    return fromCache(this.#cuts.ofKind(controller, kind), watch && this.#caches.forWatch(watch));
   }
 
   /** Sends the next batch of buffered events (more are queued again); on failure they go back in front, in order. */
@@ -105,7 +116,7 @@ export class EventsDelivery {
     this.#buffers.set(controller.name, { events: buffer.events.slice(size), relist: false, listing });
     try {
       const plan = await this.#worker.events(controller.name, { controller: controller.name, relist: buffer.relist, partialList: listing > 0, events, now: new Date().toISOString() });
-      if ((this.#buffers.get(controller.name)?.events.length ?? 0) > 0) this.#queue.add(queueKey(controller.name, EVENTS_KEY));
+      if ((this.#buffers.get(controller.name)?.events.length ?? 0) > 0) this.#queue.add(eventsQueueKey(controller.name));
       return { plan, parent: undefined, events: taken.length };
     } catch (error) {
       const later = this.#buffers.get(controller.name) ?? { events: [], relist: false, listing: 0 };

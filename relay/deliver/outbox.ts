@@ -4,19 +4,19 @@
  * only then. Failures back off from 200 ms to 10 s.
  */
 import type { Logger } from "../../cli/log.ts";
-import type { PlanApplier } from "../apply/applier.ts";
-import type { Manifest, Plan } from "../../protocol/index.ts";
+import type { ApplyResult } from "../apply/applier.ts";
+import type { PlanSink } from "../apply/guard.ts";
+import type { OutboxEntry } from "../../protocol/index.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import type { ScopeGuard } from "../apply/guard.ts";
+import type { ManifestSource } from "./manifest.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 /** What the drainer uses. */
 export interface OutboxDrainerDeps {
-  readonly worker: WorkerClient;
-  readonly applier: PlanApplier;
-  /** Bounds each entry's plan by its controller's declared kinds (an entry has no parent). */
-  readonly guard: ScopeGuard;
-  readonly manifest: () => Manifest;
+  readonly worker: Pick<WorkerClient, "outbox">;
+  /** The apply stage: bounds each entry's plan by its controller's declared kinds (an entry has no parent), then applies it. */
+  readonly plans: PlanSink;
+  readonly manifests: ManifestSource;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** The long-poll, in seconds. */
@@ -46,27 +46,27 @@ export class OutboxDrainer {
     return this.#loop ?? Promise.resolve();
   }
 
-  /** An entry of a controller the manifest does not list may do nothing. */
-  async #guarded(name: string, plan: Plan): Promise<Plan> {
-    const controller = this.#deps.manifest().controllers.find((c) => c.name === name);
+  /** Applies one entry's plan; an entry of a controller the manifest does not list does nothing. */
+  async #apply(entry: OutboxEntry): Promise<ApplyResult> {
+    const controller = this.#deps.manifests.manifest.controllers.find((c) => c.name === entry.controller);
     if (!controller) {
-      this.#deps.log("warn", "outbox entry of an unknown controller refused", { controller: name, actions: plan.actions.length });
-      return { ...plan, actions: [] };
+      this.#deps.log("warn", "outbox entry of an unknown controller refused", { controller: entry.controller, actions: entry.plan.actions.length });
+      return { ok: true, failed: 0 };
     }
-    return this.#deps.guard.filter(plan, controller, {}, undefined);
+    return this.#deps.plans.apply(entry.plan, { controller, scope: {}, target: { controller: controller.name } });
   }
 
   async #drain(): Promise<void> {
-    const { worker, applier, metrics, log, waitSeconds } = this.#deps;
+    const { worker, metrics, log, waitSeconds } = this.#deps;
     let cursor = "0";
     let delay = 200;
     while (!this.#stopped) {
       try {
         const batch = await worker.outbox(cursor, waitSeconds, this.#abort.signal);
         for (const entry of batch.entries) {
-          const result = await applier.apply(await this.#guarded(entry.controller, entry.plan), undefined);
+          const result = await this.#apply(entry);
           if (!result.ok) throw new Error(result.error);
-          metrics.inc(`edgeloop_outbox_entries_total{controller="${entry.controller}"}`);
+          metrics.inc("edgeloop_outbox_entries_total", { controller: entry.controller });
         }
         // Acknowledged by the next request, only now that everything is applied.
         cursor = batch.cursor;

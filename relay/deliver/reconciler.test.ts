@@ -4,16 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Manifest, type ClaimToken, type Plan } from "../../protocol/index.ts";
+import { Manifest, StatusError, type ClaimToken, type Plan } from "../../protocol/index.ts";
 import { PlanApplier } from "../apply/applier.ts";
-import { KubeError, type KubeClient } from "../kube/client.ts";
+import type { PlanSink } from "../apply/guard.ts";
+import type { KubeClient } from "../kube/client.ts";
 import { Metrics } from "../ops/metrics.ts";
-import type { ScopeGuard } from "../apply/guard.ts";
-import type { EventsDelivery } from "./events.ts";
-import { processKey, type ProcessDeps } from "./reconciler.ts";
-import { queueKey } from "../queue/key.ts";
-import { WorkerError } from "./worker-client.ts";
-import type { SnapshotDelivery } from "./snapshots.ts";
+import { parentQueueKey } from "../queue/key.ts";
+import { Reconciler, type ReconcilerDeps } from "./reconciler.ts";
 
 const manifest = Manifest.parse({
   version: "v1",
@@ -56,7 +53,7 @@ function client(conflicts: number, created: string[]): KubeClient {
       assert.equal(method, "POST");
       if (left > 0) {
         left -= 1;
-        throw new KubeError(409, "Conflict", "the object has been modified");
+        throw new StatusError(409, "Conflict", "the object has been modified");
       }
       created.push(options.body?.metadata?.name ?? "");
       return options.body;
@@ -65,20 +62,25 @@ function client(conflicts: number, created: string[]): KubeClient {
   return fake as unknown as KubeClient;
 }
 
-function depsFor(worker: FakeWorker, kube: KubeClient): ProcessDeps {
-  const snapshots = {
-    send: async (): Promise<{ plan: Plan; parent: undefined }> => ({ plan: worker.plan(), parent: undefined }),
-    releaseClaims: async (claims: readonly ClaimToken[]): Promise<void> => worker.release(claims),
-  };
+const key = parentQueueKey("mirror", "default/p");
+
+/** The apply stage without a guard: every action is applied by `applier`. */
+function unguarded(applier: PlanApplier): PlanSink {
+  return { apply: (plan, context) => applier.apply(plan, context.target), applyAction: (action, context) => applier.applyAction(action, context.target) };
+}
+
+function depsFor(worker: FakeWorker, kube: KubeClient): ReconcilerDeps {
+  const applier = new PlanApplier(kube);
   return {
-    manifest: () => manifest,
-    snapshots: snapshots as unknown as SnapshotDelivery,
-    events: {} as EventsDelivery,
-    applier: new PlanApplier(kube),
-    guard: { filter: async (plan: Plan): Promise<Plan> => plan } as unknown as ScopeGuard,
+    manifests: { manifest },
+    snapshots: { send: async (): Promise<{ plan: Plan; parent: undefined }> => ({ plan: worker.plan(), parent: undefined }) },
+    events: { send: () => Promise.reject(new Error("no events controller")) },
+    plans: unguarded(applier),
+    recorder: applier,
+    claims: { releaseClaims: async (claims: readonly ClaimToken[]) => (worker.release(claims), { released: claims.length }) },
+    health: { reached: () => undefined },
     metrics: new Metrics(),
     log: () => undefined,
-    workerReached: () => undefined,
   };
 }
 
@@ -86,10 +88,10 @@ test("a 409 on a claimed create releases the claim, so the retry re-creates at o
   const worker = new FakeWorker();
   const created: string[] = [];
   const deps = depsFor(worker, client(1, created));
-  const first = await processKey(deps, queueKey("mirror", "default/p"), []);
+  const first = await new Reconciler(deps).process(key, []);
   assert.equal(first.kind, "retry");
   assert.deepEqual(worker.released, [[{ namespace: "default", key: "uid-p/Pod/uid-1" }]]);
-  const second = await processKey(deps, queueKey("mirror", "default/p"), []);
+  const second = await new Reconciler(deps).process(key, []);
   assert.deepEqual(second, { kind: "done" });
   assert.deepEqual(created, ["p-2"]);
 });
@@ -97,16 +99,16 @@ test("a 409 on a claimed create releases the claim, so the retry re-creates at o
 test("an applied claimed create keeps its claim (nothing is released)", async () => {
   const worker = new FakeWorker();
   const created: string[] = [];
-  assert.deepEqual(await processKey(depsFor(worker, client(0, created)), queueKey("mirror", "default/p"), []), { kind: "done" });
+  assert.deepEqual(await new Reconciler(depsFor(worker, client(0, created))).process(key, []), { kind: "done" });
   assert.deepEqual(worker.released, []);
   assert.deepEqual(created, ["p-2"]);
 });
 
 /** A Worker that answers every snapshot with `status`; the cluster records the Events posted. */
-function refusingDeps(status: number, events: { reason: string; type: string; message: string; involvedObject: { name: string } }[]): ProcessDeps {
+function refusingDeps(status: number, events: { reason: string; type: string; message: string; involvedObject: { name: string } }[]): ReconcilerDeps {
   const snapshots = {
     send: async (): Promise<never> => {
-      throw new WorkerError(status, `worker answered ${status}: {"error":{"code":"too_deep","path":"parent.spec.template"}}`);
+      throw new StatusError(status, "too_deep", `worker answered ${status}: {"error":{"code":"too_deep","path":"parent.spec.template"}}`);
     },
   };
   const kube = {
@@ -116,13 +118,13 @@ function refusingDeps(status: number, events: { reason: string; type: string; me
       return options.body;
     },
   } as unknown as KubeClient;
-  return { ...depsFor(new FakeWorker(), kube), snapshots: snapshots as unknown as SnapshotDelivery };
+  return { ...depsFor(new FakeWorker(), kube), snapshots };
 }
 
 test("a snapshot the Worker refuses for good (400) is a Warning Event on the parent naming the field, not an endless retry", async () => {
   const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
   const deps = refusingDeps(400, events);
-  assert.deepEqual(await processKey(deps, queueKey("mirror", "default/p"), []), { kind: "done", terminal: true });
+  assert.deepEqual(await new Reconciler(deps).process(key, []), { kind: "done", terminal: true });
   assert.equal(events.length, 1);
   assert.equal(events[0]?.type, "Warning");
   assert.equal(events[0]?.reason, "ReconcileRefused");
@@ -131,10 +133,18 @@ test("a snapshot the Worker refuses for good (400) is a Warning Event on the par
   assert.match(await deps.metrics.render(), /edgeloop_reconciles_total\{controller="mirror",result="refused"\} 1/);
 });
 
-test("a Worker error that may pass (500, 429, unreachable) is still retried, with no Event", async () => {
-  for (const status of [500, 429, 0]) {
+test("a refusal of the request itself (404 no such controller, 413, 422) is refused for good too: the protocol's one policy", async () => {
+  for (const status of [404, 413, 422]) {
     const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
-    assert.equal((await processKey(refusingDeps(status, events), queueKey("mirror", "default/p"), [])).kind, "retry", `status ${status}`);
+    assert.deepEqual(await new Reconciler(refusingDeps(status, events)).process(key, []), { kind: "done", terminal: true }, `status ${status}`);
+    assert.equal(events.length, 1);
+  }
+});
+
+test("a Worker error that may pass (500, 429, 401 a signature's clock, unreachable) is still retried, with no Event", async () => {
+  for (const status of [500, 429, 401, 0]) {
+    const events: { reason: string; type: string; message: string; involvedObject: { name: string } }[] = [];
+    assert.equal((await new Reconciler(refusingDeps(status, events)).process(key, [])).kind, "retry", `status ${status}`);
     assert.deepEqual(events, []);
   }
 });

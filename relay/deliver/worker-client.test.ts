@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from "../../protocol/index.ts";
-import { WorkerClient, WorkerError, type WorkerTransport } from "./worker-client.ts";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest, StatusError } from "../../protocol/index.ts";
+import { WorkerClient, type WorkerTransport } from "./worker-client.ts";
 
 const SECRET = "relay-test-secret-0123";
 
@@ -90,9 +90,9 @@ test("an injected transport carries every call: signed as over HTTP, its answers
   const request = { method: call.method, target: "/v1/reconcile/mirror", body: call.body, timestamp: call.headers[TIMESTAMP_HEADER] ?? "", signature: call.headers[SIGNATURE_HEADER] ?? "" };
   assert.equal(await verify(request), null);
   status = 429;
-  await assert.rejects(injected.reconcile("mirror", {}), (error: unknown) => error instanceof WorkerError && error.status === 429 && error.retryAfterMs === 3_000);
+  await assert.rejects(injected.reconcile("mirror", {}), (error: unknown) => error instanceof StatusError && error.status === 429 && error.retryAfterMs === 3_000);
   const unreachable = new WorkerClient("http://in-process.invalid", SECRET, undefined, () => Promise.reject(new Error("down")));
-  await assert.rejects(unreachable.manifest(), (error: unknown) => error instanceof WorkerError && error.status === 0);
+  await assert.rejects(unreachable.manifest(), (error: unknown) => error instanceof StatusError && error.status === 0);
   assert.equal(await unreachable.healthy(), false);
 });
 

@@ -1,13 +1,14 @@
 /**
  * Signed calls to the Worker (protocol v2): the method, the path and query and the exact
  * bytes sent are what is signed; answers are parsed with the protocol's zod schemas; a
- * 429's Retry-After is reported. The calls go through a {@link WorkerTransport}: HTTP by
- * default; a benchmark passes one that answers in process (ADR 0015).
+ * failure is a `StatusError` carrying the Worker's error code and a 429's Retry-After.
+ * The calls go through a {@link WorkerTransport}: HTTP by default; a benchmark passes
+ * one that answers in process (ADR 0015).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AdmissionReviewResponse, ApiResponse, ClaimReleased, Manifest, OutboxBatch, Plan, type ClaimToken, type Signer } from "../../protocol/index.ts";
+import { AdmissionReviewResponse, ApiResponse, ClaimReleased, ErrorBody, Manifest, OutboxBatch, Plan, StatusError, type ClaimToken, type Signer } from "../../protocol/index.ts";
 import { createNodeSigner } from "./signer.ts";
 import { ByteBudget } from "./byte-budget.ts";
 
@@ -57,17 +58,6 @@ export const httpTransport: WorkerTransport = async (url, init) => {
 };
 
 const EMPTY = new Uint8Array(new ArrayBuffer(0));
-
-/** A Worker call that failed; `retryAfterMs` when the Worker asked to slow down. */
-export class WorkerError extends Error {
-  readonly status: number;
-  readonly retryAfterMs: number | undefined;
-  constructor(status: number, message: string, retryAfterMs?: number) {
-    super(message);
-    this.status = status;
-    this.retryAfterMs = retryAfterMs;
-  }
-}
 
 /**
  * Bytes of snapshot and events bodies in flight at most (a body larger goes alone): two
@@ -208,17 +198,32 @@ export class WorkerClient {
         timeoutMs,
       });
     } catch (error) {
-      throw new WorkerError(0, `worker unreachable: ${(error as Error).message}`);
+      throw unreachable(error);
     }
     const text = await response.text().catch((error: unknown) => {
-      throw new WorkerError(0, `worker unreachable: ${(error as Error).message}`);
+      throw unreachable(error);
     });
     if (response.status < 200 || response.status >= 300) {
       const retryAfter = Number(response.headers.get("retry-after"));
-      throw new WorkerError(response.status, `worker answered ${response.status}: ${text.slice(0, 300)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+      throw new StatusError(response.status, errorCode(text), `worker answered ${response.status}: ${text.slice(0, 300)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
     }
     const parsed = schema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new WorkerError(502, `worker answer does not match the protocol: ${parsed.error.issues[0]?.message ?? ""} at ${parsed.error.issues[0]?.path.join(".") ?? ""}`);
+    if (!parsed.success) throw new StatusError(502, "BadAnswer", `worker answer does not match the protocol: ${parsed.error.issues[0]?.message ?? ""} at ${parsed.error.issues[0]?.path.join(".") ?? ""}`);
     return parsed.data;
+  }
+}
+
+/** A call that got no answer (status 0). */
+function unreachable(error: unknown): StatusError {
+  return new StatusError(0, "Unreachable", `worker unreachable: ${(error as Error).message}`);
+}
+
+/** The `code` of the Worker's error body (`functions/http/errors.ts`), or `Unknown` for any other answer. */
+function errorCode(text: string): string {
+  try {
+    const body = ErrorBody.safeParse(JSON.parse(text));
+    return body.success ? body.data.error.code : "Unknown";
+  } catch {
+    return "Unknown";
   }
 }

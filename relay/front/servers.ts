@@ -1,7 +1,6 @@
 /**
  * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
- * port; the in-cluster TLS front for admission webhooks, forwarded signed to the Worker,
- * answering per each webhook's failurePolicy when the Worker cannot, and for the
+ * port; the in-cluster TLS front for admission webhooks (`./admission.ts`) and the
  * controllers' HTTP APIs (`./api.ts`); and a plain-HTTP API port serving those APIs
  * alone, for clients that cannot speak TLS (DI-engine's coordinator calls NerveX's
  * replicas API at `host:port`, no scheme).
@@ -10,11 +9,23 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { AdmissionReviewRequest, holdsValue, type AdmissionReviewResponse, type WebhookSpec } from "../../protocol/index.ts";
-import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 import type { Logger } from "../../cli/log.ts";
-import type { RelayEngine } from "../engine.ts";
-import { relatedObjects } from "../../protocol/snapshot/related.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import type { Admission } from "./admission.ts";
+import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
+
+/** What the probes and `/metrics` read. */
+export interface OpsHost {
+  /** Caches synced and the Worker reachable (`/readyz`). */
+  ready(): boolean;
+  readonly metrics: Pick<Metrics, "render" | "contentType">;
+}
+
+/** What the TLS front and the API port serve. */
+export interface FrontHost {
+  readonly admission: Pick<Admission, "review">;
+  readonly apis: ApiHost;
+}
 
 /** A body over the limit: answered 413 (the rest of it is read and dropped, so the client gets the answer, not a reset). */
 class TooLarge extends Error {}
@@ -50,14 +61,14 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 /** Serves health, readiness and metrics. Returns the bound port. */
-export async function startOpsServer(engine: RelayEngine, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
+export async function startOpsServer(ops: OpsHost, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path === "/healthz") return send(response, 200, { ok: true });
-    if (path === "/readyz") return engine.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
+    if (path === "/readyz") return ops.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
     if (path === "/metrics") {
-      engine.metrics.render().then(
-        (text) => send(response, 200, text, engine.metrics.contentType),
+      ops.metrics.render().then(
+        (text) => send(response, 200, text, ops.metrics.contentType),
         (error: unknown) => send(response, 500, { error: { code: "internal", message: `metrics: ${String(error)}`, path: "" } }),
       );
       return;
@@ -68,75 +79,29 @@ export async function startOpsServer(engine: RelayEngine, port: number, host: st
   return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
-/** The answer when the Worker could not decide: allowed for `Ignore`, denied for `Fail`. */
-export function failureAnswer(uid: string, spec: WebhookSpec | undefined, reason: string): AdmissionReviewResponse {
-  const allowed = spec?.failurePolicy === "Ignore";
-  return {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    response: { uid, allowed, ...(allowed ? { warnings: [`edgeloop webhook unavailable: ${reason}`] } : { status: { code: 500, message: `edgeloop webhook unavailable: ${reason}` } }) },
-  };
-}
-
-/** Handles one forwarded admission review. */
-export async function admit(engine: RelayEngine, webhook: string, body: string, log: Logger): Promise<{ status: number; body: unknown }> {
-  const spec = engine.manifest.controllers.flatMap((c) => c.webhooks).find((w) => w.name === webhook);
-  let review: AdmissionReviewRequest;
-  try {
-    review = AdmissionReviewRequest.parse({ ...(JSON.parse(body) as object), related: {} });
-  } catch (error) {
-    return { status: 400, body: { error: { code: "invalid", message: `not an AdmissionReview: ${(error as Error).message}`, path: "" } } };
-  }
-  if (!spec) return { status: 404, body: { error: { code: "unknown_webhook", message: `no webhook named ${webhook}`, path: "webhook" } } };
-  if (spec.onlyWhen && !spec.onlyWhen.some((path) => holdsValue(review.request, path))) return { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true } } };
-  // `namedBy` paths of a webhook start from the AdmissionRequest.
-  const related = relatedObjects(spec.related, { namespace: review.request.namespace, root: review.request }, engine.relatedCaches);
-  try {
-    return { status: 200, body: await engine.worker.admission(webhook, { ...review, related, now: new Date().toISOString() }, spec.timeoutSeconds * 1000) };
-  } catch (error) {
-    log("warn", "admission forwarding failed", { webhook, error: String(error), failurePolicy: spec.failurePolicy });
-    return { status: 200, body: failureAnswer(review.request.uid, spec, String(error)) };
-  }
-}
-
-function apiHost(engine: RelayEngine): ApiHost {
-  return {
-    get manifest() {
-      return engine.manifest;
-    },
-    relatedCaches: engine.relatedCaches,
-    forward: (name, request, timeoutMs) => engine.worker.api(name, request, timeoutMs),
-    applyAction: (action, api, namespace) => engine.applyApiAction(action, api, namespace),
-    countApiRequest: (api, status) => engine.metrics.inc(`edgeloop_api_requests_total{api="${api}",code="${status}"}`),
-    releaseClaims: async (claims) => {
-      await engine.worker.releaseClaims(claims);
-    },
-  };
-}
-
 /** Routes one request: `POST /admission/{webhook}` (the TLS front only), or a path under an API's prefix. */
-async function route(engine: RelayEngine, method: string, url: string, body: () => Promise<string>, log: Logger, admission: boolean): Promise<ApiReply> {
+async function route(front: FrontHost, method: string, url: string, body: () => Promise<string>, log: Logger, admission: boolean): Promise<ApiReply> {
   const path = url.split("?")[0] ?? "/";
   const hook = admission ? /^\/admission\/([a-z0-9-]+)$/.exec(path) : null;
-  if (hook && method === "POST") return admit(engine, hook[1] ?? "", await body(), log);
+  if (hook && method === "POST") return front.admission.review(hook[1] ?? "", await body());
   if (!admission && path === "/healthz") return { status: 200, body: { ok: true } };
-  const api = apiFor(engine.manifest, path);
-  if (api) return serveApi(apiHost(engine), api, { method, url, body: await body() }, log);
+  const api = apiFor(front.apis.manifest, path);
+  if (api) return serveApi(front.apis, api, { method, url, body: await body() }, log);
   return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
 }
 
 /** The request handler of a front: routes, then answers (a body it cannot read is a 400). */
-function handler(engine: RelayEngine, log: Logger, admission: boolean): (request: IncomingMessage, response: ServerResponse) => void {
+function handler(front: FrontHost, log: Logger, admission: boolean): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
-    route(engine, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission)
+    route(front, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission)
       .then((answer) => send(response, answer.status, answer.body))
       .catch((error: unknown) => (error instanceof TooLarge ? send(response, 413, { error: { code: "too_large", message: error.message, path: "" } }) : send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } })));
   };
 }
 
 /** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
-export async function startFront(engine: RelayEngine, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(engine, log, true));
+export async function startFront(front: FrontHost, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(front, log, true));
   return serve(server as unknown as Server, port, host);
 }
 
@@ -144,8 +109,8 @@ export async function startFront(engine: RelayEngine, port: number, host: string
  * Serves the controllers' APIs (and `/healthz`) over plain HTTP: what an in-cluster client
  * without TLS reaches through the relay Service. Admission is never served here.
  */
-export async function startApiServer(engine: RelayEngine, port: number, host: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  return serve(createServer(handler(engine, log, false)), port, host);
+export async function startApiServer(front: FrontHost, port: number, host: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
+  return serve(createServer(handler(front, log, false)), port, host);
 }
 
 async function serve(server: Server, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {

@@ -6,21 +6,8 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
-import type { TypeRef } from "../../protocol/index.ts";
+import { StatusError, type TypeRef } from "../../protocol/index.ts";
 import type { RequestMetrics } from "../ops/metrics.ts";
-
-/** A failed API call, with the Kubernetes `Status` message and code, and the server's `Retry-After` (ms) when it gave one. */
-export class KubeError extends Error {
-  readonly status: number;
-  readonly reason: string;
-  readonly retryAfterMs: number | undefined;
-  constructor(status: number, reason: string, message: string, retryAfterMs?: number) {
-    super(message);
-    this.status = status;
-    this.reason = reason;
-    this.retryAfterMs = retryAfterMs;
-  }
-}
 
 /**
  * How many times one request is sent again after a 429, or a 5xx carrying `Retry-After`,
@@ -118,7 +105,7 @@ export class KubeClient {
       if (!r.name.includes("/")) this.#resources.set(`${type.apiVersion}|${r.kind}`, { plural: r.name, namespaced: r.namespaced });
     }
     const found = this.#resources.get(key);
-    if (!found) throw new KubeError(404, "NotFound", `the server has no resource for ${type.kind} in ${type.apiVersion}`);
+    if (!found) throw new StatusError(404, "NotFound", `the server has no resource for ${type.kind} in ${type.apiVersion}`);
     return found;
   }
 
@@ -144,7 +131,7 @@ export class KubeClient {
     return this.#auth;
   }
 
-  /** One request; resolves with the parsed JSON body, throws `KubeError` for non-2xx. */
+  /** One request; resolves with the parsed JSON body, throws `StatusError` for non-2xx. */
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<unknown> {
     const url = new URL(`${this.#server}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
@@ -167,7 +154,7 @@ export class KubeClient {
     }
     if (response.status >= 200 && response.status < 300) return json;
     const status = (json ?? {}) as { message?: string; reason?: string };
-    throw new KubeError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300), retryAfterMs(response.status, response.retryAfter));
+    throw new StatusError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300), retryAfterMs(response.status, response.retryAfter));
   }
 
   async #send(method: Method, url: URL, body: string | undefined, options: RequestOptions, auth: Auth): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { KubeError, type KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/client.ts";
 import { decide, LeaderElector, microTime } from "./leader.ts";
+import { StatusError } from "../../protocol/index.ts";
 
 const now = new Date("2026-11-23T10:00:00.000Z");
 
@@ -28,7 +29,7 @@ test("leader_election_master_status: 0 once the elector is built, 1 while leadin
     path: async (): Promise<string> => "/apis/coordination.k8s.io/v1/namespaces/default/leases/edgeloop-relay",
     request: async (method: string, _path: string, options: { body?: unknown } = {}): Promise<unknown> => {
       if (method === "GET") {
-        if (lease === undefined) throw new KubeError(404, "NotFound", "no lease");
+        if (lease === undefined) throw new StatusError(404, "NotFound", "no lease");
         return lease;
       }
       lease = options.body;

@@ -4,9 +4,10 @@
  * `leaseDurationSeconds`. Writes carry the lease's resourceVersion, so two candidates
  * can never both win. Only the leader runs the work queue and the outbox loop.
  */
-import { KubeError, type KubeClient } from "../kube/client.ts";
+import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../../cli/log.ts";
 import type { LeaderMetrics } from "./metrics.ts";
+import { StatusError } from "../../protocol/index.ts";
 
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" } as const;
 
@@ -138,7 +139,7 @@ export class LeaderElector {
       return true;
     } catch (error) {
       // Another candidate wrote first: not ours this round.
-      if (error instanceof KubeError && (error.status === 409 || error.status === 422)) return false;
+      if (error instanceof StatusError && (error.status === 409 || error.status === 422)) return false;
       throw error;
     }
   }
@@ -147,7 +148,7 @@ export class LeaderElector {
     try {
       return (await this.#client.request("GET", await this.#client.path(LEASE, this.#options.namespace, this.#options.name))) as Lease;
     } catch (error) {
-      if (error instanceof KubeError && error.status === 404) return undefined;
+      if (error instanceof StatusError && error.status === 404) return undefined;
       throw error;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * Every metric family the relay exports, with its type, HELP text (what it counts) and
- * label names. A series can be recorded only under a family declared here, so `/metrics`
- * never shows a family without its own description. edgeloop's own families come first,
+ * label names. A series can be recorded only under a family declared here, with values
+ * for exactly its labels (typed: {@link LabelsOf}), so `/metrics` never shows a family
+ * without its own description. edgeloop's own families come first,
  * then the families Kubernetes operators already chart, under their upstream names,
  * labels, HELP and buckets (docs/adr/0014-metrics.md).
  */
@@ -112,8 +113,8 @@ export type FamilyName = keyof typeof RELAY_METRICS;
 
 type OfType<T extends MetricFamily["type"]> = { [K in FamilyName]: (typeof RELAY_METRICS)[K]["type"] extends T ? K : never }[FamilyName];
 
-/** A series of family `N`: its bare name, or with labels (`name{label="value"}`). */
-export type Series<N extends string> = N | `${N}{${string}}`;
+/** The label values of one series of family `N`: one for each label the family declares, no other. */
+export type LabelsOf<N extends FamilyName> = { readonly [L in (typeof RELAY_METRICS)[N]["labels"][number]]: string };
 
 /** The counters' names. */
 export type CounterName = OfType<"counter">;

@@ -3,14 +3,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { KubeConfig } from "@kubernetes/client-node";
-import { FakeClock, settle } from "../../test/support/fake-clock.ts";
-import { queueKey } from "../queue/key.ts";
+import { FakeClock } from "../../test/support/fake-clock.ts";
+import { eventsQueueKey, parentQueueKey, type QueueKey } from "../queue/key.ts";
 import type { RelayEngine } from "../engine.ts";
 import { registerGauges } from "./gauges.ts";
 import { KubeClient } from "../kube/client.ts";
 import { startOpsServer } from "../front/servers.ts";
 import { KUBERNETES_METRICS, RELAY_METRICS } from "./metric-families.ts";
-import { Metrics, parseSeries } from "./metrics.ts";
+import { Metrics } from "./metrics.ts";
 import { WorkQueue, type Outcome } from "../queue/workqueue.ts";
 
 const ALL_FAMILIES = { ...RELAY_METRICS, ...KUBERNETES_METRICS };
@@ -19,15 +19,15 @@ const ALL_FAMILIES = { ...RELAY_METRICS, ...KUBERNETES_METRICS };
 function busyMetrics(): Metrics {
   const metrics = new Metrics();
   registerGauges(metrics, { queue: { depth: 3, retrying: 2, inFlight: 1 }, leading: () => true, cachedObjects: () => 42 });
-  metrics.inc(`edgeloop_reconciles_total{controller="c",result="ok"}`);
-  metrics.inc(`edgeloop_apply_errors_total{controller="c",action="create"}`);
-  metrics.inc(`edgeloop_watch_events_total{kind="Pod",type="ADDED"}`, 2);
-  metrics.inc(`edgeloop_outbox_entries_total{controller="c"}`);
-  metrics.inc(`edgeloop_api_requests_total{api="a",code="200"}`);
+  metrics.inc("edgeloop_reconciles_total", { controller: "c", result: "ok" });
+  metrics.inc("edgeloop_apply_errors_total", { controller: "c", action: "create" });
+  metrics.inc("edgeloop_watch_events_total", { kind: "Pod", type: "ADDED" }, 2);
+  metrics.inc("edgeloop_outbox_entries_total", { controller: "c" });
+  metrics.inc("edgeloop_api_requests_total", { api: "a", code: "200" });
   metrics.observe("c", 0.02);
-  metrics.workqueue.add(queueKey("c", "default/p"));
-  metrics.workqueue.get(queueKey("c", "default/p"));
-  metrics.workqueue.done(queueKey("c", "default/p"), { kind: "done" });
+  metrics.workqueue.add(parentQueueKey("c", "default/p"));
+  metrics.workqueue.get(parentQueueKey("c", "default/p"));
+  metrics.workqueue.done(parentQueueKey("c", "default/p"), { kind: "done" });
   metrics.restClient.request("GET", "127.0.0.1:6443", "200");
   metrics.leaderElection.leaderOn("edgeloop-relay");
   return metrics;
@@ -92,17 +92,18 @@ test("a family's samples stay together even when another family's name extends i
 test("the work queue's keys count per controller under client-go's workqueue names and buckets", async () => {
   const clock = new FakeClock();
   const metrics = new Metrics({ now: () => clock.now() });
-  const queue = new WorkQueue<string>({ concurrency: 1, clock, observer: metrics.workqueue, baseDelayMs: 1000 });
+  const queue = new WorkQueue<QueueKey, unknown>({ concurrency: 1, clock, observer: metrics.workqueue, baseDelayMs: 1000 });
   const outcomes: Outcome[] = [{ kind: "done" }, { kind: "retry" }, { kind: "done", requeueAfterMs: 60_000 }, { kind: "done" }];
   let next = 0;
-  queue.start(async () => {
-    await new Promise<void>((resolve) => clock.setTimeout(resolve, 20));
-    return outcomes[next++] ?? { kind: "done" };
+  queue.start({
+    process: async () => {
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 20));
+      return outcomes[next++] ?? { kind: "done" };
+    },
   });
-  queue.add(queueKey("mirror", "default/a"));
-  queue.add(queueKey("mirror", "default/b"));
-  queue.add(queueKey("gang", "*events*"));
-  await settle();
+  queue.add(parentQueueKey("mirror", "default/a"));
+  queue.add(parentQueueKey("mirror", "default/b"));
+  queue.add(eventsQueueKey("gang"));
   await clock.advance(10);
   // One in flight for 10 ms (mirror a), two waiting.
   let text = await metrics.render();
@@ -147,9 +148,10 @@ test("the work queue's keys count per controller under client-go's workqueue nam
 
 test("a terminal failure is done for the queue and an error for controller-runtime's counters", async () => {
   const metrics = new Metrics();
-  metrics.workqueue.add("mirror|default/p");
-  metrics.workqueue.get("mirror|default/p");
-  metrics.workqueue.done("mirror|default/p", { kind: "done", terminal: true });
+  const key = parentQueueKey("mirror", "default/p");
+  metrics.workqueue.add(key);
+  metrics.workqueue.get(key);
+  metrics.workqueue.done(key, { kind: "done", terminal: true });
   const text = await metrics.render();
   assert.match(text, /^controller_runtime_reconcile_total\{controller="mirror",result="error"\} 1$/m);
   assert.match(text, /^controller_runtime_reconcile_errors_total\{controller="mirror"\} 1$/m);
@@ -166,7 +168,7 @@ test("leader election: 0 as a standby, 1 while leading, under the lease's name",
 test("each relay has its own registry: two in one process count apart", async () => {
   const a = new Metrics();
   const b = new Metrics();
-  a.inc(`edgeloop_outbox_entries_total{controller="c"}`);
+  a.inc("edgeloop_outbox_entries_total", { controller: "c" });
   b.restClient.request("POST", "h:1", "<error>");
   assert.match(await a.render(), /^edgeloop_outbox_entries_total\{controller="c"\} 1$/m);
   assert.doesNotMatch(await b.render(), /^edgeloop_outbox_entries_total\{/m);
@@ -174,18 +176,14 @@ test("each relay has its own registry: two in one process count apart", async ()
   assert.doesNotMatch(await a.render(), /^rest_client_requests_total\{/m);
 });
 
-test("series strings: label values are unescaped once (the exposition escapes them again); undeclared names and labels are refused", async () => {
-  assert.deepEqual(parseSeries(`edgeloop_relists_total{informer="ConfigMap.v1|a\\"b\\\\c|",reason="forced"}`), {
-    family: "edgeloop_relists_total",
-    labels: { informer: 'ConfigMap.v1|a"b\\c|', reason: "forced" },
-  });
-  assert.deepEqual(parseSeries("edgeloop_queue_depth"), { family: "edgeloop_queue_depth", labels: {} });
-  assert.throws(() => parseSeries("edgeloop_nope_total"), /declared/);
-  assert.throws(() => parseSeries(`edgeloop_relists_total{informer="x",broken}`), /malformed/);
+test("a series is a family and values for its labels: escaped once, by the exposition; undeclared names and labels are refused", async () => {
   const metrics = new Metrics();
-  metrics.inc(`edgeloop_relists_total{informer="a\\"b",reason="forced"}`);
-  assert.match(await metrics.render(), /^edgeloop_relists_total\{informer="a\\"b",reason="forced"\} 1$/m);
-  assert.throws(() => metrics.inc(`edgeloop_relists_total{informer="x",nope="y"}`));
+  metrics.inc("edgeloop_relists_total", { informer: 'ConfigMap.v1|a"b\\c\n|', reason: "forced" });
+  assert.match(await metrics.render(), /^edgeloop_relists_total\{informer="ConfigMap\.v1\|a\\"b\\\\c\\n\|",reason="forced"\} 1$/m);
+  // @ts-expect-error -- not a declared family
+  assert.throws(() => metrics.inc("edgeloop_nope_total", {}), /declared/);
+  // @ts-expect-error -- a label the family does not declare
+  assert.throws(() => metrics.inc("edgeloop_relists_total", { informer: "x", nope: "y" }));
 });
 
 test("rest_client_requests_total counts every KubeClient request by code, method and host; no answer is <error>", async (t) => {

@@ -6,8 +6,7 @@
  * leader election and REST client metrics (docs/adr/0014-metrics.md).
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { splitQueueKey } from "../queue/key.ts";
-import { KUBERNETES_METRICS, RELAY_METRICS, type CounterName, type FamilyName, type GaugeName, type MetricFamily, type Series, type UpstreamName } from "./metric-families.ts";
+import { KUBERNETES_METRICS, RELAY_METRICS, type CounterName, type FamilyName, type GaugeName, type LabelsOf, type MetricFamily, type UpstreamName } from "./metric-families.ts";
 import { RECONCILE_RESULTS, WorkQueueMetrics, type QueueMetricsSink, type ReconcileResult } from "../queue/queue-metrics.ts";
 
 type Labels = Record<string, string>;
@@ -26,12 +25,6 @@ export interface LeaderMetrics {
   leaderOff(name: string): void;
 }
 
-/** A parsed series: the family and its labels. */
-interface ParsedSeries {
-  readonly family: FamilyName;
-  readonly labels: Labels;
-}
-
 /** The relay's metrics: edgeloop's counters, gauges and latency histogram, and the upstream families. */
 export class Metrics {
   /** The registry `/metrics` renders: this relay's alone. */
@@ -43,15 +36,13 @@ export class Metrics {
   /** Sets the leader election gauge. */
   readonly leaderElection: LeaderMetrics;
   readonly #instruments = new Map<AnyFamily, Instrument>();
-  /** Gauges read at scrape time, by family, then by series. */
-  readonly #readers = new Map<FamilyName, Map<string, { labels: Labels; read: () => number }>>();
-  /** Series strings already parsed (their number is bounded by the labels' values). */
-  readonly #parsed = new Map<string, ParsedSeries>();
+  /** Gauges read at scrape time, by family. */
+  readonly #readers = new Map<FamilyName, { labels: Labels; read: () => number }[]>();
 
   /** `now`: the clock of the work queue metrics, in ms (default `performance.now()`; tests pass a fake). */
   constructor(options: { readonly now?: () => number } = {}) {
     for (const [name, family] of Object.entries(RELAY_METRICS) as [FamilyName, MetricFamily][]) this.#declare(name, family, family.type === "gauge" ? this.#collectReaders(name) : undefined);
-    this.workqueue = new WorkQueueMetrics(this.#queueSink(), { nameOf: (key) => splitQueueKey(key).controller, ...(options.now ? { now: options.now } : {}) });
+    this.workqueue = new WorkQueueMetrics(this.#queueSink(), options.now);
     for (const [name, family] of Object.entries(KUBERNETES_METRICS) as [UpstreamName, MetricFamily][]) this.#declare(name, family, this.#collectUpstream(name));
     this.restClient = { request: (method, host, code) => this.#counter("rest_client_requests_total").inc({ code, method, host }) };
     this.leaderElection = {
@@ -65,16 +56,14 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  /** Adds `by` to a counter (name with labels, e.g. `edgeloop_reconciles_total{result="ok"}`). */
-  inc(series: Series<CounterName>, by = 1): void {
-    const { family, labels } = this.#parse(series);
+  /** Adds `by` to one series of a counter: its family and the values of the family's labels (prom-client renders and escapes them). */
+  inc<N extends CounterName>(family: N, labels: LabelsOf<N>, by = 1): void {
     this.#counter(family).inc(labels, by);
   }
 
-  /** A gauge read at scrape time. */
-  gauge(series: Series<GaugeName>, read: () => number): void {
-    const { family, labels } = this.#parse(series);
-    this.#readers.get(family)?.set(series, { labels, read });
+  /** A series of a gauge, read at scrape time. */
+  gauge<N extends GaugeName>(family: N, labels: LabelsOf<N>, read: () => number): void {
+    this.#readers.get(family)?.push({ labels, read });
   }
 
   /** Records one reconcile latency in seconds, by controller (`edgeloop_reconcile_duration_seconds`). */
@@ -95,11 +84,11 @@ export class Metrics {
 
   /** Sets a gauge family's series from their readers, at scrape time. */
   #collectReaders(name: FamilyName): () => void {
-    const readers = new Map<string, { labels: Labels; read: () => number }>();
+    const readers: { labels: Labels; read: () => number }[] = [];
     this.#readers.set(name, readers);
     return () => {
       const gauge = this.#gaugeOf(name);
-      for (const { labels, read } of readers.values()) gauge.set(labels, read());
+      for (const { labels, read } of readers) gauge.set(labels, read());
     };
   }
 
@@ -151,32 +140,4 @@ export class Metrics {
     if (!(instrument instanceof type)) throw new Error(`${name} is not a declared ${type.name.toLowerCase()}`);
     return instrument;
   }
-
-  #parse(series: string): ParsedSeries {
-    const known = this.#parsed.get(series);
-    if (known) return known;
-    const parsed = parseSeries(series);
-    this.#parsed.set(series, parsed);
-    return parsed;
-  }
-}
-
-const SERIES = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?$/s;
-const LABEL = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)/gsy;
-
-/** `name{a="x",b="y"}` as family and labels (values unescaped: prom-client escapes them again). */
-export function parseSeries(series: string): ParsedSeries {
-  const match = SERIES.exec(series);
-  const family = match?.[1];
-  if (!match || !family || !(family in RELAY_METRICS)) throw new Error(`not a series of a declared family: ${series}`);
-  const labels: Labels = {};
-  const body = match[2] ?? "";
-  LABEL.lastIndex = 0;
-  let end = 0;
-  for (let label = LABEL.exec(body); label; label = LABEL.exec(body)) {
-    labels[label[1] ?? ""] = (label[2] ?? "").replace(/\\(.)/gs, (_, c: string) => (c === "n" ? "\n" : c));
-    end = LABEL.lastIndex;
-  }
-  if (end !== body.length) throw new Error(`malformed labels in ${series}`);
-  return { family: family as FamilyName, labels };
 }

@@ -1,18 +1,33 @@
 /**
- * Work queue keys: `controller|parent key` for a snapshot controller's parent, and
- * `controller|*events*` for an events controller's pending batch.
+ * The work queue's keys, as typed values: one parent of a snapshot controller, or the
+ * pending events batch of an events controller. Each carries its `id`, encoded here and
+ * only here (the queue's maps are kept by it); nothing reads a key back from its id.
  */
 
-/** The parent key standing for an events controller's buffered events. */
-export const EVENTS_KEY = "*events*";
-
-/** The queue key of one controller's parent key (or {@link EVENTS_KEY}). */
-export function queueKey(controller: string, key: string): string {
-  return `${controller}|${key}`;
+/** One parent (its `namespace/name` key, or `name` when cluster-scoped) of a snapshot controller. */
+export interface ParentQueueKey {
+  readonly delivery: "snapshot";
+  readonly controller: string;
+  readonly parent: string;
+  readonly id: string;
 }
 
-/** Splits a queue key into controller name and parent key. */
-export function splitQueueKey(queued: string): { controller: string; key: string } {
-  const bar = queued.indexOf("|");
-  return { controller: queued.slice(0, bar), key: queued.slice(bar + 1) };
+/** The buffered watch events of an events controller. */
+export interface EventsQueueKey {
+  readonly delivery: "events";
+  readonly controller: string;
+  readonly id: string;
+}
+
+/** A work queue key. */
+export type QueueKey = ParentQueueKey | EventsQueueKey;
+
+/** The key of one parent of `controller`. */
+export function parentQueueKey(controller: string, parent: string): ParentQueueKey {
+  return { delivery: "snapshot", controller, parent, id: `${controller}|${parent}` };
+}
+
+/** The key of `controller`'s buffered events (no parent key has a `*`). */
+export function eventsQueueKey(controller: string): EventsQueueKey {
+  return { delivery: "events", controller, id: `${controller}|*events*` };
 }

@@ -1,6 +1,8 @@
 /**
- * The status writes this relay's reconcile plans made, so that their watch echoes wake
- * nobody (ADR 0018). A reconcile writes its parent's status from the snapshot it was
+ * The echo filter of the route stage: the status writes this relay's reconcile plans
+ * made, so that their watch echoes wake nobody (ADR 0018). The applier tells it of each
+ * write as an {@link ApplyListener} (the engine hands it in; the apply stage knows no
+ * router); the router asks it about each MODIFIED event of a parent. A reconcile writes its parent's status from the snapshot it was
  * given; the MODIFIED event that write causes carries nothing the controller did not
  * decide itself, yet it made every Sedna self-heal cost one reconcile more (a snapshot
  * built, signed, sent, verified, reconciled to an empty plan). The echo is recognised by
@@ -10,7 +12,8 @@
  * flight (the API server's watch event may reach the relay before its answer does).
  */
 import { isDeepStrictEqual } from "node:util";
-import type { KubeObject, ObjectRef } from "../../protocol/index.ts";
+import type { Action, KubeObject, ObjectRef } from "../../protocol/index.ts";
+import type { ApplyListener, ApplyTarget } from "../apply/listener.ts";
 
 /** How many answered writes are remembered (the oldest are forgotten first). */
 const DEFAULT_LIMIT = 10_000;
@@ -18,8 +21,8 @@ const DEFAULT_LIMIT = 10_000;
 /** The metadata every write moves: a change of these alone is no change. */
 const MOVED_BY_ANY_WRITE = new Set(["resourceVersion", "managedFields"]);
 
-/** Status writes in flight and answered, by object. */
-export class OwnStatusWrites {
+/** Status writes of reconcile plans (a target with a queue key) in flight and answered, by object. */
+export class OwnStatusWrites implements ApplyListener {
   readonly #inFlight = new Map<string, number>();
   /** Object identity → the resourceVersion our write's answer carried (insertion order = age). */
   readonly #answered = new Map<string, string>();
@@ -29,20 +32,22 @@ export class OwnStatusWrites {
     this.#limit = limit;
   }
 
-  /** A status write of `target` is being sent; call the returned function with its answer (none when it failed). */
-  sending(target: ObjectRef): (answer: KubeObject | undefined) => void {
-    const id = identityOf(target);
+  /** A status write of a reconcile's plan is being sent. */
+  sending(action: Action, target: ApplyTarget): void {
+    if (action.type !== "status" || target.key === undefined) return;
+    const id = identityOf(action.target);
     this.#inFlight.set(id, (this.#inFlight.get(id) ?? 0) + 1);
-    let settled = false;
-    return (answer) => {
-      if (settled) return;
-      settled = true;
-      const left = (this.#inFlight.get(id) ?? 1) - 1;
-      if (left > 0) this.#inFlight.set(id, left);
-      else this.#inFlight.delete(id);
-      const resourceVersion = answer?.metadata?.resourceVersion;
-      if (resourceVersion !== undefined) this.#remember(id, resourceVersion);
-    };
+  }
+
+  /** Its answer (none when it failed): the resourceVersion its echo will carry. */
+  settled(action: Action, answer: KubeObject | undefined, target: ApplyTarget): void {
+    if (action.type !== "status" || target.key === undefined) return;
+    const id = identityOf(action.target);
+    const left = (this.#inFlight.get(id) ?? 1) - 1;
+    if (left > 0) this.#inFlight.set(id, left);
+    else this.#inFlight.delete(id);
+    const resourceVersion = answer?.metadata?.resourceVersion;
+    if (resourceVersion !== undefined) this.#remember(id, resourceVersion);
   }
 
   /**

@@ -1,3 +1,7 @@
+/**
+ * A cache over a fake API server: its informer lists and watches (`watch/informer.ts`),
+ * relists and resumes; the cache holds, counts and passes on each change.
+ */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createServer, type ServerResponse } from "node:http";
@@ -5,40 +9,9 @@ import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { Cache, isTooLargeResourceVersion, relistChanges, relistReason, watchTimeoutSeconds, type CacheEvents } from "./cache.ts";
-
-test("a 504 with the ResourceVersionTooLarge cause (or its message) is a too-large resourceVersion; other errors are not", () => {
-  assert.ok(isTooLargeResourceVersion({ code: 504, reason: "Timeout", details: { causes: [{ reason: "ResourceVersionTooLarge" }] } }));
-  assert.ok(isTooLargeResourceVersion({ code: 504, message: "Timeout: Too large resource version: 15000, current: 100" }));
-  assert.ok(!isTooLargeResourceVersion({ code: 504, message: "Timeout: request did not complete" }));
-  assert.ok(!isTooLargeResourceVersion({ code: 410, reason: "Expired" }));
-  assert.ok(!isTooLargeResourceVersion(null));
-});
-
-test("a relist whose list is behind what was seen is a rollback, unless the server said too-large", () => {
-  assert.equal(relistReason("expired", 100, 14_681), "rollback");
-  assert.equal(relistReason("forced", 100, 14_681), "rollback");
-  assert.equal(relistReason(undefined, 100, 14_681), "rollback");
-  assert.equal(relistReason("too-large", 100, 14_681), "too-large");
-  assert.equal(relistReason("expired", 15_000, 14_681), "expired");
-  assert.equal(relistReason("forced", undefined, 14_681), "forced", "an opaque resourceVersion is not compared");
-  assert.equal(relistReason(undefined, 15_000, 14_681), "expired");
-});
-
-test("a relist's changes: what the list lacks vanished (last known state), a new uid under an old name was replaced", () => {
-  const cm = (name: string, uid: string, rv = "1"): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "ns", name, uid, resourceVersion: rv } }) as KubeObject;
-  const { vanished, replaced } = relistChanges([cm("kept", "u1"), cm("gone", "u2", "7"), cm("again", "u3")], [cm("kept", "u1", "2"), cm("again", "u9"), cm("new", "u4")]);
-  assert.deepEqual([...vanished.keys()], ["ns/gone"]);
-  assert.equal(vanished.get("ns/gone")?.metadata.resourceVersion, "7", "the state the cache held");
-  assert.deepEqual([...replaced.keys()], ["ns/again"]);
-  assert.equal(replaced.get("ns/again")?.metadata.uid, "u3", "the old object, to be delivered as deleted");
-});
-
-test("a watch's server-side timeout spreads between one and two silence bounds, as client-go's does", () => {
-  assert.equal(watchTimeoutSeconds(300, 0), 300);
-  assert.equal(watchTimeoutSeconds(300, 0.999), 600);
-  assert.equal(watchTimeoutSeconds(0.2, 0), 1, "at least a second");
-});
+import type { RestartReason, WatchReporter } from "../watch/informer.ts";
+import type { RelistCounts, RelistReason } from "../watch/relist.ts";
+import { Cache, type CacheSubscriber } from "./cache.ts";
 
 /** A fake API server of ConfigMaps: lists answered by the test, each watch request served by the next scripted behaviour. */
 /** A list response. */
@@ -104,18 +77,37 @@ interface Seen {
   readonly errors: unknown[];
 }
 
-function recorder(): { seen: Seen; events: CacheEvents } {
-  const seen: Seen = { events: [], resyncs: [], restarts: [], errors: [] };
-  return {
-    seen,
-    events: {
-      onEvent: (type, object, initial, previous) =>
-        seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}${previous ? ` was rv=${previous.metadata.resourceVersion ?? ""}` : ""}`),
-      onResync: (reason, changes) => seen.resyncs.push(`${reason} deleted=${changes.deleted} recreated=${changes.recreated}`),
-      onRestart: (reason) => seen.restarts.push(reason),
-      onError: (error) => seen.errors.push(error),
-    },
-  };
+/** A cache's subscriber and its informer's reporter, writing down what they are told. */
+class Recorder implements CacheSubscriber, WatchReporter {
+  readonly seen: Seen = { events: [], resyncs: [], restarts: [], errors: [] };
+
+  added(_cache: Cache, object: KubeObject, initial: boolean): void {
+    this.#event("ADDED", object, initial, undefined);
+  }
+
+  modified(_cache: Cache, object: KubeObject, previous: KubeObject | undefined, initial: boolean): void {
+    this.#event("MODIFIED", object, initial, previous);
+  }
+
+  deleted(_cache: Cache, object: KubeObject, initial: boolean): void {
+    this.#event("DELETED", object, initial, undefined);
+  }
+
+  relisted(_informer: string, reason: RelistReason, changes: RelistCounts): void {
+    this.seen.resyncs.push(`${reason} deleted=${changes.deleted} recreated=${changes.recreated}`);
+  }
+
+  restarted(_informer: string, reason: RestartReason): void {
+    this.seen.restarts.push(reason);
+  }
+
+  failed(_informer: string, error: unknown): void {
+    this.seen.errors.push(error);
+  }
+
+  #event(type: string, object: KubeObject, initial: boolean, previous: KubeObject | undefined): void {
+    this.seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}${previous ? ` was rv=${previous.metadata.resourceVersion ?? ""}` : ""}`);
+  }
 }
 
 test("a relist delivers deletions it missed with their last state, a recreated object as deleted then added, and nothing for what did not change", async () => {
@@ -130,10 +122,11 @@ test("a relist delivers deletions it missed with their last state, a recreated o
     ],
     [gone],
   );
-  const cache = new Cache(CM);
-  const { seen, events } = recorder();
+  const recorder = new Recorder();
+  const { seen } = recorder;
+  const cache = new Cache(CM, recorder);
   try {
-    await cache.start(api.kc, api.client, events);
+    await cache.start(api.kc, api.client, recorder);
     await eventually("the relist", () => seen.resyncs.length === 1);
     assert.deepEqual(seen.resyncs, ["expired deleted=1 recreated=1"]);
     assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16 was rv=6", "ADDED new uid=u4 rv=17"]);
@@ -164,10 +157,11 @@ test("a silent watch is ended after the silence bound and resumed from its resou
     response.on("close", () => clearInterval(timer));
   };
   const api = await fakeApiServer([list("5", [configMap("a", "u1", "5")])], [(response) => response.writeHead(200, { "content-type": "application/json" }).flushHeaders(), bookmarks]);
-  const cache = new Cache(CM, undefined, { silenceSeconds: 1 });
-  const { seen, events } = recorder();
+  const recorder = new Recorder();
+  const { seen } = recorder;
+  const cache = new Cache(CM, recorder, undefined, { silenceSeconds: 1 });
   try {
-    await cache.start(api.kc, api.client, events);
+    await cache.start(api.kc, api.client, recorder);
     await eventually("the silent watch to be restarted", () => api.watchQueries.length >= 2);
     assert.deepEqual(seen.restarts, ["silent"]);
     assert.equal(api.watchQueries[1]?.get("resourceVersion"), "5", "resumed where it was");
@@ -191,10 +185,11 @@ test("a watched change comes with the state it replaced (a child moved between p
     response.write(`${JSON.stringify({ type: "MODIFIED", object: configMap("a", "u1", "7", { moved: "yes" }) })}\n`);
   };
   const api = await fakeApiServer([list("5", [configMap("a", "u1", "3")])], [modified]);
-  const cache = new Cache(CM);
-  const { seen, events } = recorder();
+  const recorder = new Recorder();
+  const { seen } = recorder;
+  const cache = new Cache(CM, recorder);
   try {
-    await cache.start(api.kc, api.client, events);
+    await cache.start(api.kc, api.client, recorder);
     await eventually("the change", () => seen.events.some((e) => e.startsWith("MODIFIED")));
     assert.deepEqual(seen.events, ["initial ADDED a uid=u1 rv=3", "MODIFIED a uid=u1 rv=7 was rv=3"]);
   } finally {

@@ -1,27 +1,20 @@
 /**
- * The informers the manifest asks for: one cache per kind and selectors, however many
+ * The caches the manifest asks for: one cache per kind and selectors, however many
  * controllers watch it (a label-selected watch of a kind also listed unfiltered shares
- * that one cache, through a view: `watch/sharing.ts`), each keeping only the projection
- * its watches declare (`watch/projection.ts`), started and stopped as the manifest changes, each indexing the
- * field paths and labels its watches map by, and (a controller's parents) the paths its
+ * that one cache, through a view: `./sharing.ts`), each keeping only the projection its
+ * watches declare (`./projection.ts`), started and stopped as the manifest changes, each
+ * indexing the field paths and labels its watches map by, and (a controller's parents) the paths its
  * controller's `reference` mappings read, so that a referenced object finds its parents
  * by an index lookup, not a scan of every parent.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { ControllerManifest, Manifest, TypeRef, Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { Cache, cacheId, type CacheEvents, type CacheOptions, type RestartReason } from "./cache.ts";
 import { fieldsOf } from "../../protocol/snapshot/fields.ts";
+import type { InformerOptions, WatchReporter } from "../watch/informer.ts";
+import { Cache, cacheId, type CacheSubscriber } from "./cache.ts";
 import { Projection, type ProjectionRule } from "./projection.ts";
 import { SelectedView, servingCacheId } from "./sharing.ts";
-
-/** What the informers report, with the cache that saw it. */
-export interface InformerEvents {
-  onEvent(cache: Cache, ...event: Parameters<CacheEvents["onEvent"]>): void;
-  onResync(id: string, ...relist: Parameters<CacheEvents["onResync"]>): void;
-  onRestart(id: string, reason: RestartReason): void;
-  onError(id: string, error: unknown): void;
-}
 
 /** What one cache serves: a watch to create it from, the field paths to index, what it keeps of each object. */
 interface Wanted {
@@ -72,26 +65,37 @@ export function referencePaths(controller: ControllerManifest): string[] {
 }
 
 /** The caches of the manifest in use. */
-export class Informers {
+export class Caches {
   readonly #kubeconfig: KubeConfig;
   readonly #client: KubeClient;
-  readonly #events: InformerEvents;
+  #subscriber: CacheSubscriber | undefined;
+  readonly #reporter: WatchReporter;
   readonly #caches = new Map<string, Cache>();
   /** The projection signature each running cache was started with. */
   readonly #projections = new Map<string, string>();
   /** The views of shared caches, by cache and label selector. */
   readonly #views = new Map<string, SelectedView>();
 
-  readonly #options: CacheOptions;
+  readonly #options: InformerOptions;
 
-  constructor(kubeconfig: KubeConfig, client: KubeClient, events: InformerEvents, options: CacheOptions = {}) {
+  /** Each informer's reports go to `reporter`. */
+  constructor(kubeconfig: KubeConfig, client: KubeClient, reporter: WatchReporter, options: InformerOptions = {}) {
     this.#kubeconfig = kubeconfig;
     this.#client = client;
-    this.#events = events;
+    this.#reporter = reporter;
     this.#options = options;
   }
 
-  /** How many informers run. */
+  /**
+   * Sends every cache's changes to `subscriber` (the router), before any cache starts.
+   * Not a constructor argument: the router reads these caches (a reference's parents, a
+   * resync's list), so one of the two is made first.
+   */
+  subscribe(subscriber: CacheSubscriber): void {
+    this.#subscriber = subscriber;
+  }
+
+  /** How many caches (informers) run. */
   get size(): number {
     return this.#caches.size;
   }
@@ -180,17 +184,13 @@ export class Informers {
   }
 
   #start(id: string, watch: Watch, fieldPaths: Iterable<string>, labels: Iterable<string>, rules: readonly ProjectionRule[]): Promise<void> {
-    const cache = new Cache(watch, new Projection(rules), this.#options);
+    if (!this.#subscriber) throw new Error("caches started before their subscriber was given");
+    const cache = new Cache(watch, this.#subscriber, new Projection(rules), this.#options);
     this.#projections.set(id, signature(rules));
     // Indexed before the first list, so that list is filed as it arrives.
     cache.indexFields(fieldPaths);
     cache.indexLabels(labels);
     this.#caches.set(id, cache);
-    return cache.start(this.#kubeconfig, this.#client, {
-      onEvent: (type, object, initial, previous) => this.#events.onEvent(cache, type, object, initial, previous),
-      onResync: (reason, changes) => this.#events.onResync(id, reason, changes),
-      onRestart: (reason) => this.#events.onRestart(id, reason),
-      onError: (error) => this.#events.onError(id, error),
-    });
+    return cache.start(this.#kubeconfig, this.#client, this.#reporter);
   }
 }

@@ -12,6 +12,7 @@
  */
 import { ALWAYS_KEPT, pathTree, projectValue, type PathTree } from "../../protocol/snapshot/path-tree.ts";
 import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
+import type { ObjectTransform } from "../watch/transform.ts";
 
 /** One watch's need: the objects it selects (a label selector string; absent: all) and their fields (absent: whole). */
 export interface ProjectionRule {
@@ -67,8 +68,8 @@ interface CompiledRule {
   readonly fields: readonly string[] | undefined;
 }
 
-/** The projection of one cache. */
-export class Projection {
+/** The projection of one cache: the transform its informer applies to each object before storing it. */
+export class Projection implements ObjectTransform {
   readonly #rules: readonly CompiledRule[];
   /** Trees by the set of matching rules (few distinct sets: memoized). */
   readonly #trees = new Map<string, PathTree | undefined>();

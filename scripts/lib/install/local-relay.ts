@@ -13,9 +13,9 @@ import { writeFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
 import { crdsOf } from "../../../functions/kit/crd/generate.ts";
 import { createRegistry } from "../../../functions/registry.ts";
-import type { KubeObject, Manifest } from "../../../protocol/index.ts";
+import { StatusError, type KubeObject, type Manifest } from "../../../protocol/index.ts";
 import type { Logger } from "../../../cli/log.ts";
-import { KubeClient, KubeError } from "../../../relay/kube/client.ts";
+import { KubeClient } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
 import { loadControllers } from "../controllers.ts";
 import { LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
@@ -86,7 +86,7 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
 /** An apply that failed, naming the object and carrying the server's message (or why the server was not reached). */
 function refused(object: KubeObject, error: unknown): InstallError {
   const name = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata.name ?? ""}`;
-  return new InstallError(error instanceof KubeError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
+  return new InstallError(error instanceof StatusError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
 }
 
 /** Polls `check` until it answers (a condition of the API server, not a timing guess), or throws `timeout()`'s message. */

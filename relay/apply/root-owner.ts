@@ -4,8 +4,8 @@
  * `MAX_OWNER_DEPTH` levels, as Kubernetes' garbage collector reads the same references
  * downwards. Deleting the root (a Job) then removes its pods through the collector.
  */
-import { MAX_OWNER_DEPTH, type KubeObject, type ObjectRef } from "../protocol/index.ts";
-import { KubeError, type KubeClient } from "./kube/client.ts";
+import { MAX_OWNER_DEPTH, StatusError, type KubeObject, type ObjectRef } from "../../protocol/index.ts";
+import type { KubeClient } from "../kube/client.ts";
 
 /** The object to delete in place of `target`: its highest owner that still exists (the target itself when it has none). */
 export async function rootOwner(client: Pick<KubeClient, "path" | "request">, target: ObjectRef): Promise<ObjectRef> {
@@ -29,7 +29,7 @@ async function found(client: Pick<KubeClient, "path" | "request">, ref: ObjectRe
   try {
     return (await client.request("GET", await client.path(ref, ref.namespace, ref.name))) as KubeObject;
   } catch (error) {
-    if (error instanceof KubeError && (error.status === 404 || error.status === 403)) return undefined;
+    if (error instanceof StatusError && (error.status === 404 || error.status === 403)) return undefined;
     throw error;
   }
 }
