@@ -1,9 +1,10 @@
 /**
- * What each Durable Object answers over RPC, as plain interfaces: the Worker's routes and
- * the controllers call objects through these, and each class implements its own (the
- * compiler checks both sides). No runtime imports, so Node-side code may read them too.
+ * What each of the floor's Durable Objects answers over RPC, as plain interfaces: the
+ * Worker's routes and the controllers call objects through these, and each class
+ * implements its own (the compiler checks both sides). No runtime imports, so Node-side
+ * code may read them too. A family's object has its contract in the family's folder.
  */
-import type { EventBatch, GangRow, OutboxBatch, Plan } from "../protocol/index.ts";
+import type { OutboxBatch, Plan } from "../protocol/index.ts";
 
 /** One claim of a batch: `key` held for `ttlSeconds` when granted. */
 export interface ClaimRequest {
@@ -22,13 +23,12 @@ export type ClaimsAnswer = { readonly replayed: true } | { readonly replayed: fa
 
 /** The recreated-pods ledger (one object per namespace). */
 export interface LedgerContract {
-  /** True for the first claim of `key` until `ttlSeconds` pass; false for repeats. */
-  claim(key: string, ttlSeconds: number): Promise<boolean>;
   /**
-   * Every claim of one plan at once, each answered as `claim` would in turn (a key twice
-   * in the batch: the second is refused). With `once`, the request's signature is
-   * checked and recorded in the same write: a signature seen before refuses the whole
-   * batch (`replayed`) and grants nothing.
+   * Every claim of one plan at once, answered in order: a claim is granted (true) when its
+   * key is free or its claim expired, and the key is then held for its `ttlSeconds`; a
+   * key held (or twice in the batch: the second) is refused. With `once`, the request's
+   * signature is checked and recorded in the same write: a signature seen before refuses
+   * the whole batch (`replayed`) and grants nothing.
    */
   claimAll(claims: readonly ClaimRequest[], once?: SignatureOnce): Promise<ClaimsAnswer>;
   /** Drops the claim of `key` (its action was not applied); true when one was held. */
@@ -38,7 +38,7 @@ export interface LedgerContract {
    * (`value` itself for the first caller). `release(key)` drops it too.
    */
   remember(key: string, ttlSeconds: number, value: string): Promise<string>;
-  /** Claims held (expired ones not swept yet included). */
+  /** Claims and remembered values held (expired ones not swept yet included). */
   size(): Promise<number>;
 }
 
@@ -58,15 +58,4 @@ export interface ReplayContract {
   first(signature: string, expiresAt: number): Promise<boolean>;
   /** Signatures held. */
   size(): Promise<number>;
-}
-
-/**
- * The gang scheduler's queue (one object per cluster; the class is the gang family's own,
- * `functions/controllers/gang/durable.ts`, ADR 0012).
- */
-export interface GangQueueContract {
-  /** Takes an events batch of pods and nodes; answers the plan of the pass it allows (binds, Events, statuses). */
-  apply(batch: EventBatch): Promise<Plan>;
-  /** One row per group, as of `nowMs`. */
-  groups(nowMs: number): Promise<GangRow[]>;
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ReplayContract } from "./contracts.ts";
+import { SeenSignatures } from "./signatures.ts";
 
 /** How often expired signatures are swept while any are held. */
 const SWEEP_MS = 60_000;
@@ -11,20 +12,19 @@ const SWEEP_MS = 60_000;
  * sees every request.
  */
 export class ReplayGuard extends DurableObject<Record<string, unknown>> implements ReplayContract {
+  readonly #seen: SeenSignatures;
   /** Whether a sweep is known to be scheduled (saves a storage read per request). */
   #sweepArmed = false;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS seen (signature TEXT PRIMARY KEY, expires INTEGER NOT NULL)");
+    this.#seen = new SeenSignatures(ctx.storage.sql);
   }
 
   /** True the first time `signature` arrives (it is then held until `expiresAt`, ms); false for a repeat. */
   async first(signature: string, expiresAt: number): Promise<boolean> {
     const now = Date.now();
-    const held = this.ctx.storage.sql.exec<{ expires: number }>("SELECT expires FROM seen WHERE signature = ?", signature).toArray()[0];
-    if (held && held.expires > now) return false;
-    this.ctx.storage.sql.exec("INSERT INTO seen (signature, expires) VALUES (?, ?) ON CONFLICT (signature) DO UPDATE SET expires = excluded.expires", signature, expiresAt);
+    if (!this.#seen.first(signature, expiresAt, now)) return false;
     if (!this.#sweepArmed) await this.#armSweep(now);
     return true;
   }
@@ -36,15 +36,14 @@ export class ReplayGuard extends DurableObject<Record<string, unknown>> implemen
 
   /** Signatures held (expired ones not swept yet included). */
   async size(): Promise<number> {
-    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM seen").one().n;
+    return this.#seen.count();
   }
 
   /** Forgets expired signatures; re-arms while any remain. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.ctx.storage.sql.exec("DELETE FROM seen WHERE expires <= ?", now);
-    const left = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM seen").one().n;
+    this.#seen.sweep(now);
     this.#sweepArmed = false;
-    if (left > 0) await this.#armSweep(now);
+    if (this.#seen.count() > 0) await this.#armSweep(now);
   }
 }

@@ -27,10 +27,6 @@ function guardReplays(deps: WorkerDeps, request: Request): WorkerDeps {
   return {
     ...deps,
     ledger: {
-      claim: async (namespace, key, ttlSeconds) => {
-        await once();
-        return deps.ledger.claim(namespace, key, ttlSeconds);
-      },
       claimAll: async (namespace, claims) => {
         if (checked) {
           await checked;

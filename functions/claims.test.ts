@@ -17,10 +17,6 @@ function fakeLedger(replayed = false): LedgerClient & { calls: { namespace: stri
   return {
     calls,
     claimAll,
-    claim: async (namespace, key, ttlSeconds) => {
-      const answer = await claimAll(namespace, [{ key, ttlSeconds }]);
-      return !answer.replayed && answer.granted[0] === true;
-    },
     remember: (_namespace, _key, _ttl, value) => Promise.resolve(value),
     release: () => Promise.resolve(false),
   };
@@ -32,7 +28,7 @@ const create = (name: string, key?: string): Decided => ({ type: "create", objec
 
 test("every claim of a plan goes to the namespace's ledger in one call; refused actions are dropped, the others kept in order with their release tokens", async () => {
   const ledger = fakeLedger();
-  await ledger.claim("ns", "taken", 5);
+  await ledger.claimAll("ns", [{ key: "taken", ttlSeconds: 5 }]);
   ledger.calls.length = 0;
   const plan = await resolveClaims({ actions: [create("a", "k1"), event("a made", "k1#event"), create("b", "taken"), event("plain"), create("c")] }, "ns/parent", ledger);
   assert.deepEqual(ledger.calls, [{ namespace: "ns", keys: ["k1", "k1#event", "taken"] }]);

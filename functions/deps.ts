@@ -1,12 +1,9 @@
 import type { ClaimRequest, ClaimsAnswer, SignatureOnce } from "../durable/contracts.ts";
-import type { DurableObjectBinding, DurableObjectContracts } from "../durable/table.ts";
 import type { OutboxBatch } from "../protocol/index.ts";
-import type { ControllerSettings } from "./kit/controller.ts";
+import type { ControllerSettings, DurableContext } from "./kit/controller.ts";
 
 /** The RecreationLedger as the routes see it (one ledger object per namespace). */
 export interface LedgerClient {
-  /** True for the first claim of `key` in `namespace` until `ttlSeconds` pass. */
-  claim(namespace: string | undefined, key: string, ttlSeconds: number): Promise<boolean>;
   /**
    * Every claim of one plan in `namespace` in one call (and one write), answered in order;
    * with `once`, the request's replay check rides on the same write (see `LedgerContract`).
@@ -32,8 +29,8 @@ export interface OutboxClient {
   read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
 }
 
-/** Reaches the object `name` of a binding declared in `durable/table.ts`, typed by its contract. */
-export type DurableObjects = <B extends DurableObjectBinding>(binding: B, name: string) => DurableObjectContracts[B];
+/** Reaches the object `name` of a declared Durable Object, typed by its contract (the floor's or a family's). */
+export type DurableObjects = DurableContext["durableObject"];
 
 /**
  * Everything the routes need from the runtime, resolved once per request from the
@@ -47,7 +44,7 @@ export interface WorkerDeps {
   readonly ledger: LedgerClient;
   readonly outbox: OutboxClient;
   readonly replay: ReplayClient;
-  /** Every Durable Object of the table (what `events` controllers reach through their context). */
+  /** Every declared Durable Object (what controllers reach through their context). */
   readonly durableObject: DurableObjects;
   /**
    * Refuses (401) a request whose signature was seen before: awaited before the request

@@ -5,7 +5,7 @@ import { Timestamp } from "./reconcile.ts";
 import { RelatedObjects } from "./related.ts";
 
 /**
- * An HTTP API a controller serves to the cluster (NerveX's replicas API is one): the
+ * An HTTP API a controller serves to the cluster (one a training job's pods call): the
  * relay's TLS front answers every method under `pathPrefix` by forwarding the request,
  * signed, to `POST /v1/api/{name}`, applying the actions of the answer, then replying.
  */

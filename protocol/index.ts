@@ -17,7 +17,6 @@ export * from "./permissions.ts";
 export * from "./manifest.ts";
 export * from "./admission.ts";
 export * from "./api.ts";
-export * from "./gangs.ts";
 export * from "./outbox.ts";
 export * from "./errors.ts";
 export * from "./signing.ts";

@@ -25,8 +25,8 @@ export const Watch = z.object({
   batchMilliseconds: z.number().int().min(0).max(10_000).optional(),
   /**
    * Deletions of this kind wait out `batchMilliseconds` too: for a controller that
-   * replaces nothing when one goes (edge autonomy, keyed by Node, has nothing to do for a
-   * pod that is gone), so that a node's pods deleted one by one are one reconcile of its
+   * replaces nothing when one goes (a controller keyed by Node that marks its pods has
+   * nothing to do for a pod that is gone), so that a node's pods deleted one by one are one reconcile of its
    * snapshot, not one each.
    */
   batchDeletions: z.boolean().optional(),

@@ -109,7 +109,7 @@ export type TypeRef = z.infer<typeof TypeRef>;
 
 /**
  * The key children/related maps use for a kind: `Kind.apiVersion`,
- * e.g. `Pod.v1`, `Deployment.apps/v1`, `Model.sedna.io/v1alpha1`.
+ * e.g. `Pod.v1`, `Deployment.apps/v1`, `Widget.example.com/v1alpha1`.
  */
 export const KindKey = z.string().regex(/^[A-Z][A-Za-z0-9]*\.[a-z0-9.-]*\/?[a-z0-9]+$/, "expected Kind.apiVersion, e.g. Pod.v1");
 export type KindKey = z.infer<typeof KindKey>;

@@ -12,15 +12,15 @@ import { z } from "zod";
  * - `get`: get of one object by name (the relay reads a delete's root owners so).
  * - `write`: create, patch, delete of the object itself (`update` only on `<kind>/finalizers`, for blockOwnerDeletion).
  * - `status`: patch of its `status` subresource only (the relay never reads `/status`).
- * - `create`, `patch`, `delete`: that one verb only (`pods/binding` is created; edge
- *   autonomy patches Nodes and never creates or deletes one; a deadline deletes Jobs).
+ * - `create`, `patch`, `delete`: that one verb only (`pods/binding` is created; a
+ *   controller that marks Nodes patches them and never creates or deletes one).
  */
 export const Access = z.enum(["read", "get", "write", "status", "create", "patch", "delete"]);
 export type Access = z.infer<typeof Access>;
 
 /** What a controller may do to one resource. */
 export const Permission = z.object({
-  /** The API group: "" for the core group (pods, services), `apps`, `sedna.io`. */
+  /** The API group: "" for the core group (pods, services), `apps`, `example.com`. */
   group: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$/, "expected an API group such as apps, or \"\" for core"),
   /** The plural resource, or resource/subresource (`pods/binding`). */
   resource: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z]+)?$/, "expected a plural resource such as pods, or pods/binding"),

@@ -18,7 +18,7 @@ import { FieldPath } from "./paths.ts";
  *   `{ query, body }`, e.g. `query.name`). Namespaced kinds are looked up in the
  *   request's namespace.
  * - `named`: only these objects, whatever the request (a configuration object at a
- *   fixed place, such as NerveX's `nervex-system/aggregator-config`).
+ *   fixed place, such as a controller's configuration in its own namespace).
  * - `sharingLabels`: only objects whose labels equal, at each of `labels`, those of an
  *   object of `kind` (default: this kind) named at one of `namedBy` in the request's
  *   namespace: the pods of the job whose coordinator the request names.

@@ -8,7 +8,7 @@ import { LeaderElector, type LeaderOptions } from "./ops/leader.ts";
 import { RelayEngine } from "./engine.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
 
-/** Relay settings (see relay/config.ts for their parsing and defaults). */
+/** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
 export interface RelayOptions {
   readonly workerUrl: string;
   readonly secret: string;

@@ -1,25 +1,20 @@
-/** `npm run build:worker`: bundles the Worker and its controllers into dist/worker.js. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+/** `npm run build:worker`: bundles the Worker and its controllers into dist/worker.js, with its deploy configuration beside it. */
 import { z } from "zod";
 import { cli } from "../cli/args.ts";
 import { scriptLogger } from "../cli/log.ts";
-import { bundleWorker } from "./lib/bundle.ts";
-import { ROOT } from "./lib/controllers.ts";
+import { writeWorkerBuild } from "./lib/worker-build.ts";
 
 const HELP = `usage: npm run build:worker -- [--minify] [--controllers DIR]... [--help]
 
 Bundles functions/worker.ts and every controller.ts one or two folders below
-functions/controllers/ (and below each --controllers DIR) into dist/worker.js, the file
-wrangler.jsonc deploys.
+functions/controllers/ (and below each --controllers DIR) into dist/worker.js, and writes
+dist/wrangler.json beside it: wrangler.jsonc plus every controller family's Durable
+Objects, migrations and variables (their bindings.ts), what \`npm run deploy\` deploys.
 
   --minify            minify the bundle (npm run deploy ships it minified)
   --controllers DIR   also bundle the controllers below DIR (repeatable)`;
 
 const Flags = z.object({ minify: z.boolean().default(false), controllers: z.array(z.string().min(1)).default([]) });
 const flags = cli({ name: "build:worker", help: HELP, options: { minify: { type: "boolean" }, controllers: { type: "string", multiple: true } }, schema: Flags });
-const script = await bundleWorker({ minify: flags.minify, extraControllerDirs: flags.controllers });
-mkdirSync(join(ROOT, "dist"), { recursive: true });
-const out = join(ROOT, "dist/worker.js");
-writeFileSync(out, script);
-scriptLogger("build:worker")("info", "built", { file: out, bytes: Buffer.byteLength(script) });
+const build = await writeWorkerBuild({ minify: flags.minify, extraControllerDirs: flags.controllers });
+scriptLogger("build:worker")("info", "built", { file: build.scriptFile, bytes: Buffer.byteLength(build.script), config: build.configFile });

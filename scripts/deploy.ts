@@ -1,19 +1,21 @@
 /** `npm run deploy -- [--dry-run]`: bundles the Worker and publishes it with wrangler. */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { z } from "zod";
 import { cli } from "../cli/args.ts";
 import { scriptLogger } from "../cli/log.ts";
-import { bundleWorker } from "./lib/bundle.ts";
 import { ROOT } from "./lib/controllers.ts";
+import { writeWorkerBuild } from "./lib/worker-build.ts";
 
 const HELP = `usage: npm run deploy -- [--dry-run] [--help]
 
-Bundles the Worker (functions/ and every controller folder) into dist/worker.js and runs
-\`wrangler deploy\` with wrangler.jsonc. Needs CLOUDFLARE_API_TOKEN (or \`wrangler login\`)
-and the secret set once: \`npx wrangler secret put EDGELOOP_SECRET\`.
+Bundles the Worker (functions/ and every controller folder) into dist/worker.js, writes
+dist/wrangler.json (wrangler.jsonc plus every controller family's Durable Objects,
+migrations and variables) and runs \`wrangler deploy\` with it. Needs
+CLOUDFLARE_API_TOKEN (or \`wrangler login\`) and the secret set once:
+\`npx wrangler secret put EDGELOOP_SECRET\`.
 
   --dry-run   build everything offline (wrangler deploy --dry-run) and report the
               bundle's size; nothing is uploaded`;
@@ -22,11 +24,9 @@ const Flags = z.object({ "dry-run": z.boolean().default(false) });
 const flags = cli({ name: "deploy", help: HELP, options: { "dry-run": { type: "boolean" } }, schema: Flags });
 
 async function deploy(dryRun: boolean): Promise<number> {
-  const script = await bundleWorker({ minify: true });
-  mkdirSync(join(ROOT, "dist"), { recursive: true });
-  writeFileSync(join(ROOT, "dist/worker.js"), script);
+  const { script, configFile } = await writeWorkerBuild({ minify: true });
   const outdir = join(ROOT, "dist/deploy");
-  const args = ["wrangler", "deploy", ...(dryRun ? ["--dry-run", "--outdir", outdir] : [])];
+  const args = ["wrangler", "deploy", "--config", configFile, ...(dryRun ? ["--dry-run", "--outdir", outdir] : [])];
   const result = spawnSync("npx", args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
   if (result.status !== 0) {
     console.error(`deploy: wrangler deploy failed (exit ${String(result.status)})`);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test, type TestContext } from "node:test";
-import type { GangList } from "../protocol/gangs.ts";
+import type { GangList } from "../functions/controllers/gang/api/schema.ts";
 
 const script = join(import.meta.dirname, "gangs.ts");
 

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { cli } from "../cli/args.ts";
 import { ErrorBody } from "../protocol/errors.ts";
-import { GangList, GANGS_PATH } from "../protocol/gangs.ts";
+import { GangList, GANGS_PATH } from "../functions/controllers/gang/api/schema.ts";
 import { ROOT } from "./lib/controllers.ts";
 import { formatGangTable } from "./lib/gangs-table.ts";
 

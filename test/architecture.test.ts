@@ -12,7 +12,7 @@ import { before, test } from "node:test";
 import { build, type BuildOptions } from "esbuild";
 import { ESLint } from "eslint";
 import { relayBuildOptions, workerBuildOptions } from "../scripts/lib/bundle.ts";
-import { controllerFiles, ROOT } from "../scripts/lib/controllers.ts";
+import { controllerFiles, durableFiles, ROOT } from "../scripts/lib/controllers.ts";
 
 /** What esbuild read (paths relative to the repository root) and what it left external. */
 interface Bundled {
@@ -68,7 +68,7 @@ test("the relay bundles only relay/, protocol/, cli/ and packages", () => {
 });
 
 test("the Worker bundles only functions/, durable/, protocol/ and its packages, and every controller", () => {
-  const missing = ["functions/worker.ts", "durable/index.ts", "functions/controllers/gang/durable.ts", ...controllers].filter((file) => !worker.inputs.includes(file));
+  const missing = ["functions/worker.ts", "durable/index.ts", ...durableFiles().map((file) => file.slice(ROOT.length + 1)), ...controllers].filter((file) => !worker.inputs.includes(file));
   assert.ok(missing.length === 0, `expected inputs missing from the Worker bundle:${list(missing)}`);
   const bad = outside(worker.inputs, ["functions/", "durable/", "protocol/", "node_modules/", VIRTUAL_CONTROLLERS, VIRTUAL_DURABLES]);
   assert.ok(bad.length === 0, `the Worker bundle reaches outside functions/, durable/, protocol/ and node_modules/:${list(bad)}`);

@@ -21,7 +21,7 @@ import type {
   Watch,
   WebhookSpec,
 } from "../../protocol/index.ts";
-import type { DurableObjectBinding, DurableObjectContracts } from "../../durable/table.ts";
+import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 import type { z } from "zod";
 import type { CustomResource } from "./crd/resource.ts";
 
@@ -58,7 +58,8 @@ export interface Decision {
 export interface ControllerSettings {
   /**
    * `host:port` (no scheme) where the relay serves the controllers' HTTP APIs over plain
-   * HTTP inside the cluster (its Service), e.g. NerveX's `KUBERNETES_SERVER_URL`.
+   * HTTP inside the cluster (its Service), e.g. for an environment variable of a pod
+   * that calls a controller's API.
    */
   readonly apiAddress: string;
 }
@@ -102,8 +103,11 @@ export interface OutboxWriter {
 
 /** The Durable Objects a controller reaches, provided by the Worker shell. */
 export interface DurableContext {
-  /** The Durable Object named `name` of a binding in `durable/table.ts`, typed by its contract. */
-  durableObject<B extends DurableObjectBinding>(binding: B, name: string): DurableObjectContracts[B];
+  /**
+   * The object `name` of a declared Durable Object (the floor's, `durable/table.ts`, or its
+   * family's own, `bindings.ts`), typed by the contract its declaration carries.
+   */
+  durableObject<Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Contract;
 }
 
 /** The durable state an `events` controller reaches, provided by the Worker shell. */

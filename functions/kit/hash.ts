@@ -95,8 +95,8 @@ function iterativeStringify(value: unknown): string {
 
 /**
  * FNV-1a 64-bit of a string's UTF-8 bytes. Computed on two 32-bit words, exactly (every
- * intermediate stays below 2^53): a BigInt operation per byte made hashing half of a Sedna
- * reconcile's time.
+ * intermediate stays below 2^53): a BigInt operation per byte made hashing half of a
+ * snapshot reconcile's time.
  */
 export function fnv1a64(text: string): bigint {
   let hi = FNV_OFFSET_HI;

@@ -31,10 +31,10 @@ interface HeldReply {
 }
 
 /**
- * A client that lost its connection sends the same request again (DI-engine's coordinator
- * retries up to five times): the first one's reply is held in the namespace's ledger for
- * the API's retry window, keyed by what the request says, so a repeat gets that reply and
- * no actions. The actions carry the key as a release token: if the relay cannot apply
+ * A client that lost its connection sends the same request again (a training job's
+ * coordinator retries up to five times): the first one's reply is held in the namespace's
+ * ledger for the API's retry window, keyed by what the request says, so a repeat gets
+ * that reply and no actions. The actions carry the key as a release token: if the relay cannot apply
  * them, it releases the key, and the client's retry is decided afresh.
  */
 async function answerOnce(api: string, windowSeconds: number, request: ApiRequest, answer: ApiResponse, deps: WorkerDeps): Promise<ApiResponse> {

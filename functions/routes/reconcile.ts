@@ -2,6 +2,7 @@ import { HttpError } from "../http/errors.ts";
 import { resolveClaims } from "../claims.ts";
 import type { WorkerDeps } from "../deps.ts";
 import { OUTBOX_OBJECT_NAME } from "../../durable/names.ts";
+import { OUTBOX } from "../../durable/table.ts";
 import type { EventsContext } from "../kit/controller.ts";
 import { EventBatch, Plan, ReconcileRequest, kindKey, snapshotPart, type Watch } from "../../protocol/index.ts";
 import type { Registry } from "../registry.ts";
@@ -35,10 +36,10 @@ function missingKind(request: ReconcileRequest, watches: readonly Watch[]): stri
   return undefined;
 }
 
-/** What an events controller reaches: the Outbox bound to its name, and the table's objects. */
+/** What an events controller reaches: the Outbox bound to its name, and every declared Durable Object. */
 function eventsContext(controller: string, deps: WorkerDeps): EventsContext {
   return {
-    outbox: { append: (plan, key) => deps.durableObject("OUTBOX", OUTBOX_OBJECT_NAME).append(controller, plan, key) },
+    outbox: { append: (plan, key) => deps.durableObject(OUTBOX, OUTBOX_OBJECT_NAME).append(controller, plan, key) },
     durableObject: deps.durableObject,
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Every way a plan enters the relay goes through the scope check: snapshot dispatch
- * (the key's namespace), events dispatch (kinds only) and the outbox drainer (the
+ * Every way a plan enters the relay goes through the scope check: snapshot delivery
+ * (the key's namespace), events delivery (kinds only) and the outbox drainer (the
  * entry's controller; an unknown one may do nothing).
  */
 import assert from "node:assert/strict";
@@ -64,7 +64,7 @@ function reconciler(plan: Plan, client: KubeClient, metrics: Metrics): Reconcile
   });
 }
 
-test("snapshot dispatch applies only the key's namespace and declared kinds, and warns on the parent", async () => {
+test("snapshot delivery applies only the key's namespace and declared kinds, and warns on the parent", async () => {
   const { client, sent } = cluster();
   const metrics = new Metrics();
   const plan = creates(cm("default", "ok"), cm("kube-system", "steered"), secret("default", "s"));
@@ -78,7 +78,7 @@ test("snapshot dispatch applies only the key's namespace and declared kinds, and
   assert.match(await metrics.render(), /edgeloop_refused_actions_total\{controller="mirror",action="create"\} 2/);
 });
 
-test("events dispatch has no parent namespace: declared kinds anywhere, nothing else", async () => {
+test("events delivery has no parent namespace: declared kinds anywhere, nothing else", async () => {
   const { client, sent } = cluster();
   const plan = creates(cm("kube-system", "anywhere"), secret("default", "s"));
   assert.deepEqual(await reconciler(plan, client, new Metrics()).process(eventsQueueKey("sched"), []), { kind: "done" });

@@ -3,7 +3,7 @@
  * namespaced parent or an API request, that one namespace. The relay applies what the
  * Worker answers, and an API's answer can be steered by whoever reaches the front, so a
  * plan is bounded here by the controller's own declaration, never by what it asks for.
- * Pure: the caller resolves kinds to plural resources (see `scope-guard.ts`).
+ * Pure: the caller resolves kinds to plural resources (see `./guard.ts`).
  */
 import { groupOf, type Access, type Action, type ControllerManifest, type TypeRef } from "../../protocol/index.ts";
 

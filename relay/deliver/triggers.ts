@@ -4,7 +4,7 @@
  * replace it from that). Any other event names its object only (apiVersion, kind and
  * the metadata that identify and relate it): the snapshot's parent, children and related
  * objects hold the current state already, and a key batched or dirty again while in
- * flight gathered a full copy of its pods per event (half the bytes of a Sedna snapshot,
+ * flight gathered a full copy of its pods per event (half the bytes of a job's snapshot,
  * each signed, sent, verified and parsed by the Worker). Repeats of such an event (same
  * type, same object) are sent once, at the place of the last.
  */

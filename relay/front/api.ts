@@ -1,6 +1,6 @@
 /**
- * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (NerveX's
- * replicas API): a request is forwarded, signed, with the cached objects the API
+ * The HTTP APIs the Worker serves to the cluster through the relay's TLS front (one a
+ * training job's pods call, say): a request is forwarded, signed, with the cached objects the API
  * declared, narrowed to the request; the actions of the answer are applied in order;
  * only then is the client answered. The relay knows no API by name: the manifest lists them.
  */

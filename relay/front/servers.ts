@@ -2,8 +2,8 @@
  * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
  * port; the in-cluster TLS front for admission webhooks (`./admission.ts`) and the
  * controllers' HTTP APIs (`./api.ts`); and a plain-HTTP API port serving those APIs
- * alone, for clients that cannot speak TLS (DI-engine's coordinator calls NerveX's
- * replicas API at `host:port`, no scheme).
+ * alone, for clients that cannot speak TLS (a training job's coordinator that calls an
+ * API at `host:port`, no scheme).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

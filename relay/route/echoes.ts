@@ -4,7 +4,7 @@
  * write as an {@link ApplyListener} (the engine hands it in; the apply stage knows no
  * router); the router asks it about each MODIFIED event of a parent. A reconcile writes its parent's status from the snapshot it was
  * given; the MODIFIED event that write causes carries nothing the controller did not
- * decide itself, yet it made every Sedna self-heal cost one reconcile more (a snapshot
+ * decide itself, yet it made every self-heal cost one reconcile more (a snapshot
  * built, signed, sent, verified, reconciled to an empty plan). The echo is recognised by
  * two facts together: the change since the cached state is confined to `status` (and the
  * resourceVersion and managedFields every write moves), and this relay wrote that object's

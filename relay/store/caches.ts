@@ -27,8 +27,8 @@ interface Wanted {
 
 /**
  * What each cache keeps (ADR 0016): the union of the fields its watches declare; of the
- * objects a label-selected watch it serves matches, what that watch needs (a NerveX pod
- * stays whole in the cache of every pod, the other pods are projected); and what it
+ * objects a label-selected watch it serves matches, what that watch needs (a labelled worker
+ * pod stays whole in the cache of every pod, the other pods are projected); and what it
  * indexes and filters by. The cache of a kind without selectors is also where `related`
  * objects come from: a watch of the kind with a field selector (a cache of its own) has
  * its needs kept there too, for every object, as the object cannot be told to match.

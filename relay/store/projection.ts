@@ -6,9 +6,10 @@
  * A cache is built from rules, each a label selector (none: every object) and the fields it
  * needs (none: the whole object). An object keeps the union of the fields of the rules
  * whose selector it matches; one matching rule without fields keeps it whole. So the cache
- * of every pod keeps a Sedna worker whole (its controller's label-selected watch reads all
- * of it) and other pods projected. Identity, version, ownership and deletion are always kept
- * (`ALWAYS_KEPT`; the cutting itself is `protocol/snapshot/path-tree.ts`, shared with deliveries).
+ * of every pod keeps a labelled worker pod whole (its controller's label-selected watch
+ * reads all of it) and other pods projected. Identity, version, ownership and deletion are
+ * always kept (`ALWAYS_KEPT`; the cutting itself is `protocol/snapshot/path-tree.ts`,
+ * shared with deliveries).
  */
 import { ALWAYS_KEPT, pathTree, projectValue, type PathTree } from "../../protocol/snapshot/path-tree.ts";
 import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";

@@ -25,13 +25,23 @@ export function controllerFiles(extraDirs: readonly string[] = []): string[] {
   );
 }
 
+/** Absolute paths of every `name` one or two folders below the built-in controllers root (a family's top, or beside a `controller.ts`), sorted. */
+function familyFiles(name: string): string[] {
+  return [...globSync(`*/${name}`, { cwd: CONTROLLERS_DIR }), ...globSync(`*/*/${name}`, { cwd: CONTROLLERS_DIR })].sort().map((file) => join(CONTROLLERS_DIR, file));
+}
+
 /**
- * Absolute paths of every family's Durable Object module (`durable.ts` beside a
- * `controller.ts`, or at a family's top) under the built-in root: the classes the Worker
- * exports besides `durable/`'s (ADR 0012). Their bindings are declared in `durable/table.ts`.
+ * Absolute paths of every family's Durable Object module (`durable.ts`): the classes the
+ * Worker exports besides `durable/`'s (ADR 0012), each declared in its family's
+ * `bindings.ts` (ADR 0023).
  */
 export function durableFiles(): string[] {
-  return [...globSync("*/durable.ts", { cwd: CONTROLLERS_DIR }), ...globSync("*/*/durable.ts", { cwd: CONTROLLERS_DIR })].sort().map((file) => join(CONTROLLERS_DIR, file));
+  return familyFiles("durable.ts");
+}
+
+/** Absolute paths of every family's bindings declaration (`bindings.ts`, ADR 0023). */
+export function bindingsFiles(): string[] {
+  return familyFiles("bindings.ts");
 }
 
 /** Imports every controller's default export in Node (for scripts: CRDs, install, manifest). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { GangList, GangRow } from "../../protocol/gangs.ts";
+import type { GangList, GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import { deadlineCell, formatGangTable, gangCells, nodesCell, relativeTime, shortDuration } from "./gangs-table.ts";
 
 const NOW = "2026-03-01T12:00:00Z";

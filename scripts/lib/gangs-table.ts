@@ -3,7 +3,7 @@
  * row per group, column-aligned like kubectl's, times shown relative to the scheduler's
  * clock (the list's `now`), so that a skewed local clock does not matter.
  */
-import type { GangList, GangRow } from "../../protocol/gangs.ts";
+import type { GangList, GangRow } from "../../functions/controllers/gang/api/schema.ts";
 
 /** The columns, in order; the last one (WAITING-FOR) is never padded nor truncated. */
 export const GANG_COLUMNS = ["NAMESPACE", "GROUP", "STATE", "PODS", "POSITION", "ETA", "NODES", "DEADLINE", "WAITING-FOR"] as const;

@@ -33,7 +33,7 @@ export interface StackOptions {
   readonly simPort?: number;
   readonly workerPort?: number;
   readonly extraControllerDirs?: readonly string[];
-  /** More Worker variables (wrangler.jsonc `vars`), e.g. `EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS`. */
+  /** More Worker variables (wrangler.jsonc `vars`), e.g. a controller family's settings. */
   readonly workerVars?: Readonly<Record<string, string>>;
   /** Durable Object state folder (kept across Worker restarts). */
   readonly persistDir?: string;

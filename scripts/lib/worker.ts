@@ -1,19 +1,22 @@
 /**
  * Runs the Worker in real workerd through Miniflare, on 127.0.0.1: the same bundle,
- * Durable Objects (SQLite-backed) and bindings that wrangler.jsonc declares.
+ * Durable Objects (SQLite-backed) and bindings that the deploy configuration declares
+ * (the floor's and every family's declarations, ADR 0023).
  */
 import { Miniflare } from "miniflare";
-import { DURABLE_OBJECTS, type DurableObjectBinding } from "../../durable/table.ts";
+import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 import { bundleWorker } from "./bundle.ts";
+import { allDurableObjects, familyVars, loadFamilyBindings, migrationHistory, type DeclaredBindings } from "./durable-objects.ts";
 
 /** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
 
-/** Miniflare's Durable Object options, from the one table: every class SQLite-backed, as the migrations create them. */
-export function miniflareDurableObjects(): Record<DurableObjectBinding, { className: string; useSQLite: true }> {
-  return Object.fromEntries(
-    Object.entries(DURABLE_OBJECTS).map(([binding, declaration]) => [binding, { className: declaration.className, useSQLite: true as const }]),
-  ) as Record<DurableObjectBinding, { className: string; useSQLite: true }>;
+/** Miniflare's Durable Object options by binding, from every declaration: each class SQLite-backed, as the migrations create them. */
+export function miniflareDurableObjects(families: readonly DeclaredBindings[]): Record<string, { className: string; useSQLite: true }> {
+  const declarations = allDurableObjects(families);
+  // Checked as a deploy checks them: a local run must not start on declarations that could not be deployed.
+  migrationHistory(declarations);
+  return Object.fromEntries(declarations.map((declaration) => [declaration.binding, { className: declaration.className, useSQLite: true as const }]));
 }
 
 /** How to run the Worker. */
@@ -28,7 +31,7 @@ export interface WorkerOptions {
   readonly persistDir?: string;
   /** `host:port` where the relay serves the controllers' APIs over plain HTTP (the Worker's `EDGELOOP_API_ADDRESS`). */
   readonly apiAddress?: string;
-  /** More Worker variables (as wrangler.jsonc `vars` declares them), e.g. the gang scheduler's timeouts. */
+  /** More Worker variables (as wrangler.jsonc `vars` declares them), e.g. a controller's settings. */
   readonly vars?: Readonly<Record<string, string>>;
 }
 
@@ -40,8 +43,8 @@ export interface RunningWorker {
   restart(): Promise<void>;
   /** Stops workerd; a second call does nothing. */
   stop(): Promise<void>;
-  /** An RPC stub of the Durable Object `name` of `binding` (for tests and tools). */
-  durableObject(binding: DurableObjectBinding, name: string): Promise<unknown>;
+  /** An RPC stub of the object `name` of a declared Durable Object, typed by its contract (for tests and tools). */
+  durableObject<Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Promise<Contract>;
 }
 
 /**
@@ -54,12 +57,16 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const script = await bundleWorker({ extraControllerDirs: options.extraControllerDirs ?? [] });
+  const families = await loadFamilyBindings();
+  const durableObjects = miniflareDurableObjects(families);
+  // The families' variables as deployed (their defaults), under the ones this run sets.
+  const vars = { ...familyVars(families), ...options.vars };
   const make = (port: number): Miniflare =>
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
-      bindings: { ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
-      durableObjects: miniflareDurableObjects(),
+      bindings: { ...vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
+      durableObjects,
       durableObjectsPersist: options.persistDir ?? false,
       host: "127.0.0.1",
       port: 0,
@@ -85,9 +92,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await mf.ready;
     },
     stop,
-    async durableObject(binding, name): Promise<unknown> {
-      const namespace = await mf.getDurableObjectNamespace(binding);
-      return namespace.get(namespace.idFromName(name));
+    async durableObject<Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Promise<Contract> {
+      const namespace = await mf.getDurableObjectNamespace(declaration.binding);
+      return namespace.get(namespace.idFromName(name)) as unknown as Contract;
     },
   };
 }

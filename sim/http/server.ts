@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError, type DeleteOptions, type PatchType } from "../contract.ts";
 import type { SimCluster, WriteOptions } from "../api/sim-cluster.ts";
+import { kindOf } from "../api/kinds/registry.ts";
 import { asObj } from "../api/objects.ts";
 import { badRequest, invalid, listTooOld, methodNotAllowed } from "../pipeline/errors.ts";
 import { parseFieldValidation } from "../pipeline/unknown-fields.ts";
@@ -133,16 +134,9 @@ function parseTarget(cluster: SimCluster, segments: readonly string[]): Target |
   return { resource, version, namespace, name, subresource };
 }
 
-/**
- * Kinds whose DELETE answers the object itself even once it is gone (their registry's
- * `ReturnDeletedObject: true`); every other kind, custom resources included, answers a
- * Success Status naming it.
- */
-const RETURNS_DELETED_OBJECT = new Set(["/pods", "/services", "/serviceaccounts", "storage.k8s.io/storageclasses"]);
-
-/** A DELETE's answer: the object while its deletion is pending, else the Status or the object (see RETURNS_DELETED_OBJECT). */
+/** A DELETE's answer: the object while its deletion is pending, else the Status, or the object when the kind says so (its `returnsDeletedObject`). */
 function deleted(resource: ResourceType, object: KubeObject): unknown {
-  if (object.metadata.deletionTimestamp || RETURNS_DELETED_OBJECT.has(`${resource.group}/${resource.plural}`)) return object;
+  if (object.metadata.deletionTimestamp || kindOf(resource).returnsDeletedObject) return object;
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: object.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.plural, uid: object.metadata.uid } };
 }
 

@@ -1,7 +1,9 @@
+/**
+ * Defaulting of the built-in kinds, as kube-apiserver's scheme defaults and strategies do:
+ * pod specs and templates, Services, workloads, Secrets, Events, CRDs, and the `omitempty`
+ * of what is stored. Pure functions; each kind (sim/api/kinds/) picks its own.
+ */
 import type { KubeObject } from "../../protocol/index.ts";
-import type { ResourceType } from "../registry/resource.ts";
-import { defaultJob } from "./job.ts";
-import { defaultPriorityClass } from "./priority.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -59,7 +61,8 @@ function defaultRequests(spec: Obj): Obj {
   };
 }
 
-function defaultTemplate(template: unknown): Obj {
+/** A pod template as defaulted (Deployments, ReplicaSets, Jobs). */
+export function defaultTemplate(template: unknown): Obj {
   const t = obj(template);
   return { ...t, metadata: obj(t.metadata), spec: defaultPodSpec(obj(t.spec)) };
 }
@@ -80,91 +83,118 @@ function qosClass(spec: Obj): string {
 /** Allocates ClusterIPs deterministically from a counter the caller owns. */
 export type IpAllocator = () => string;
 
-/**
- * Defaulting on create, per kind, as the built-in strategies do (status reset for kinds
- * with a status subresource, spec defaults). `uid` is the one the object will get (a
- * Job's generated selector names it). Returns a new object.
- */
-export function defaultOnCreate(type: ResourceType, object: KubeObject, allocateIp: IpAllocator, uid = ""): KubeObject {
+// Per kind: on create (status reset for kinds with a status subresource, spec defaults,
+// allocations), and on every update and patch (kube-apiserver defaults whatever it
+// decodes: the spec defaults a write may have removed or never had, a container added by
+// a patch, without the create's status resets or allocations). Each returns a new object.
+
+/** A kind with a status subresource starts without one: its status is its controller's to write. */
+export function withoutStatus(object: KubeObject): KubeObject {
+  const copy: Obj = { ...(object as KubeObject & Obj) };
+  delete copy.status;
+  return copy as KubeObject;
+}
+
+/** A pod as created: spec defaults, generation 1, phase Pending and its QoS class. */
+export function defaultPod(object: KubeObject): KubeObject {
   const o = object as KubeObject & Obj;
-  const key = `${type.group}/${type.plural}`;
-  switch (key) {
-    case "/pods": {
-      const spec = defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec))));
-      return { ...o, metadata: { ...o.metadata, generation: 1 }, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
-    }
-    case "/namespaces":
-      return { ...o, metadata: namespaceMetadata(o), spec: { finalizers: ["kubernetes"], ...obj(o.spec) }, status: { phase: "Active" } };
-    case "/services": {
-      const spec = obj(o.spec);
-      const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
-      const clusterIP = typeof spec.clusterIP === "string" && spec.clusterIP !== "" ? spec.clusterIP : allocateIp();
-      // NodePort and LoadBalancer Services: a node port per port (30000-32767), externalTrafficPolicy; a LoadBalancer's node ports allocated by default.
-      const external = type === "NodePort" || type === "LoadBalancer";
-      const ports = list(spec.ports).map((p) => ({ protocol: "TCP", targetPort: p.port, ...(external && p.nodePort === undefined ? { nodePort: 30000 + Math.floor(Math.random() * 2768) } : {}), ...p }));
-      return {
-        ...o,
-        spec: {
-          sessionAffinity: "None",
-          internalTrafficPolicy: "Cluster",
-          ipFamilies: ["IPv4"],
-          ipFamilyPolicy: "SingleStack",
-          ...(external ? { externalTrafficPolicy: "Cluster" } : {}),
-          ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: true } : {}),
-          ...spec,
-          type,
-          clusterIP,
-          clusterIPs: clusterIP === "None" ? ["None"] : [clusterIP],
-          ports,
-        },
-        status: { loadBalancer: {} },
-      };
-    }
-    case "apps/deployments": {
-      const spec = obj(o.spec);
-      return {
-        ...o,
-        spec: {
-          replicas: 1,
-          revisionHistoryLimit: 10,
-          progressDeadlineSeconds: 600,
-          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
-          ...spec,
-          template: defaultTemplate(spec.template),
-        },
-        status: {},
-      };
-    }
-    case "apps/replicasets": {
-      const spec = obj(o.spec);
-      return { ...o, spec: { replicas: 1, ...spec, template: defaultTemplate(spec.template) }, status: { replicas: 0 } };
-    }
-    case "batch/jobs":
-      return defaultJob(o, defaultTemplate(obj(o.spec).template), uid);
-    case "/secrets":
-      return { type: "Opaque", ...secretData(o) };
-    case "/nodes":
-      return o;
-    case "/events":
-      // core/v1 Event: eventTime is a MicroTime (null when unset), reportingComponent/Instance plain strings, all encoded.
-      return { eventTime: null, reportingComponent: "", reportingInstance: "", ...o } as KubeObject;
-    case "scheduling.k8s.io/priorityclasses":
-      return defaultPriorityClass(o);
-    case "apiextensions.k8s.io/customresourcedefinitions": {
-      // The CRD strategy: conversion None by default; the status starts with no names accepted and the storage version stored.
-      const spec = obj(o.spec);
-      const stored = list(spec.versions).filter((v) => v.storage === true).map((v) => v.name);
-      return { ...o, spec: { ...spec, conversion: { strategy: "None", ...obj(spec.conversion) } }, status: { acceptedNames: { kind: "", plural: "" }, conditions: null, storedVersions: stored } } as KubeObject;
-    }
-    default: {
-      if (type.statusSubresource) {
-        const copy: Obj = { ...o };
-        delete copy.status;
-        return copy as KubeObject;
-      }
-      return o;
-    }
-  }
+  const spec = defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec))));
+  return { ...o, metadata: { ...o.metadata, generation: 1 }, spec, status: { phase: "Pending", qosClass: qosClass(spec) } };
+}
+
+/** A pod as updated: its spec defaults. */
+export function defaultPodUpdate(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  return { ...o, spec: defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec)))) };
+}
+
+/** A namespace as created: its name label, the `kubernetes` finalizer in spec, phase Active. */
+export function defaultNamespace(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  return { ...o, metadata: namespaceMetadata(o), spec: { finalizers: ["kubernetes"], ...obj(o.spec) }, status: { phase: "Active" } };
+}
+
+/** A namespace as updated: its name label. */
+export function defaultNamespaceUpdate(object: KubeObject): KubeObject {
+  return { ...object, metadata: namespaceMetadata(object) };
+}
+
+/** A Service as created: a ClusterIP allocated, the type's defaults, node ports for NodePort and LoadBalancer. */
+export function defaultService(object: KubeObject, allocateIp: IpAllocator): KubeObject {
+  const o = object as KubeObject & Obj;
+  const spec = obj(o.spec);
+  const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
+  const clusterIP = typeof spec.clusterIP === "string" && spec.clusterIP !== "" ? spec.clusterIP : allocateIp();
+  // NodePort and LoadBalancer Services: a node port per port (30000-32767), externalTrafficPolicy; a LoadBalancer's node ports allocated by default.
+  const external = type === "NodePort" || type === "LoadBalancer";
+  const ports = list(spec.ports).map((p) => ({ protocol: "TCP", targetPort: p.port, ...(external && p.nodePort === undefined ? { nodePort: 30000 + Math.floor(Math.random() * 2768) } : {}), ...p }));
+  return {
+    ...o,
+    spec: {
+      sessionAffinity: "None",
+      internalTrafficPolicy: "Cluster",
+      ipFamilies: ["IPv4"],
+      ipFamilyPolicy: "SingleStack",
+      ...(external ? { externalTrafficPolicy: "Cluster" } : {}),
+      ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: true } : {}),
+      ...spec,
+      type,
+      clusterIP,
+      clusterIPs: clusterIP === "None" ? ["None"] : [clusterIP],
+      ports,
+    },
+    status: { loadBalancer: {} },
+  };
+}
+
+/** A Deployment as created: one replica, rolling updates, its pod template defaulted, an empty status. */
+export function defaultDeployment(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  const spec = obj(o.spec);
+  return {
+    ...o,
+    spec: {
+      replicas: 1,
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
+      ...spec,
+      template: defaultTemplate(spec.template),
+    },
+    status: {},
+  };
+}
+
+/** A ReplicaSet as created: one replica, its pod template defaulted, no replicas yet. */
+export function defaultReplicaSet(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  const spec = obj(o.spec);
+  return { ...o, spec: { replicas: 1, ...spec, template: defaultTemplate(spec.template) }, status: { replicas: 0 } };
+}
+
+/** A workload as updated: its pod template's defaults. */
+export function withDefaultTemplate(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  const spec = obj(o.spec);
+  return { ...o, spec: { ...spec, template: defaultTemplate(spec.template) } };
+}
+
+/** A Secret as created: type Opaque unless given, `stringData` merged into `data`. */
+export function defaultSecret(object: KubeObject): KubeObject {
+  return { type: "Opaque", ...secretData(object as KubeObject & Obj) };
+}
+
+/** core/v1 Event: eventTime is a MicroTime (null when unset), reportingComponent/Instance plain strings, all encoded. */
+export function defaultEvent(object: KubeObject): KubeObject {
+  return { eventTime: null, reportingComponent: "", reportingInstance: "", ...object } as KubeObject;
+}
+
+/** The CRD strategy: conversion None by default; the status starts with no names accepted and the storage version stored. */
+export function defaultCrd(object: KubeObject): KubeObject {
+  const o = object as KubeObject & Obj;
+  const spec = obj(o.spec);
+  const stored = list(spec.versions).filter((v) => v.storage === true).map((v) => v.name);
+  return { ...o, spec: { ...spec, conversion: { strategy: "None", ...obj(spec.conversion) } }, status: { acceptedNames: { kind: "", plural: "" }, conditions: null, storedVersions: stored } } as KubeObject;
 }
 
 /**
@@ -183,7 +213,7 @@ function namespaceMetadata(o: KubeObject): KubeObject["metadata"] {
 }
 
 /** A Secret's `stringData` is write-only: merged into `data`, base64-encoded, on every write. */
-function secretData(o: KubeObject & Obj): KubeObject & Obj {
+export function secretData(o: KubeObject & Obj): KubeObject & Obj {
   if (o.stringData === undefined) return o;
   const { stringData, ...rest } = o;
   const encoded = Object.fromEntries(Object.entries(obj(stringData)).map(([k, v]) => [k, Buffer.from(String(v), "utf8").toString("base64")]));
@@ -191,41 +221,15 @@ function secretData(o: KubeObject & Obj): KubeObject & Obj {
 }
 
 /**
- * Defaulting on every update and patch (kube-apiserver defaults whatever it decodes):
- * the spec defaults of `defaultOnCreate` that a write may have removed or never had
- * (a container added by a patch), without its status resets or allocations.
- */
-export function defaultOnUpdate(type: ResourceType, object: KubeObject): KubeObject {
-  const o = object as KubeObject & Obj;
-  switch (`${type.group}/${type.plural}`) {
-    case "/pods":
-      return { ...o, spec: defaultRequests(defaultPodOnly(defaultPodSpec(obj(o.spec)))) };
-    case "/namespaces":
-      return { ...o, metadata: namespaceMetadata(o) };
-    case "/secrets":
-      return secretData(o);
-    case "/services":
-      return withIpMode(o);
-    case "apps/deployments":
-    case "apps/replicasets": {
-      const spec = obj(o.spec);
-      return { ...o, spec: { ...spec, template: defaultTemplate(spec.template) } };
-    }
-    default:
-      return o;
-  }
-}
-
-/**
  * Fields kube-apiserver encodes with `omitempty` and so never returns empty: an empty
- * map or list there is dropped (built-in kinds only; a custom resource keeps what it was given).
+ * map or list in metadata is dropped, and in the kind's `dataFields` (ConfigMap and
+ * Secret data). Built-in kinds only: a custom resource keeps what it was given.
  */
-export function dropEmpty(type: ResourceType, object: KubeObject): KubeObject {
-  if (type.crd) return object;
+export function dropEmpty(object: KubeObject, dataFields: readonly string[] = []): KubeObject {
   const o = { ...object, metadata: { ...object.metadata } } as KubeObject & Obj;
   const meta = o.metadata as Obj;
   for (const field of ["labels", "annotations", "finalizers", "ownerReferences"]) if (isEmpty(meta[field])) delete meta[field];
-  if (type.group === "" && (type.plural === "configmaps" || type.plural === "secrets")) for (const field of ["data", "binaryData"]) if (isEmpty(o[field])) delete o[field];
+  for (const field of dataFields) if (isEmpty(o[field])) delete o[field];
   return o;
 }
 

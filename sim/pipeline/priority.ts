@@ -3,7 +3,7 @@
  * kube-apiserver v1.32 has them: the two system classes, the class's decoding, defaulting
  * and validation, the one-global-default rule, and the pod admission that resolves
  * `spec.priorityClassName` into `spec.priority` and `spec.preemptionPolicy`. Pure: the
- * pipeline (sim/api/sim-cluster.ts) passes in the stored classes.
+ * Priority admission step (sim/api/admission/priority.ts) passes in the stored classes.
  */
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../contract.ts";

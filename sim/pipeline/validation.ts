@@ -1,17 +1,16 @@
 /**
  * The built-in kinds' validation where users meet it, as kube-apiserver v1.32 words it:
- * object names per kind, generateName, labels, annotations, owner references and
- * finalizers, and the required fields of the kinds the sim serves (containers, selectors
- * matching templates, Service ports). Returns the field errors; the pipeline turns them
- * into one 422 Invalid.
+ * object names per the kind's rule, generateName, labels, annotations, owner references
+ * and finalizers, and the required fields of the kinds the sim serves (containers,
+ * selectors matching templates, Service ports). Returns the field errors; each kind
+ * (sim/api/kinds/) picks its own, the Validation step turns them into one 422 Invalid.
  */
 import type { KubeObject } from "../../protocol/index.ts";
 import { asObj, type Obj } from "../api/objects.ts";
-import type { ResourceType } from "../registry/resource.ts";
 import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
 import type { Cause } from "./errors.ts";
-import { validateOnlyAddedTolerations, validateTolerations } from "./tolerations.ts";
-import { dns1035Name, dnsLabelName, dnsSubdomainName, isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, pathSegmentName, type NameRule } from "./names.ts";
+import { validateTolerations } from "./tolerations.ts";
+import { isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, type NameRule } from "./names.ts";
 
 const ANNOTATIONS_LIMIT = 256 * 1024;
 
@@ -59,15 +58,6 @@ function selectorString(selector: Obj): string {
 }
 
 // ---- metadata ------------------------------------------------------------------------
-
-/** How names of `resource` are checked; undefined for core/v1 Events, whose metadata is not validated. */
-function nameRule(resource: ResourceType): NameRule | undefined {
-  if (resource.group === "" && resource.kind === "Event") return undefined;
-  if (resource.group === "" && resource.kind === "Namespace") return dnsLabelName;
-  if (resource.group === "" && resource.kind === "Service") return dns1035Name;
-  if (resource.group === "rbac.authorization.k8s.io") return pathSegmentName;
-  return dnsSubdomainName;
-}
 
 /** `ValidateLabels`: every key a qualified name, every value a label value. */
 export function validateLabels(labels: unknown, path: string): Cause[] {
@@ -128,9 +118,7 @@ function validateMetaCommon(meta: Obj): Cause[] {
 }
 
 /** `ValidateObjectMeta` on create: generateName, name (after generation) per the kind's rule, then the common checks. */
-function validateMetaCreate(resource: ResourceType, meta: Obj): Cause[] {
-  const rule = nameRule(resource);
-  if (!rule) return [];
+function validateMetaCreate(rule: NameRule, meta: Obj): Cause[] {
   const causes: Cause[] = [];
   const generateName = str(meta.generateName);
   if (generateName) for (const m of rule(generateName, true)) causes.push(invalidCause("metadata.generateName", generateName, m));
@@ -200,7 +188,8 @@ export function validatePodSpec(spec: Obj, path: string): Cause[] {
   return causes;
 }
 
-function validatePodTemplate(template: unknown, path: string): Cause[] {
+/** A workload's pod template: its labels, annotations and pod spec; required. */
+export function validatePodTemplate(template: unknown, path: string): Cause[] {
   if (template === undefined || template === null) return [required(path)];
   const t = asObj(template);
   const meta = asObj(t.metadata);
@@ -230,7 +219,7 @@ function validateSelector(selector: Obj, path: string): { causes: Cause[]; usabl
 }
 
 /** Deployment and ReplicaSet specs: replicas, a non-empty selector matching the template's labels, a template that always restarts. */
-function validateReplicatedSpec(spec: Obj): Cause[] {
+export function validateReplicatedSpec(spec: Obj): Cause[] {
   const causes: Cause[] = [];
   if (typeof spec.replicas === "number" && spec.replicas < 0) causes.push(invalidCause("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   const template = asObj(spec.template);
@@ -261,7 +250,8 @@ function validateReplicatedSpec(spec: Obj): Cause[] {
 
 const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 
-function validateServiceSpec(spec: Obj): Cause[] {
+/** A Service's spec: its type, ports (names, numbers, protocols, target ports), an ExternalName's name. */
+export function validateServiceSpec(spec: Obj): Cause[] {
   const causes: Cause[] = [];
   const type = str(spec.type) || "ClusterIP";
   const clusterIPs = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [spec.clusterIP];
@@ -293,7 +283,8 @@ function validateServiceSpec(spec: Obj): Cause[] {
   return causes;
 }
 
-function validateKeys(object: Obj, fields: readonly string[]): Cause[] {
+/** ConfigMap and Secret keys of the maps `fields`. */
+export function validateKeys(object: Obj, fields: readonly string[]): Cause[] {
   return fields.flatMap((field) => Object.keys(asObj(object[field])).flatMap((key) => isConfigMapKey(key).map((m) => invalidCause(`${field}[${key}]`, key, m))));
 }
 
@@ -302,7 +293,7 @@ function validateKeys(object: Obj, fields: readonly string[]): Cause[] {
  * `data` (after `stringData` was merged into it). Values are not checked (an empty
  * `tls.crt` is accepted, as upstream).
  */
-function validateSecretType(o: Obj): Cause[] {
+export function validateSecretType(o: Obj): Cause[] {
   const data = asObj(o.data);
   const has = (key: string): boolean => key in data;
   const need = (...keys: string[]): Cause[] => keys.filter((k) => !has(k)).map((k) => required(`data[${k}]`));
@@ -324,43 +315,21 @@ function validateSecretType(o: Obj): Cause[] {
   }
 }
 
-// ---- per kind ------------------------------------------------------------------------
+/** ValidateSecretUpdate: the type is immutable. */
+export function validateSecretUpdate(o: Obj, old: Obj): Cause[] {
+  const type = str(o.type);
+  return type === str(old.type) ? [] : [invalidCause("type", type, "field is immutable")];
+}
 
-type KindValidator = (object: Obj) => Cause[];
-
-/**
- * Spec validation per `group/Kind`. batch/Job validates its pod template like the other
- * workloads; its own rules (restart policy, completions) belong with the Job support.
- */
-const KINDS: Readonly<Record<string, KindValidator>> = {
-  "/Pod": (o) => validatePodSpec(asObj(o.spec), "spec"),
-  "/Service": (o) => validateServiceSpec(asObj(o.spec)),
-  "/ConfigMap": (o) => validateKeys(o, ["data", "binaryData"]),
-  "/Secret": (o) => [...validateKeys(o, ["data", "stringData"]), ...validateSecretType(o)],
-  "apps/Deployment": (o) => validateReplicatedSpec(asObj(o.spec)),
-  "apps/ReplicaSet": (o) => validateReplicatedSpec(asObj(o.spec)),
-  "batch/Job": (o) => validatePodTemplate(asObj(o.spec).template, "spec.template"),
-};
+// ---- metadata of every kind ------------------------------------------------------------
 
 /**
- * The field errors of `object` of `resource`: on create (`old` undefined) its metadata
- * with the kind's name rule, on update its metadata without the name (immutable), and in
- * both cases the kind's spec. Status writes are not validated here.
+ * The metadata field errors of `object`: on create (`old` undefined) with the kind's name
+ * rule, on update without the name (immutable). A kind without a name rule (core/v1
+ * Event) has its metadata not validated at all.
  */
-export function validateObject(resource: ResourceType, object: KubeObject, old?: KubeObject): Cause[] {
+export function validateMetadata(object: KubeObject, rule: NameRule | undefined, old?: KubeObject): Cause[] {
+  if (!rule) return [];
   const meta = asObj(object.metadata);
-  const causes = old === undefined ? validateMetaCreate(resource, meta) : nameRule(resource) ? validateMetaCommon(meta) : [];
-  if (resource.crd) return causes;
-  const kind = KINDS[`${resource.group}/${resource.kind}`];
-  const all = kind ? [...causes, ...kind(object as unknown as Obj)] : causes;
-  // ValidateSecretUpdate: the type is immutable (reported before the type's own rules).
-  if (old !== undefined && resource.group === "" && resource.kind === "Secret") {
-    const type = str((object as unknown as Obj).type);
-    if (type !== str((old as unknown as Obj).type)) all.splice(causes.length, 0, invalidCause("type", type, "field is immutable"));
-  }
-  // ValidatePodUpdate: tolerations may only be added, or change their tolerationSeconds.
-  if (old !== undefined && resource.group === "" && resource.kind === "Pod") {
-    all.push(...validateOnlyAddedTolerations(asObj((object as unknown as Obj).spec).tolerations, asObj((old as unknown as Obj).spec).tolerations, "spec.tolerations"));
-  }
-  return all;
+  return old === undefined ? validateMetaCreate(rule, meta) : validateMetaCommon(meta);
 }

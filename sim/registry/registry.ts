@@ -1,13 +1,13 @@
-import { builtinResources } from "./builtin.ts";
 import { apiVersionOf, splitApiVersion, type ResourceType } from "./resource.ts";
 
 /** The served resources: the built-ins plus one entry per established CRD. */
 export class Registry {
-  readonly #builtins: ResourceType[];
+  readonly #builtins: readonly ResourceType[];
   readonly #crds = new Map<string, ResourceType>();
 
-  constructor() {
-    this.#builtins = builtinResources();
+  /** `builtins`: the built-in resources, in the order discovery lists them (the sim's kind registry, sim/api/kinds/). */
+  constructor(builtins: readonly ResourceType[]) {
+    this.#builtins = builtins;
   }
 
   /** Every served resource, built-ins first. */

@@ -5,7 +5,7 @@
  * 1. **Pod create latency** with the autonomy Pod webhook (`autonomy-pods`, mutating, on
  *    Pod CREATE) registered and without it: sequential creates, one at a time, POSTed to
  *    the sim's HTTP API with the kubeconfig's server and token, as a client would (the
- *    webhook call is made by the sim's admission, `sim/api/admission.ts`, on that path;
+ *    webhook call is made by the sim's admission, `sim/api/admission/webhooks.ts`, on that path;
  *    the sim and this client share this process). For pods created unbound (the usual
  *    case: the relay answers them itself, `onlyWhen: object.spec.nodeName`) and for pods
  *    created bound to an autonomous edge node (the relay forwards them to the Worker,
@@ -419,7 +419,7 @@ async function restingLoad(bench: Bench): Promise<void> {
 
 // ---- the relay's front, called directly ------------------------------------------------
 
-/** An AdmissionReview of a pod CREATE, as the sim sends it (`sim/api/admission.ts`). */
+/** An AdmissionReview of a pod CREATE, as the sim sends it (`sim/api/admission/webhooks.ts`). */
 function reviewOf(pod: KubeObject): string {
   const kind = { group: "", version: "v1", kind: "Pod" };
   const resource = { group: "", version: "v1", resource: "pods" };

@@ -30,7 +30,8 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
-import type { GangList, KubeObject } from "../../protocol/index.ts";
+import type { GangList } from "../../functions/controllers/gang/api/schema.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { SimCluster } from "../../sim/index.ts";

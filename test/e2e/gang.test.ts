@@ -16,7 +16,8 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { GangList, type GangRow, type KubeObject } from "../../protocol/index.ts";
+import { GangList, type GangRow } from "../../functions/controllers/gang/api/schema.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { createNamespaces, e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
 

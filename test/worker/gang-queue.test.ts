@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { GangQueueContract } from "../../durable/contracts.ts";
+import { GANG_QUEUE } from "../../functions/controllers/gang/bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "../../functions/controllers/gang/queue-name.ts";
 import type { EventBatch, KubeObject, OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
@@ -46,7 +46,7 @@ function pod(name: string, createdAt: string): KubeObject {
 }
 
 test("a group is bound whole, shows as running, and at its deadline the alarm puts the delete of its Job in the Outbox", async () => {
-  const queue = (await worker.durableObject("GANG", GANG_QUEUE_OBJECT_NAME)) as GangQueueContract;
+  const queue = await worker.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME);
   const now = new Date();
   const created = new Date(now.getTime() - 1000).toISOString();
   const objects = [node("n1"), node("n2"), pod("a", created), pod("b", created)];

@@ -1,3 +1,4 @@
+import { GANG_QUEUE } from "./bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "./queue-name.ts";
 import type { EventsController } from "../../kit/controller.ts";
 import { gangsApi } from "./api/gangs.ts";
@@ -51,7 +52,7 @@ const controller: EventsController = {
     { group: "jobset.x-k8s.io", resource: "jobsets", access: ["get", "delete"] },
   ],
   apis: [gangsApi],
-  handle: (batch, context) => context.durableObject("GANG", GANG_QUEUE_OBJECT_NAME).apply(batch),
+  handle: (batch, context) => context.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME).apply(batch),
 };
 
 export default controller;

@@ -1,13 +1,16 @@
 /**
- * The gang scheduler's Durable Object (`GANG` in `durable/table.ts`, ADR 0012): the
+ * The gang scheduler's Durable Object (declared in `bindings.ts`, ADR 0012 and 0023): the
  * queue's state machine (`queue/`) over the object's SQLite storage, its timers as the
  * object's one alarm. What an alarm decides (a deadline's root deletes, a warning) goes to
  * the Worker's Outbox through a table of its own first, in the same transaction that
  * fires the timers, so a failed append is sent again, never lost.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { EventBatch, GangRow, Plan } from "../../../protocol/index.ts";
+import type { EventBatch, Plan } from "../../../protocol/index.ts";
+import type { StubAnswers } from "../../kit/durable-object.ts";
 import { outboxOf } from "../../kit/outbox.ts";
+import type { GangRow } from "./api/schema.ts";
+import type { GANG_QUEUE, GangQueueContract } from "./bindings.ts";
 import { GangQueueLogic } from "./queue/index.ts";
 import { gangSettings } from "./settings.ts";
 
@@ -18,7 +21,7 @@ const CONTROLLER = "gang";
 const OUTBOX_RETRY_MS = 5_000;
 
 /** The queue of gangs: one object for the cluster. */
-export class GangQueue extends DurableObject<Record<string, unknown>> {
+export class GangQueue extends DurableObject<Record<string, unknown>> implements GangQueueContract {
   readonly #logic: GangQueueLogic;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
@@ -68,3 +71,7 @@ export class GangQueue extends DurableObject<Record<string, unknown>> {
     if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
   }
 }
+
+/** The compiler's proof that the queue's stubs answer the contract the controller calls them by. */
+const STUB_ANSWERS: StubAnswers<GangQueue, typeof GANG_QUEUE> = true;
+void STUB_ANSWERS;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import bindings from "./bindings.ts";
 import { gangSettings } from "./settings.ts";
 
 test("the gang settings: defaults, strings as wrangler passes them, and errors naming the variable", () => {
@@ -8,4 +9,9 @@ test("the gang settings: defaults, strings as wrangler passes them, and errors n
   assert.throws(() => gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "soon" }), /EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS must be a whole number of seconds/);
   assert.throws(() => gangSettings({ EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "-1" }), /EDGELOOP_GANG_DEFAULT_DURATION_SECONDS must be 0 or more/);
   assert.throws(() => gangSettings({ EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "1.5" }), /whole number/);
+});
+
+test("the variables the family deploys (bindings.ts) are the values its parse falls back to", () => {
+  assert.deepEqual(bindings.vars, { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "300", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "3600" });
+  assert.deepEqual(gangSettings(bindings.vars ?? {}), gangSettings({}));
 });

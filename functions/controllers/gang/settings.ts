@@ -1,22 +1,33 @@
 /**
- * The gang scheduler's settings, from the Worker's variables (wrangler.jsonc `vars`),
+ * The gang scheduler's settings, from the Worker's variables (declared with their
+ * defaults in `bindings.ts`; a deployment overrides them in wrangler.jsonc `vars`),
  * parsed once when its Durable Object starts. A bad value fails every call of the object
  * with a message naming the variable, rather than scheduling with a guess.
  */
 import { z } from "zod";
 import type { GangQueueOptions } from "./queue/index.ts";
 
-const Seconds = (name: string, fallback: number): z.ZodType<number> =>
+/**
+ * The variables, each with the value used when the Worker sets none: after how long a
+ * group still short of pods gets a GangIncomplete Warning (0: never), and the run time
+ * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds.
+ */
+export const GANG_VAR_DEFAULTS = {
+  EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: 300,
+  EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: 3600,
+} as const;
+
+const Seconds = (name: keyof typeof GANG_VAR_DEFAULTS): z.ZodType<number> =>
   z.coerce
     .number({ error: `${name} must be a whole number of seconds` })
     .int(`${name} must be a whole number of seconds`)
     .min(0, `${name} must be 0 or more`)
     .max(7 * 86_400, `${name} must be at most a week (604800)`)
-    .default(fallback) as unknown as z.ZodType<number>;
+    .default(GANG_VAR_DEFAULTS[name]) as unknown as z.ZodType<number>;
 
 const GangVars = z.object({
-  EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS", 300),
-  EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS", 3600),
+  EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"),
+  EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"),
 });
 
 /** The queue's options from the Worker's environment; throws naming the variable that is wrong. */

@@ -19,7 +19,8 @@
  * EDGELOOP_BENCH_CLUSTER_NODES (default 40) and EDGELOOP_BENCH_CLUSTER_GANG_PODS (2,000)
  * set the size.
  */
-import type { GangList, KubeObject } from "../../../protocol/index.ts";
+import type { GangList } from "../../../functions/controllers/gang/api/schema.ts";
+import type { KubeObject } from "../../../protocol/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../../sim/controllers/resources.ts";
 import { inPool, metricSum, relayIdle, tenth, until } from "../util.ts";
 import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";

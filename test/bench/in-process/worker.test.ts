@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
+import { LEDGER } from "../../../durable/table.ts";
 import { StatusError } from "../../../protocol/index.ts";
 import { WorkerClient } from "../../../relay/deliver/worker-client.ts";
 import { startWorker, type RunningWorker } from "../../../scripts/lib/worker.ts";
@@ -66,7 +67,11 @@ test("a request signed with another secret is refused alike (401)", async () => 
 });
 
 test("the Durable Objects answer in process: a ledger claim is granted once", async () => {
-  const ledger = local.durableObject("LEDGER", "ns-test") as { claim(key: string, ttl: number): Promise<boolean> };
-  assert.equal(await ledger.claim("k", 60), true);
-  assert.equal(await ledger.claim("k", 60), false);
+  const ledger = local.durableObject(LEDGER, "ns-test");
+  const claim = async (): Promise<boolean | undefined> => {
+    const answer = await ledger.claimAll([{ key: "k", ttlSeconds: 60 }]);
+    return answer.replayed ? undefined : answer.granted[0];
+  };
+  assert.equal(await claim(), true);
+  assert.equal(await claim(), false);
 });

@@ -4,13 +4,14 @@
  * hands each request to the app's `fetch(request, env, ctx)` directly: the same routes,
  * zod parsing and signature checks as in workerd, with no socket, no workerd and no
  * isolate. The env holds the secret, the variables and one {@link InProcessNamespace} per
- * Durable Object binding of `durable/table.ts`.
+ * declared Durable Object binding (the floor's and every family's, ADR 0023).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { DURABLE_OBJECTS, type DurableObjectBinding } from "../../../durable/table.ts";
+import type { DurableObjectDeclaration } from "../../../durable/declaration.ts";
 import type { WorkerTransport } from "../../../relay/deliver/worker-client.ts";
+import { allDurableObjects, familyVars, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 
 /** What the Worker bundle exports: its handler and its Durable Object classes. */
@@ -35,8 +36,8 @@ export interface InProcessOptions {
 /** A Worker answering in this process. */
 export interface InProcessWorker {
   readonly transport: WorkerTransport;
-  /** An RPC stub of the Durable Object `name` of `binding` (as `RunningWorker.durableObject`). */
-  durableObject(binding: DurableObjectBinding, name: string): unknown;
+  /** The object `name` of a declared Durable Object (as `RunningWorker.durableObject`). */
+  durableObject<Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Contract;
   /** Stops the Durable Objects' alarms and frees their storage. */
   close(): void;
 }
@@ -51,11 +52,12 @@ const EXECUTION_CONTEXT = {
 /** Imports the bundle and builds its env; the transport is ready at once. */
 export async function startInProcessWorker(options: InProcessOptions): Promise<InProcessWorker> {
   const module = (await import(pathToFileURL(options.modulePath).href)) as WorkerModule;
-  const env: Record<string, unknown> = { ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
-  const namespaces = new Map<DurableObjectBinding, InProcessNamespace>();
-  for (const [binding, declaration] of Object.entries(DURABLE_OBJECTS) as [DurableObjectBinding, { className: string }][]) {
-    const Class = module[declaration.className];
-    if (typeof Class !== "function") throw new Error(`the Worker bundle exports no class ${declaration.className} (binding ${binding})`);
+  const families = await loadFamilyBindings();
+  const env: Record<string, unknown> = { ...familyVars(families), ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
+  const namespaces = new Map<string, InProcessNamespace>();
+  for (const { binding, className } of allDurableObjects(families)) {
+    const Class = module[className];
+    if (typeof Class !== "function") throw new Error(`the Worker bundle exports no class ${className} (binding ${binding})`);
     const storageDir = options.storageDir === undefined ? undefined : join(options.storageDir, binding);
     if (storageDir !== undefined) mkdirSync(storageDir, { recursive: true });
     const namespace = new InProcessNamespace(Class as DurableObjectClass, () => env, storageDir);
@@ -76,10 +78,10 @@ export async function startInProcessWorker(options: InProcessOptions): Promise<I
   };
   return {
     transport,
-    durableObject: (binding, name) => {
-      const namespace = namespaces.get(binding);
-      if (!namespace) throw new Error(`no binding ${binding}`);
-      return namespace.get(namespace.idFromName(name));
+    durableObject: <Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Contract => {
+      const namespace = namespaces.get(declaration.binding);
+      if (!namespace) throw new Error(`no binding ${declaration.binding}`);
+      return namespace.get(namespace.idFromName(name)) as Contract;
     },
     close: () => {
       for (const namespace of namespaces.values()) namespace.close();

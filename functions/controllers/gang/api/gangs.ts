@@ -4,8 +4,10 @@
  * its Durable Object. `?namespace=` keeps one namespace's groups. Read-only: it applies
  * nothing, and the rows come from a pass computed without writing.
  */
-import { GANGS_PATH, type ApiAnswer, type ApiRequest, type GangList } from "../../../../protocol/index.ts";
+import type { ApiAnswer, ApiRequest } from "../../../../protocol/index.ts";
+import { GANG_QUEUE } from "../bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "../queue-name.ts";
+import { GANGS_PATH, type GangList } from "./schema.ts";
 import type { DurableContext, HttpApi } from "../../../kit/controller.ts";
 
 /** A JSON error naming the field, as every edgeloop API answers one. */
@@ -20,7 +22,7 @@ export async function listGangs(request: ApiRequest, context: DurableContext): P
   const namespace = request.query.namespace;
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) return refused(400, "invalid_namespace", `namespace ${JSON.stringify(namespace.slice(0, 80))} is not a valid namespace name`, "query.namespace");
   const nowMs = Date.parse(request.now);
-  const rows = await context.durableObject("GANG", GANG_QUEUE_OBJECT_NAME).groups(nowMs);
+  const rows = await context.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME).groups(nowMs);
   const body: GangList = { now: request.now, items: namespace === undefined ? rows : rows.filter((row) => row.namespace === namespace) };
   return { status: 200, body };
 }

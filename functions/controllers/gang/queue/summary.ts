@@ -1,11 +1,11 @@
 /** The inspection output: one row per group, from a pass computed over the stored state. */
-import type { GangRow, GangState } from "../../../../protocol/index.ts";
+import type { GangRow, GangState } from "../api/schema.ts";
 import type { Allocation, PassReport, PodRecord } from "../core/index.ts";
 
 /** What a group's row says. */
-export type { GangState } from "../../../../protocol/index.ts";
+export type { GangState } from "../api/schema.ts";
 
-/** One group as `GET /v1/gangs` shows it (the protocol's `GangRow`). */
+/** One group as `GET /v1/gangs` shows it (`GangRow` of `api/schema.ts`). */
 export type GangSummary = GangRow;
 
 /** What the summary reads. */

@@ -1,7 +1,8 @@
 /**
  * What the gang scheduler's inspection (`GET /v1/gangs`, `npm run gangs`) says of each
- * group: shared by the controller that writes it, its Durable Object's contract and the
- * command that prints it.
+ * group: shared by the API that answers it, the queue object's contract (`bindings.ts`)
+ * and the command that prints it (`scripts/gangs.ts`). Plain zod, no runtime import of
+ * the Worker, so Node-side tools read it too.
  */
 import { z } from "zod";
 

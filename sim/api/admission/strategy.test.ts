@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeObject } from "../../protocol/index.ts";
-import { Registry } from "../registry/registry.ts";
-import type { ResourceType } from "../registry/resource.ts";
-import { validateObject } from "./validation.ts";
+import type { KubeObject } from "../../../protocol/index.ts";
+import { Registry } from "../../registry/registry.ts";
+import type { ResourceType } from "../../registry/resource.ts";
+import { BUILTIN_KINDS, kindOf } from "../kinds/registry.ts";
+import { fieldErrors } from "./strategy.ts";
 
-const registry = new Registry();
+const registry = new Registry(BUILTIN_KINDS.map((kind) => kind.resource));
 
 function resource(apiVersion: string, kind: string): ResourceType {
   const found = registry.byKind(apiVersion, kind);
@@ -16,7 +17,8 @@ function resource(apiVersion: string, kind: string): ResourceType {
 /** `field: message` of each cause, as they end up in the 422's message. */
 function errors(apiVersion: string, kind: string, object: Record<string, unknown>, old?: Record<string, unknown>): string[] {
   const full = { apiVersion, kind, ...object } as unknown as KubeObject;
-  return validateObject(resource(apiVersion, kind), full, old as unknown as KubeObject | undefined).map((c) => `${c.field}: ${c.message}`);
+  const type = resource(apiVersion, kind);
+  return fieldErrors(kindOf(type), full, old as unknown as KubeObject | undefined, registry).map((c) => `${c.field}: ${c.message}`);
 }
 
 const container = { name: "c", image: "busybox" };

@@ -1,18 +1,21 @@
 /**
- * Dynamic admission: Mutating then Validating WebhookConfigurations, called for the
+ * Dynamic admission: the MutatingAdmissionWebhook and ValidatingAdmissionWebhook steps,
+ * which call the webhooks of the Mutating and Validating WebhookConfigurations for the
  * requests their rules match, with AdmissionReview v1, as kube-apiserver does.
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { KubeObject } from "../../protocol/index.ts";
-import { ApiError } from "../contract.ts";
-import { jsonPatch } from "../patch/json.ts";
-import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
-import type { ResourceType } from "../registry/resource.ts";
-import { asObj, type Obj } from "./objects.ts";
+import type { KubeObject } from "../../../protocol/index.ts";
+import { ApiError } from "../../contract.ts";
+import { jsonPatch } from "../../patch/json.ts";
+import { matchLabels, requirementsOf, type LabelSelectorObject } from "../../selectors.ts";
+import type { ResourceType } from "../../registry/resource.ts";
+import { asObj, type Obj } from "../objects.ts";
+import type { Write } from "../write.ts";
+import type { AdmissionStep } from "./step.ts";
 
 /** One admission call to make. */
-export interface AdmissionAttributes {
+interface AdmissionAttributes {
   readonly operation: "CREATE" | "UPDATE" | "DELETE";
   readonly type: ResourceType;
   readonly version: string;
@@ -155,7 +158,7 @@ function denial(webhook: WebhookEntry, response: Obj): ApiError {
 }
 
 /** The webhooks of every configuration object of one kind, in name order. */
-export function webhooksOf(configurations: readonly KubeObject[]): WebhookEntry[] {
+function webhooksOf(configurations: readonly KubeObject[]): WebhookEntry[] {
   return [...configurations]
     .sort((x, y) => (x.metadata.name ?? "").localeCompare(y.metadata.name ?? ""))
     .flatMap((configuration) => ((configuration as Obj).webhooks as WebhookEntry[] | undefined) ?? []);
@@ -165,7 +168,7 @@ export function webhooksOf(configurations: readonly KubeObject[]): WebhookEntry[
  * Runs the mutating webhooks in order, each seeing the previous one's result; returns
  * the object as mutated. Throws `ApiError` on a denial or a failing `Fail` webhook.
  */
-export async function mutate(webhooks: readonly WebhookEntry[], a: AdmissionAttributes, resolveService?: ServiceResolver): Promise<KubeObject | null> {
+async function mutate(webhooks: readonly WebhookEntry[], a: AdmissionAttributes & { readonly object: KubeObject }, resolveService: ServiceResolver | undefined): Promise<KubeObject> {
   let object = a.object;
   for (const webhook of webhooks) {
     const attributes = { ...a, object };
@@ -173,7 +176,7 @@ export async function mutate(webhooks: readonly WebhookEntry[], a: AdmissionAttr
     const response = await call(webhook, attributes, resolveService);
     if (!response) continue;
     if (response.allowed !== true) throw denial(webhook, response);
-    if (typeof response.patch === "string" && object) {
+    if (typeof response.patch === "string") {
       try {
         object = jsonPatch(object, JSON.parse(Buffer.from(response.patch, "base64").toString("utf8"))) as unknown as KubeObject;
       } catch (error) {
@@ -185,10 +188,58 @@ export async function mutate(webhooks: readonly WebhookEntry[], a: AdmissionAttr
 }
 
 /** Runs the validating webhooks (concurrently, as kube-apiserver does). */
-export async function validate(webhooks: readonly WebhookEntry[], a: AdmissionAttributes, resolveService?: ServiceResolver): Promise<void> {
+async function validate(webhooks: readonly WebhookEntry[], a: AdmissionAttributes, resolveService: ServiceResolver | undefined): Promise<void> {
   const chosen = webhooks.filter((webhook) => selected(webhook, a));
   const responses = await Promise.all(chosen.map((webhook) => call(webhook, a, resolveService).then((response) => ({ webhook, response }))));
   for (const { webhook, response } of responses) {
     if (response && response.allowed !== true) throw denial(webhook, response);
   }
 }
+
+const MUTATING = "admissionregistration.k8s.io/mutatingwebhookconfigurations";
+const VALIDATING = "admissionregistration.k8s.io/validatingwebhookconfigurations";
+
+/** The webhooks configured in `table` that may apply to the write, if any (none for the configurations themselves). */
+function configured(write: Write, table: string): WebhookEntry[] | undefined {
+  if (write.kind.exemptFromWebhooks) return undefined;
+  const webhooks = webhooksOf(write.server.store.list(table).map((s) => s.object));
+  return webhooks.length > 0 ? webhooks : undefined;
+}
+
+function attributes(write: Write, object: KubeObject | null): AdmissionAttributes {
+  const namespace = write.namespace === undefined ? undefined : write.server.store.get("/namespaces", undefined, write.namespace);
+  return {
+    operation: write.operation,
+    type: write.resource,
+    version: write.version,
+    subresource: write.subresource,
+    namespace: write.namespace,
+    name: write.name,
+    object,
+    oldObject: write.oldObject,
+    namespaceLabels: namespace?.object.metadata.labels ?? {},
+    dryRun: write.dryRun,
+  };
+}
+
+/** The MutatingAdmissionWebhook plugin: creates and updates (deletes are not mutated). */
+export const mutatingWebhooks: AdmissionStep = {
+  name: "MutatingAdmissionWebhook",
+  admit: (draft, write) => {
+    const webhooks = configured(write, MUTATING);
+    return webhooks ? mutate(webhooks, { ...attributes(write, draft), object: draft }, write.server.resolveService) : draft;
+  },
+};
+
+/** The ValidatingAdmissionWebhook plugin: creates, updates and deletes. */
+export const validatingWebhooks: AdmissionStep = {
+  name: "ValidatingAdmissionWebhook",
+  admit: (draft, write) => {
+    const webhooks = configured(write, VALIDATING);
+    return webhooks ? validate(webhooks, attributes(write, draft), write.server.resolveService).then(() => draft) : draft;
+  },
+  admitDelete: (write) => {
+    const webhooks = configured(write, VALIDATING);
+    return webhooks ? validate(webhooks, attributes(write, null), write.server.resolveService) : undefined;
+  },
+};
