@@ -1,9 +1,9 @@
 /**
  * The one projection of each object a delivery reads. The cache cuts every object once,
  * on arrival, to the union of its watches' fields (`./projection.ts`); a delivery that
- * wants fewer fields of an object the cache keeps whole for another watch (a Sedna worker
- * pod in the node snapshots of edge autonomy) cuts it with its watch's projector
- * (`protocol/snapshot/fields.ts`). Those cuts are made here once per object and shape, and
+ * wants fewer fields of an object the cache keeps whole for another watch (a pod one
+ * controller reads whole, in another's snapshots of its node) cuts it with its watch's
+ * projector (`protocol/snapshot/fields.ts`). Those cuts are made here once per object and shape, and
  * remembered while the object is held: a pod went through the same cut in every snapshot
  * of its node, and a deletion's last state once per route it took.
  */
