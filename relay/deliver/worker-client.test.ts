@@ -96,22 +96,41 @@ test("an injected transport carries every call: signed as over HTTP, its answers
   assert.equal(await unreachable.healthy(), false);
 });
 
+/** A transport whose calls wait to be answered: `next()` resolves with the answer of the next call to arrive. */
+function heldTransport(): { transport: WorkerTransport; next: () => Promise<() => void> } {
+  const arrived: (() => void)[] = [];
+  const takers: ((answer: () => void) => void)[] = [];
+  const transport: WorkerTransport = () =>
+    new Promise((resolve) => {
+      const answer = (): void => resolve(new Response(JSON.stringify({ actions: [] })));
+      const taker = takers.shift();
+      if (taker) taker(answer);
+      else arrived.push(answer);
+    });
+  const next = (): Promise<() => void> =>
+    new Promise((take) => {
+      const answer = arrived.shift();
+      if (answer) take(answer);
+      else takers.push(take);
+    });
+  return { transport, next };
+}
+
 test("a bulk delivery's body is built only once the budget holds room for its route's last size: big snapshots are built a few at a time", async () => {
-  const pending: (() => void)[] = [];
-  const transport: WorkerTransport = () => new Promise((resolve) => pending.push(() => resolve(new Response(JSON.stringify({ actions: [] })))));
+  const { transport, next } = heldTransport();
   const client = new WorkerClient("http://in-process.invalid", SECRET, undefined, transport);
   const big = { pods: "x".repeat(3 * 1024 * 1024) };
-  await Promise.race([client.reconcile("nodes", () => big), new Promise((resolve) => setTimeout(resolve, 0))]);
-  pending.shift()?.();
-  await new Promise((resolve) => setImmediate(resolve));
+  const first = client.reconcile("nodes", () => big);
+  (await next())();
+  await first;
   // The route's bodies are now known to be 3 MiB: of five deliveries, two fit the 8 MiB budget.
   let built = 0;
   const deliveries = Array.from({ length: 5 }, () => client.reconcile("nodes", () => ((built += 1), big)));
-  for (let turn = 0; turn < 20 && built < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(built, 2, "built while room is held, not before");
-  for (let turn = 0; turn < 500 && (pending.length > 0 || built < 5); turn++) {
-    pending.shift()?.();
-    await new Promise((resolve) => setImmediate(resolve));
+  const sent = [await next(), await next()];
+  assert.equal(built, 2, "built while room is held, not before: the others wait for a body to come back");
+  for (let answered = 0; answered < 5; answered++) {
+    const answer = sent.shift() ?? (await next());
+    answer();
   }
   await Promise.all(deliveries);
   assert.equal(built, 5);
