@@ -7,7 +7,6 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
 import { StatusError, type TypeRef } from "../../protocol/index.ts";
-import type { RequestMetrics } from "../ops/metrics.ts";
 
 /**
  * How many times one request is sent again after a 429, or a 5xx carrying `Retry-After`,
@@ -25,6 +24,17 @@ export function retryAfterMs(status: number, header: string | string[] | undefin
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
   return Number(value) * 1000;
+}
+
+/** Told of every request the relay's Kubernetes clients send (`rest_client_requests_total`). */
+export interface RequestMetrics {
+  /** One request: its HTTP method, the server's `host:port`, and the status code or `<error>` when none came. */
+  request(method: string, host: string, code: string): void;
+}
+
+/** The REST path of an API group version: `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
+function groupVersionPath(apiVersion: string): string {
+  return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
 /** Client settings beyond the KubeConfig. */
@@ -99,8 +109,7 @@ export class KubeClient {
     const key = `${type.apiVersion}|${type.kind}`;
     const known = this.#resources.get(key);
     if (known) return known;
-    const path = type.apiVersion.includes("/") ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
-    const list = (await this.request("GET", path)) as { resources?: { name: string; kind: string; namespaced: boolean }[] };
+    const list = (await this.request("GET", groupVersionPath(type.apiVersion))) as { resources?: { name: string; kind: string; namespaced: boolean }[] };
     for (const r of list.resources ?? []) {
       if (!r.name.includes("/")) this.#resources.set(`${type.apiVersion}|${r.kind}`, { plural: r.name, namespaced: r.namespaced });
     }
@@ -112,7 +121,7 @@ export class KubeClient {
   /** The REST path of a collection or an object (and subresource). */
   async path(type: TypeRef, namespace: string | undefined, name?: string, subresource?: string): Promise<string> {
     const info = await this.resource(type);
-    const base = type.apiVersion.includes("/") ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
+    const base = groupVersionPath(type.apiVersion);
     const ns = info.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
     return `${base}${ns}/${info.plural}${name ? `/${encodeURIComponent(name)}` : ""}${subresource ? `/${subresource}` : ""}`;
   }

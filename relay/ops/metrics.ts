@@ -7,17 +7,12 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { KUBERNETES_METRICS, RELAY_METRICS, type CounterName, type FamilyName, type GaugeName, type LabelsOf, type MetricFamily, type UpstreamName } from "./metric-families.ts";
+import type { RequestMetrics } from "../kube/client.ts";
 import { RECONCILE_RESULTS, WorkQueueMetrics, type QueueMetricsSink, type ReconcileResult } from "../queue/queue-metrics.ts";
 
 type Labels = Record<string, string>;
 type AnyFamily = FamilyName | UpstreamName;
 type Instrument = Counter | Gauge | Histogram;
-
-/** Told of every request the relay's Kubernetes clients send (`rest_client_requests_total`). */
-export interface RequestMetrics {
-  /** One request: its HTTP method, the server's `host:port`, and the status code or `<error>` when none came. */
-  request(method: string, host: string, code: string): void;
-}
 
 /** Told of leadership changes, as client-go's leaderelection metrics adapter is (`leader_election_master_status`). */
 export interface LeaderMetrics {
