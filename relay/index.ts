@@ -1,4 +1,4 @@
-/** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
+/** The relay, startable in-process (npm start, tests) or from relay/main.ts; its stages, in order, are listed in relay/README.md. */
 import { KubeConfig } from "@kubernetes/client-node";
 import { http1Only } from "./kube/http1.ts";
 import { startApiServer, startFront, startOpsServer } from "./front/servers.ts";
