@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { freePort } from "../cli/ports.ts";
+import { waitFor } from "../cli/wait.ts";
 import { ensureToolchain, type Toolchain } from "./build.ts";
 import { kubeconfigYaml } from "./kubeconfig.ts";
 import { NodeAgent } from "./nodes.ts";
@@ -326,27 +327,22 @@ async function compactEtcd(port: number): Promise<number> {
 
 async function waitForDefaultServiceAccount(kc: KubeConfig, signal: AbortSignal | undefined, timeoutMs = 60_000): Promise<void> {
   const api = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !signal?.aborted) {
-    const found = await api.readNamespacedServiceAccount({ name: "default", namespace: "default" }).then(
-      () => true,
-      () => false,
-    );
-    if (found) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  if (!signal?.aborted) throw new Error(`no default ServiceAccount in namespace default within ${timeoutMs / 1000} s (kube-controller-manager's log is in the state folder's logs/)`);
+  const read = async (): Promise<"found" | "missing" | "aborted"> =>
+    signal?.aborted
+      ? "aborted"
+      : api.readNamespacedServiceAccount({ name: "default", namespace: "default" }).then(
+          () => "found",
+          () => "missing",
+        );
+  await waitFor("the default ServiceAccount in namespace default (kube-controller-manager's log is in the state folder's logs/)", read, (state) => state !== "missing", { timeoutMs, intervalMs: 200 });
 }
 
 async function waitForReadyNodes(kc: KubeConfig, names: readonly string[], signal: AbortSignal | undefined, timeoutMs = 60_000): Promise<void> {
   const api = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + timeoutMs;
-  let notReady: string[] = [...names];
-  while (Date.now() < deadline && !signal?.aborted) {
+  const notReady = async (): Promise<string[]> => {
+    if (signal?.aborted) throw new Error(`nodes not Ready: stopped while waiting for ${names.join(", ")}`);
     const nodes = (await api.listNode()).items;
-    notReady = names.filter((name) => !nodes.find((n) => n.metadata?.name === name)?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
-    if (notReady.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`nodes not Ready within ${timeoutMs / 1000} s: ${notReady.join(", ")} (kwok logs in the state folder's logs/)`);
+    return names.filter((name) => !nodes.find((n) => n.metadata?.name === name)?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+  };
+  await waitFor("every node Ready (those not; kwok logs in the state folder's logs/)", notReady, (waiting) => waiting.length === 0, { timeoutMs, intervalMs: 250 });
 }

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
+import { waitFor } from "../cli/wait.ts";
 
 /** A started process. */
 export interface Managed {
@@ -87,13 +88,11 @@ export function healthy(port: number, path: string, ca?: string): Promise<boolea
 
 /** Waits until `check` holds, failing early (with the log's tail) if `process` ends, or after `timeoutMs`. */
 export async function waitUntil(process: Managed, what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const read = async (): Promise<boolean> => {
     if (process.ended()) throw new Error(`${process.name} ended (${await process.exited}) before ${what}:\n${logTail(process.logFile)}`);
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${process.name} did not become ${what} within ${timeoutMs / 1000} s (log: ${process.logFile}):\n${logTail(process.logFile)}`);
+    return check();
+  };
+  await waitFor(`${process.name} to become ${what}`, read, (ok) => ok, { timeoutMs, intervalMs: 200, describe: () => `not ${what} (log: ${process.logFile}):\n${logTail(process.logFile)}` });
 }
 
 /** The pids file: what a launcher started, so that the next one can end what a SIGKILL left. */

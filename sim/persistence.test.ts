@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
+import { waitFor } from "../cli/wait.ts";
 import type { KubeObject } from "../protocol/index.ts";
+import { waitForGone, waitForObject } from "../test/support/cluster-waits.ts";
 import { startSim, type RunningSim } from "./index.ts";
 import { clearState, StateBusyError } from "./persistence.ts";
 
@@ -34,14 +36,6 @@ function stateDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "sim-state-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 test("a sim with a state folder comes back with its objects, uids, resourceVersions and custom kinds, and goes on from there", async (t) => {
@@ -84,19 +78,19 @@ test("after a restart the controllers see the restored objects: owners before de
   const dir = stateDir(t);
   const options = { stateDir: dir, nodes: ["n1"], heartbeatSeconds: 30, nodeGraceSeconds: 120 };
   const first = await startSim(options);
-  await until("node n1", async () => (await first.cluster.find(NODE, undefined, "n1")) !== undefined);
+  await waitForObject(first.cluster, NODE, undefined, "n1");
   const owner = await first.cluster.create(configMap("owner"));
   await first.cluster.create(configMap("child", { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }] }));
   // The owner changes after its child: by resourceVersion alone the child would come first.
   await first.cluster.patch(CM, "default", "owner", { data: { k: "changed" } }, "merge");
   await first.cluster.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { nodeName: "n1", containers: [{ name: "c", image: "busybox" }] } } as KubeObject);
-  await until("pod p running", async () => (await first.cluster.get(POD, "default", "p") as { status?: { phase?: string } }).status?.phase === "Running");
+  await waitForObject(first.cluster, POD, "default", "p", (pod) => (pod as { status?: { phase?: string } }).status?.phase === "Running");
   const terminating = await first.cluster.delete(POD, "default", "p", { gracePeriodSeconds: 1 });
   assert.ok(terminating.metadata.deletionTimestamp, "graceful: the kubelet has a second to finish");
   await first.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "doomed" } } as KubeObject);
   await first.cluster.create(configMap("held", { namespace: "doomed", finalizers: ["example.dev/hold"] }));
   await first.cluster.delete(NAMESPACE, undefined, "doomed");
-  await until("the held ConfigMap to be terminating", async () => Boolean((await first.cluster.find(CM, "doomed", "held"))?.metadata.deletionTimestamp));
+  await waitForObject(first.cluster, CM, "doomed", "held", (held) => Boolean(held.metadata.deletionTimestamp));
   await first.stop();
 
   const restartedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -105,14 +99,17 @@ test("after a restart the controllers see the restored objects: owners before de
   const node = (await second.cluster.get(NODE, undefined, "n1")) as { status?: { conditions?: { type: string; lastHeartbeatTime?: string }[] } };
   const heartbeat = node.status?.conditions?.find((c) => c.type === "Ready")?.lastHeartbeatTime ?? "";
   assert.ok(Date.parse(heartbeat) >= restartedAt.getTime(), `the kubelet reported in at start (heartbeat ${heartbeat})`);
-  await until("the terminating pod to be gone", async () => (await second.cluster.find(POD, "default", "p")) === undefined);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitForGone(second.cluster, POD, "default", "p");
+  // The collector checks dependents one at a time, in the order it saw them: a dependent of an
+  // owner that never existed, made now, is collected only once the restored child was checked.
+  await second.cluster.create(configMap("orphan", { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "never", uid: "never-existed", controller: true }] }));
+  await waitForGone(second.cluster, CM, "default", "orphan");
   assert.ok(await second.cluster.find(CM, "default", "child"), "the garbage collector did not take the child for an orphan");
   await second.cluster.delete(CM, "default", "owner");
-  await until("the child to be collected with its owner", async () => (await second.cluster.find(CM, "default", "child")) === undefined);
+  await waitForGone(second.cluster, CM, "default", "child");
   assert.ok((await second.cluster.get(NAMESPACE, undefined, "doomed")).metadata.deletionTimestamp, "still terminating: its content is held");
   await second.cluster.patch(CM, "doomed", "held", { metadata: { finalizers: null } }, "merge");
-  await until("the terminating namespace to finish once its content is gone", async () => (await second.cluster.find(NAMESPACE, undefined, "doomed")) === undefined);
+  await waitForGone(second.cluster, NAMESPACE, undefined, "doomed");
 });
 
 /** `npm run sim -- --state DIR` as a child process; resolves with its URL once ready. */
@@ -146,7 +143,8 @@ test("a crash (SIGKILL, no stop) loses at most the flush window, and a torn last
     assert.equal(response.status, 201);
   }
   // Killed only once the journal holds the three writes: what a crash after the flush must keep.
-  await until("the three writes in the journal", () => ["c1", "c2", "c3"].every((name) => existsSync(join(dir, "log.jsonl")) && readFileSync(join(dir, "log.jsonl"), "utf8").includes(`"name":"${name}"`)));
+  const journal = (): string => (existsSync(join(dir, "log.jsonl")) ? readFileSync(join(dir, "log.jsonl"), "utf8") : "");
+  await waitFor("the three writes in the journal (those written)", () => ["c1", "c2", "c3"].filter((name) => journal().includes(`"name":"${name}"`)), (written) => written.length === 3);
   await child.kill();
   appendFileSync(join(dir, "log.jsonl"), '{"rv":999999,"type":"ADDED","resource":"/configmaps","obj');
 

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { present, waitFor, WaitTimeout } from "../../cli/wait.ts";
 import { KubeClient } from "../../relay/kube/client.ts";
 import { readObject } from "./apply.ts";
 import { installForLocalRelay, type LocalInstall } from "./install/local-relay.ts";
@@ -262,15 +263,18 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
  */
 async function electionOutcome(relay: RunningRelay, admin: KubeClient, lease: { namespace: string; name: string }, identity: string): Promise<string> {
   const where = `Lease ${lease.namespace}/${lease.name}`;
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
+  const outcome = async (): Promise<string | undefined> => {
     if (relay.engine.leading) return `the relay leads (${where}, as ${identity})`;
     const found = (await readObject(admin, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: lease } as KubeObject).catch(() => undefined)) as { spec?: { holderIdentity?: string } } | undefined;
     const holder = found?.spec?.holderIdentity;
-    if (holder && holder !== identity) return `the relay stands by: ${where} is held by ${holder}; it takes over once that is released or lapses`;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    return holder && holder !== identity ? `the relay stands by: ${where} is held by ${holder}; it takes over once that is released or lapses` : undefined;
+  };
+  try {
+    return await waitFor("the relay's first campaign to have an outcome", outcome, present, { timeoutMs: 5_000, intervalMs: 50 });
+  } catch (error) {
+    if (error instanceof WaitTimeout) return `the relay does not lead yet (${where})`;
+    throw error;
   }
-  return `the relay does not lead yet (${where})`;
 }
 
 /** A client with the kubeconfig `startOnCluster` was given (the sim's, or a real cluster's admin), and its server. */

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
+import { waitForObject } from "../../test/support/cluster-waits.ts";
 import type { Cluster } from "../contract.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { startWebhook } from "../testing/webhook.ts";
@@ -11,15 +13,6 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const POD = { apiVersion: "v1", kind: "Pod" };
 const ENDPOINTS = { apiVersion: "v1", kind: "Endpoints" };
 const SLICE = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A pod bound to `n`, running with `ip`, Ready or not. */
 async function runningPod(cluster: SimCluster, name: string, ip: string, ready: boolean): Promise<void> {
@@ -51,10 +44,7 @@ test("not Ready pods are notReadyAddresses and ready=false; pods being deleted l
     await runningPod(cluster, "c", "10.244.0.3", true);
     await cluster.create(service());
     await cluster.delete(POD, "default", "c", { gracePeriodSeconds: 30 });
-    const endpoints = await until("Endpoints", async () => {
-      const e = (await cluster.find(ENDPOINTS, "default", "web")) as Obj | undefined;
-      return addresses(e, "addresses").length + addresses(e, "notReadyAddresses").length === 2 ? e : undefined;
-    });
+    const endpoints = (await waitForObject(cluster, ENDPOINTS, "default", "web", (e) => addresses(e, "addresses").length + addresses(e, "notReadyAddresses").length === 2)) as Obj;
     assert.deepEqual([addresses(endpoints, "addresses"), addresses(endpoints, "notReadyAddresses")], [["a"], ["b"]]);
     const slice = (await sliceOf(cluster, "web")) as Obj;
     assert.deepEqual(conditions(slice), ["a ready=true serving=true terminating=false", "b ready=false serving=false terminating=false", "c ready=false serving=true terminating=true"]);
@@ -72,10 +62,7 @@ test("publishNotReadyAddresses: every pod an address, ready in slices, terminati
     await runningPod(cluster, "b", "10.244.0.2", true);
     await cluster.delete(POD, "default", "b", { gracePeriodSeconds: 30 });
     await cluster.create(service(true));
-    const endpoints = await until("Endpoints", async () => {
-      const e = (await cluster.find(ENDPOINTS, "default", "web")) as Obj | undefined;
-      return addresses(e, "addresses").length === 2 ? e : undefined;
-    });
+    const endpoints = (await waitForObject(cluster, ENDPOINTS, "default", "web", (e) => addresses(e, "addresses").length === 2)) as Obj;
     assert.deepEqual(addresses(endpoints, "notReadyAddresses"), []);
     assert.deepEqual(conditions((await sliceOf(cluster, "web")) as Obj), ["a ready=true serving=false terminating=false", "b ready=true serving=true terminating=true"]);
   } finally {
@@ -107,17 +94,11 @@ test("the controller writes through admission: a mutating webhook's patches on i
     controller.start(cluster);
     await runningPod(cluster, "a", "10.244.0.1", true);
     await cluster.create(service());
-    await until("Endpoints with a", async () => (addresses((await cluster.find(ENDPOINTS, "default", "web")) as Obj | undefined, "addresses").length === 1 ? true : undefined));
+    await waitForObject(cluster, ENDPOINTS, "default", "web", (e) => addresses(e, "addresses").length === 1);
     await setReady(cluster, "a", false);
-    const endpoints = await until("the webhook's Endpoints", async () => {
-      const e = (await cluster.find(ENDPOINTS, "default", "web")) as Obj | undefined;
-      return e?.metadata.annotations?.["example.com/kept-ready"] ? e : undefined;
-    });
+    const endpoints = (await waitForObject(cluster, ENDPOINTS, "default", "web", (e) => Boolean(e.metadata.annotations?.["example.com/kept-ready"]))) as Obj;
     assert.deepEqual([addresses(endpoints, "addresses"), addresses(endpoints, "notReadyAddresses")], [["a"], []], "stored as the webhook patched it");
-    const slice = await until("the webhook's EndpointSlice", async () => {
-      const s = (await sliceOf(cluster, "web")) as Obj | undefined;
-      return conditions(s)[0] === "a ready=true serving=false terminating=false" ? s : undefined;
-    });
+    const slice = await waitFor("the webhook's EndpointSlice", async () => (await sliceOf(cluster, "web")) as Obj | undefined, (s): s is Obj => conditions(s)[0] === "a ready=true serving=false terminating=false");
     assert.equal(slice.endpoints.length, 1);
     const kinds = webhook.requests.map((r) => `${r.operation} ${(r.kind as Obj).kind}`);
     assert.ok(kinds.includes("CREATE Endpoints") && kinds.includes("UPDATE Endpoints") && kinds.includes("UPDATE EndpointSlice"), kinds.join(", "));

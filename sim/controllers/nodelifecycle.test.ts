@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
+import { waitForObject } from "../../test/support/cluster-waits.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { controllerTaints, nodeLifecycle, notReadyConditions, silencedConditions } from "./nodelifecycle.ts";
 import { readyCondition } from "./nodes.ts";
@@ -66,15 +67,6 @@ test("MarkPodsNotReady: only the Ready condition goes False, its reason and mess
   assert.equal(notReadyConditions({ ...pod, status: {} } as KubeObject, AT), undefined);
 });
 
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 test("the controller: a Ready=False node gets not-ready taints and keeps its pods Ready; gone silent, Unknown, unreachable taints, pods not Ready, Events", async () => {
   const cluster = new SimCluster();
   await cluster.create({ apiVersion: "v1", kind: "Node", metadata: { name: "n" }, spec: {}, status: { conditions: [readyCondition("True", now())] } } as KubeObject);
@@ -86,27 +78,18 @@ test("the controller: a Ready=False node gets not-ready taints and keeps its pod
   const controller = nodeLifecycle({ nodeGraceSeconds: 2, heartbeatSeconds: 1, nodes: [] });
   controller.start(cluster);
   try {
-    const notReady = await until("not-ready taints", async () => {
-      const n = (await cluster.get(NODE, undefined, "n")) as Obj;
-      return keys(n.spec.taints).includes(`${NOT_READY}:NoExecute`) ? n : undefined;
-    });
+    const notReady = (await waitForObject(cluster, NODE, undefined, "n", (n: Obj) => keys(n.spec.taints).includes(`${NOT_READY}:NoExecute`))) as Obj;
     assert.deepEqual(keys(notReady.spec.taints), [`${NOT_READY}:NoSchedule`, `${NOT_READY}:NoExecute`]);
     assert.equal(((await cluster.get(POD, "default", "p")) as Obj).status.conditions[0].status, "True", "a kubelet's own NotReady does not mark its pods");
     // No more heartbeats: Unknown after the grace period, and the taints swap.
-    const unknown = await until("unreachable taints", async () => {
-      const n = (await cluster.get(NODE, undefined, "n")) as Obj;
-      return keys(n.spec.taints).includes(`${UNREACHABLE}:NoExecute`) ? n : undefined;
-    });
+    const unknown = (await waitForObject(cluster, NODE, undefined, "n", (n: Obj) => keys(n.spec.taints).includes(`${UNREACHABLE}:NoExecute`))) as Obj;
     assert.deepEqual(keys(unknown.spec.taints), [`${UNREACHABLE}:NoSchedule`, `${UNREACHABLE}:NoExecute`]);
     assert.equal(unknown.status.conditions[0].status, "Unknown");
     assert.equal(((await cluster.get(POD, "default", "p")) as Obj).status.conditions[0].status, "True", "False → Unknown is no Ready → NotReady transition");
     // Ready again, then silent again: that transition marks the pod.
     await cluster.patch(NODE, undefined, "n", { status: { conditions: [readyCondition("True", now())] } }, "merge", { subresource: "status" });
-    await until("taints removed", async () => (((await cluster.get(NODE, undefined, "n")) as Obj).spec.taints ? undefined : true));
-    const pod = await until("the pod not Ready", async () => {
-      const p = (await cluster.get(POD, "default", "p")) as Obj;
-      return p.status.conditions[0].status === "False" ? p : undefined;
-    });
+    await waitForObject(cluster, NODE, undefined, "n", (n: Obj) => n.spec.taints === undefined);
+    const pod = (await waitForObject(cluster, POD, "default", "p", (p: Obj) => p.status.conditions[0].status === "False")) as Obj;
     assert.deepEqual(pod.status.conditions[1], { type: "ContainersReady", status: "True" }, "only Ready changes");
     const events = ((await cluster.list({ apiVersion: "v1", kind: "Event" }, { namespace: "default" })).items as Obj[]).map((e) => `${e.involvedObject.kind} ${e.type} ${e.reason}: ${e.message}`);
     assert.ok(events.includes("Node Normal NodeNotReady: Node n status is now: NodeNotReady"), events.join("\n"));

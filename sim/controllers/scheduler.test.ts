@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
@@ -81,16 +82,13 @@ test("a paused scheduler binds nothing (the pods stay Pending) until resumed, th
     await cluster.create(simNode("n1"));
     controller.pause();
     for (const name of ["a", "b"]) await cluster.create({ ...pod(), metadata: { name, namespace: "default" } } as KubeObject);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Both pods reached the scheduler and were kept aside: only then can "bound nothing" be told.
+    await waitFor("the paused scheduler to hold both pods", async () => controller.holding(), (held) => held === 2, { timeoutMs: 5_000 });
     const nodeOf = async (name: string): Promise<unknown> => ((await cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", name)) as { spec?: Obj }).spec?.nodeName;
     assert.deepEqual([await nodeOf("a"), await nodeOf("b")], [undefined, undefined], "nothing is bound while paused");
     controller.resume();
-    const deadline = Date.now() + 5_000;
-    while ((await nodeOf("a")) === undefined || (await nodeOf("b")) === undefined) {
-      assert.ok(Date.now() < deadline, "both pods are bound after the resume");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    assert.deepEqual([await nodeOf("a"), await nodeOf("b")], ["n1", "n1"]);
+    const nodes = await waitFor("both pods bound after the resume (their nodes)", async () => [await nodeOf("a"), await nodeOf("b")], (bound) => bound.every((node) => node !== undefined), { timeoutMs: 5_000 });
+    assert.deepEqual(nodes, ["n1", "n1"]);
   } finally {
     await controller.stop();
   }

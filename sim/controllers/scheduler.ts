@@ -103,8 +103,14 @@ function podFingerprint(pod: KubeObject): string {
   return JSON.stringify([pod.metadata.labels ?? {}, (pod as Obj).spec ?? {}]);
 }
 
+/** The default scheduler: pausable, and says how many pods it holds while paused (what a test of the pause waits on). */
+export interface SimScheduler extends PausableController {
+  /** Pods kept aside while paused, to be tried on resume (0 when running). */
+  holding(): number;
+}
+
 /** The default scheduler as a sim controller, which can be paused (pods stay Pending) and resumed. */
-export function scheduler(): PausableController {
+export function scheduler(): SimScheduler {
   /** Nodes with their allocatable parsed once per change. */
   const nodes = new Map<string, { object: KubeObject; allocatable: Amounts }>();
   /** Bound pods: their node and requests (parsed once, when the binding is seen). */
@@ -261,6 +267,9 @@ export function scheduler(): PausableController {
     },
     pause(): void {
       held ??= new Set();
+    },
+    holding(): number {
+      return held?.size ?? 0;
     },
     resume(): void {
       const waiting = held ?? new Set<string>();

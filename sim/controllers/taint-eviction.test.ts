@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
+import { waitForGone } from "../../test/support/cluster-waits.ts";
 import { FakeClock } from "../../test/support/fake-clock.ts";
 import { SimCluster } from "../api/sim-cluster.ts";
 import { taintEvictionController, TaintEvictor, type EvictionClock } from "./taint-eviction.ts";
@@ -151,15 +152,6 @@ test("a pod bound later to a tainted node is scheduled then; node changes other 
   assert.equal(evictor.scheduled("default/p"), 22_000);
 });
 
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 test("through the API: the DisruptionTarget condition and a TaintManagerEviction Event, then the pod is deleted", async () => {
   const cluster = new SimCluster();
   const seen: Obj[] = [];
@@ -169,7 +161,7 @@ test("through the API: the DisruptionTarget condition and a TaintManagerEviction
   const controller = taintEvictionController();
   controller.start(cluster);
   try {
-    await until("the pod to go", async () => ((await cluster.find(POD, "default", "p")) ? undefined : true));
+    await waitForGone(cluster, POD, "default", "p");
     const condition = seen.flatMap((p) => p.status?.conditions ?? []).find((c: Obj) => c.type === "DisruptionTarget");
     assert.deepEqual({ ...condition, lastTransitionTime: "t" }, { type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint", lastProbeTime: null, lastTransitionTime: "t" });
     const events = (await cluster.list({ apiVersion: "v1", kind: "Event" }, { namespace: "default" })).items as Obj[];
@@ -196,7 +188,7 @@ test("through the API: an eviction counts from when it was scheduled, whatever t
     await fake.advance(4_999);
     assert.ok(await cluster.find(POD, "default", "p"), "not before 10 s");
     await fake.advance(1);
-    await until("the pod to go at 10 s", async () => ((await cluster.find(POD, "default", "p")) ? undefined : true));
+    await waitForGone(cluster, POD, "default", "p");
   } finally {
     await controller.stop();
   }

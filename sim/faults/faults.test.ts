@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { SimFaults } from "./faults.ts";
 import type { FaultRequest } from "./rules.ts";
 import { verbOf } from "./rules.ts";
@@ -79,7 +80,7 @@ test("the shaper sends an event twice, or swaps it with the next event of anothe
   shaper.event("d2", "d");
   assert.deepEqual(written.slice(4), ["d1", "d2"], "one object's events keep their order");
   shaper.event("e1", "e");
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await waitFor("the held event written (the events written)", () => written.slice(), (lines) => lines.length >= 7);
   assert.deepEqual(written.slice(6), ["e1"], "a held event goes after holdMs");
   assert.deepEqual(counts, { duplicated: 1, reordered: 1 });
 });

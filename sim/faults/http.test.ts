@@ -1,6 +1,7 @@
 /** The faults through the sim's HTTP API, as the relay meets them. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { startSim } from "../index.ts";
 
 const configMap = (name: string): string => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" } });
@@ -43,7 +44,7 @@ test("goneNow ends an open watch with an ERROR event carrying 410; shaping sends
     const response = await fetch(`${sim.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${sim.cluster.store.resourceVersion}`);
     const text = response.text();
     await sim.cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "default" } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor("the ADDED event written to the watch, twice (events duplicated)", () => sim.faults.shaped.duplicated, (duplicated) => duplicated >= 1);
     assert.equal(sim.faults.goneNow(), 1);
     const events = (await text).trim().split("\n").map((line) => JSON.parse(line) as { type: string; object: { code?: number } });
     assert.deepEqual(events.map((e) => e.type), ["ADDED", "ADDED", "ERROR"]);

@@ -40,13 +40,14 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor } from "../../cli/wait.ts";
 import { podWebhookSpec } from "../../functions/controllers/autonomy/pod-webhook.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { testStack } from "../e2e/harness.ts";
-import { childPid, cpuSample, inPool, metricSum, percentile, relayBundle, relayIdle, relayProcess, stopChild, tenth, until, type CpuUse } from "./util.ts";
+import { childPid, cpuSample, inPool, metricSum, percentile, relayBundle, relayIdle, relayProcess, stopChild, tenth, type CpuUse } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const NODE = { apiVersion: "v1", kind: "Node" };
@@ -221,7 +222,7 @@ async function edgeNodes(cluster: SimCluster, duration: string): Promise<void> {
 async function deleteAll(cluster: SimCluster, relay: Relay): Promise<void> {
   const pods = (await cluster.list(POD, { namespace: NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => cluster.delete(POD, NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
-  await until("the bench's pods gone", async () => (await cluster.list(POD, { namespace: NAMESPACE })).items.length === 0, WAIT_MS, 100);
+  await waitFor("the bench's pods gone", async () => (await cluster.list(POD, { namespace: NAMESPACE })).items.length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 100 });
   await relayIdle(relay.metrics, WAIT_MS);
 }
 
@@ -496,7 +497,7 @@ async function bulkPods(cluster: SimCluster, relay: Relay, seconds: number | nul
     progress(`creating ${PODS} pods bound to ${BULK_NODE}, ${CONCURRENCY} at a time`);
     await inPool(Array.from({ length: PODS }, (_, i) => podObject(`bulk-${i}`, BULK_NODE)), CONCURRENCY, (pod) => cluster.create(pod));
     const created = performance.now() - started;
-    await until(`${PODS} pods Running on ${BULK_NODE} at ${seconds ?? "no"} seconds`, () => ready.at.size >= PODS, WAIT_MS);
+    await waitFor(`${PODS} pods Running on ${BULK_NODE} at ${seconds ?? "no"} seconds`, () => ready.at.size, (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 20 });
     const running = performance.now() - started;
     await relayIdle(relay.metrics, WAIT_MS);
     const idle = performance.now() - started;
@@ -523,7 +524,7 @@ async function propagate(cluster: SimCluster, relay: Relay, to: string): Promise
   try {
     const started = performance.now();
     await cluster.patch(NODE, undefined, BULK_NODE, { metadata: { annotations: { [DURATION]: to } } }, "merge");
-    await until(`${PODS} pods at ${seconds ?? "no"} seconds`, () => seen.at.size >= PODS, WAIT_MS, 5);
+    await waitFor(`${PODS} pods at ${seconds ?? "no"} seconds`, () => seen.at.size, (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 5 });
     const times = [...seen.at.values()].map((at) => at - started).sort((a, b) => a - b);
     await relayIdle(relay.metrics, WAIT_MS);
     const reconciles = metricSum(await relay.metrics(), "edgeloop_reconciles_total", { controller: "autonomy" }) - before;

@@ -30,6 +30,7 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
+import { waitFor } from "../../cli/wait.ts";
 import type { GangList } from "../../functions/controllers/gang/api/schema.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
@@ -38,7 +39,7 @@ import type { SimCluster } from "../../sim/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../sim/controllers/resources.ts";
 import { testStack } from "../e2e/harness.ts";
 import { passMs } from "./gang-pass.ts";
-import { inPool, metricSum, relayBundle, relayProcess, tenth, until } from "./util.ts";
+import { inPool, metricSum, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const NODE = { apiVersion: "v1", kind: "Node" };
@@ -136,21 +137,6 @@ async function allProvisional(stack: Stack): Promise<boolean> {
   return rows.filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length === GROUPS;
 }
 
-/** Waits until the relay has nothing queued nor in flight, twice in a row 250 ms apart. */
-async function relayIdle(relay: Relay): Promise<void> {
-  let quiet = 0;
-  await until(
-    "the relay to be idle",
-    async () => {
-      const text = await relay.metrics();
-      quiet = metricSum(text, "edgeloop_queue_depth") + metricSum(text, "edgeloop_queue_in_flight") === 0 ? quiet + 1 : 0;
-      return quiet >= 2;
-    },
-    WAIT_MS,
-    250,
-  );
-}
-
 /** The gang controller's events batches, their total time (s) and the Pod and Node watch events, from the relay's metrics. */
 function relayCounts(text: string): { batches: number; seconds: number; events: number } {
   return {
@@ -221,8 +207,8 @@ async function gangScenario(stack: Stack, relay: Relay, progress: (message: stri
     progress(`creating ${GROUP_SIZE - 1} of the ${GROUP_SIZE} pods of ${GROUPS} groups (${GROUPS * (GROUP_SIZE - 1)} pods)`);
     await inPool(gangPods(0, GROUP_SIZE - 1), CONCURRENCY, (pod) => cluster.create(pod));
     progress("waiting until GET /v1/gangs shows every group provisional");
-    await until("every group provisional in the gang queue", () => allProvisional(stack), WAIT_MS, 1_000);
-    await relayIdle(relay);
+    await waitFor("every group provisional in the gang queue", () => allProvisional(stack), (ok) => ok, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
+    await relayIdle(relay.metrics, WAIT_MS);
     if (watch.bound() > 0) throw new Error(`${watch.bound()} pods were bound before their group was complete`);
     const before = relayCounts(await relay.metrics());
     progress(`creating the last pod of every group; timing until all ${PODS} pods are bound`);
@@ -230,11 +216,11 @@ async function gangScenario(stack: Stack, relay: Relay, progress: (message: stri
     await profiled("gang-sim", async () => {
       await inPool(gangPods(GROUP_SIZE - 1, GROUP_SIZE), CONCURRENCY, (pod) => cluster.create(pod));
       progress(`${GROUPS} creates took ${Math.round(performance.now() - started)} ms`);
-      await until(`all ${PODS} gang pods bound`, () => watch.bound() >= PODS, WAIT_MS);
+      await waitFor(`all ${PODS} gang pods bound`, () => watch.bound(), (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 20 });
     });
     const seconds = (performance.now() - started) / 1000;
     // The last binds' Events, and the kubelet's status changes, are still being delivered.
-    await relayIdle(relay);
+    await relayIdle(relay.metrics, WAIT_MS);
     progress(`every pod bound after ${tenth(seconds)} s; the relay idle ${tenth((performance.now() - started) / 1000 - seconds)} s later`);
     const after = relayCounts(await relay.metrics());
     if (watch.early.length > 0) throw new Error(`pods bound before their group was complete: ${watch.early.slice(0, 10).join(", ")}`);
@@ -252,9 +238,9 @@ async function emptyNodes(stack: Stack, relay: Relay): Promise<void> {
   const cluster = stack.sim.cluster;
   const pods = (await cluster.list(POD, { namespace: GANG_NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => cluster.delete(POD, GANG_NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
-  await until("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), WAIT_MS, 250);
-  await until("an empty gang queue", async () => (await gangRows(stack)).length === 0, WAIT_MS, 1_000);
-  await relayIdle(relay);
+  await waitFor("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), (ok) => ok, { timeoutMs: WAIT_MS, intervalMs: 250 });
+  await waitFor("an empty gang queue", async () => (await gangRows(stack)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
+  await relayIdle(relay.metrics, WAIT_MS);
 }
 
 /** Scenario 2: the sim's default scheduler places {@link PODS} pods created while it was paused; the seconds it took. */
@@ -266,12 +252,12 @@ async function defaultScenario(stack: Stack, relay: Relay, progress: (message: s
   try {
     progress(`creating ${PODS} pods for the default scheduler, paused`);
     await inPool(Array.from({ length: PODS }, (_, i) => plainPod(i)), CONCURRENCY, (pod) => cluster.create(pod));
-    await relayIdle(relay);
+    await relayIdle(relay.metrics, WAIT_MS);
     if (watch.bound() > 0) throw new Error(`the paused default scheduler bound ${watch.bound()} pods`);
     progress(`resuming the default scheduler; timing until all ${PODS} pods are bound`);
     const started = performance.now();
     stack.sim.resumeScheduler();
-    await until(`all ${PODS} pods bound by the default scheduler`, () => watch.bound() >= PODS, WAIT_MS);
+    await waitFor(`all ${PODS} pods bound by the default scheduler`, () => watch.bound(), (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 20 });
     const seconds = (performance.now() - started) / 1000;
     await checkCapacity(cluster);
     return seconds;
@@ -287,10 +273,10 @@ async function onStack(report: Parameters<Benchmark["run"]>[0], progress: (messa
   const stack = await testStack({ nodes: NODES, extraControllerDirs: [] });
   let relay: Relay | undefined;
   try {
-    await until(`${NODES} nodes`, async () => (await stack.sim.cluster.list(NODE)).items.length >= NODES, WAIT_MS, 100);
+    await waitFor(`${NODES} nodes`, async () => (await stack.sim.cluster.list(NODE)).items.length, (count) => count >= NODES, { timeoutMs: WAIT_MS, intervalMs: 100 });
     await stack.relay.stop();
     relay = await relayProcess(stack, await relayBundle());
-    await relayIdle(relay);
+    await relayIdle(relay.metrics, WAIT_MS);
 
     const gang = await gangScenario(stack, relay, progress);
     progress(`${gang.batches} events batches, ${tenth(gang.eventsPerBatch)} Pod/Node watch events and ${Math.round(gang.meanBatchMs)} ms (Worker + apply) per batch on average`);

@@ -19,6 +19,7 @@ import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
@@ -29,7 +30,7 @@ import { FIXTURE_CONTROLLERS, testStack } from "../e2e/harness.ts";
 import { WorkerClient, type WorkerTransport } from "../../relay/deliver/worker-client.ts";
 import { bundleWorkerForNode } from "./in-process/bundle.ts";
 import { startInProcessWorker } from "./in-process/worker.ts";
-import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayIdle, stopChild, tenth, until } from "./util.ts";
+import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayIdle, stopChild, tenth } from "./util.ts";
 import { freePort } from "../../cli/ports.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -144,7 +145,7 @@ async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerMod
   );
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await until(`the ${mode} relay to be ready`, async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), 120_000);
+  await waitFor(`the ${mode} relay to be ready`, async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), (ok) => ok, { timeoutMs: 120_000, intervalMs: 20 });
   return { child, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
 }
 
@@ -152,7 +153,7 @@ async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerMod
 async function selfHeal(stack: Stack): Promise<number[]> {
   const live = async (): Promise<Obj[]> =>
     ((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/worker-type=train" })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
-  await until(`${HEAL_JOBS * 2} training pods`, async () => (await live()).length === HEAL_JOBS * 2, 30_000);
+  await waitFor(`${HEAL_JOBS * 2} training pods`, async () => (await live()).length, (count) => count === HEAL_JOBS * 2, { timeoutMs: 30_000, intervalMs: 20 });
   const latencies: number[] = [];
   let waiting: { slot: string; job: string; since: number } | undefined;
   const stop = onCreated(stack.sim.cluster, POD, (pod, at) => {
@@ -168,7 +169,7 @@ async function selfHeal(stack: Stack): Promise<number[]> {
       const victim = pods[i % pods.length] as Obj;
       waiting = { slot: victim.metadata.labels["edgeloop.dev/worker"], job: victim.metadata.labels["federatedlearningjob.sedna.io/name"], since: performance.now() };
       await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-      await until("the replacement", () => waiting === undefined, 10_000);
+      await waitFor("the replacement", () => waiting, (pending) => pending === undefined, { timeoutMs: 10_000, intervalMs: 20 });
     }
   } finally {
     stop();
@@ -183,7 +184,7 @@ async function measure(stack: Stack, script: string, mode: RelayMode, workerModu
   progress(`${mode}: starting the relay (its start reconciles every parent)`);
   const relay = await hopRelay(stack, script, mode, workerModule);
   try {
-    await until("every mirror child", async () => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.length >= PARENTS, 300_000, 500);
+    await waitFor("every mirror child", async () => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.length, (count) => count >= PARENTS, { timeoutMs: 300_000, intervalMs: 500 });
     await relayIdle(relay.metrics, 300_000);
     progress(`${mode}: self-heal, ${DELETIONS} training-pod deletions one at a time`);
     const heals = await selfHeal(stack);
@@ -194,7 +195,7 @@ async function measure(stack: Stack, script: string, mode: RelayMode, workerModu
     const sample = cpuSample({ relay: relay.child.pid, ...(workerd === undefined ? {} : { workerd }) });
     const started = performance.now();
     relay.child.kill("SIGHUP");
-    await until("every mirror parent reconciled", async () => mirrorReconciles(await relay.metrics()) - mirrorReconciles(before) >= PARENTS, 300_000, 50);
+    await waitFor("every mirror parent reconciled", async () => mirrorReconciles(await relay.metrics()) - mirrorReconciles(before), (count) => count >= PARENTS, { timeoutMs: 300_000, intervalMs: 50 });
     const seconds = (performance.now() - started) / 1000;
     const cpu = sample();
     // Every reconcile of the window (the other controllers' few too) shares the CPU used.

@@ -11,11 +11,12 @@
  * back to back (the next call at once, while the sim still schedules and starts the last
  * call's pods on the same 2 cores: a saturated machine, no target).
  */
+import { waitFor } from "../../cli/wait.ts";
 import { coordinatorProcess, job, NAMESPACE } from "./nervex-workload.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
+import { percentile, relayBundle, relayProcess, tenth } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const JOBS = Number(process.env.EDGELOOP_BENCH_NERVEX_JOBS ?? 200);
@@ -39,7 +40,7 @@ const bench: Benchmark = {
         const name = `job-${i}`;
         const started = performance.now();
         await stack.sim.cluster.create(job(name));
-        await until(`${name}'s coordinator Running`, async () => ((await stack.sim.cluster.find(POD, NAMESPACE, `${name}-coordinator`)) as { status?: { phase?: string } } | undefined)?.status?.phase === "Running", 30_000);
+        await waitFor(`${name}'s coordinator Running`, async () => ((await stack.sim.cluster.find(POD, NAMESPACE, `${name}-coordinator`)) as { status?: { phase?: string } } | undefined)?.status?.phase === "Running", (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
         running.push(performance.now() - started);
       }
       running.sort((a, b) => a - b);
@@ -60,15 +61,15 @@ const bench: Benchmark = {
       progress(`replicas API: ${WARM_UP} warm-up POSTs`);
       for (let i = 0; i < WARM_UP; i++) {
         await stack.sim.cluster.create(job(`warm-${i}`));
-        await until(`warm-${i}'s coordinator Running`, () => replicasRunning(`warm-${i}`, 1), 30_000);
+        await waitFor(`warm-${i}'s coordinator Running`, () => replicasRunning(`warm-${i}`, 1), (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
         await post(`warm-${i}`, "128Mi");
-        await until(`warm-${i}'s replicas Running`, () => replicasRunning(`warm-${i}`, 11), 30_000);
+        await waitFor(`warm-${i}'s replicas Running`, () => replicasRunning(`warm-${i}`, 11), (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
       }
       progress(`replicas API: ${JOBS} POSTs of 8 collectors + 2 learners over plain HTTP, each after the last one's pods run`);
       const paced: number[] = [];
       for (let i = 0; i < JOBS; i++) {
         paced.push(await post(`job-${i}`, "128Mi"));
-        await until(`job-${i}'s replicas Running`, () => replicasRunning(`job-${i}`, 11), 30_000);
+        await waitFor(`job-${i}'s replicas Running`, () => replicasRunning(`job-${i}`, 11), (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
       }
       progress(`replicas API: ${JOBS} POSTs back to back`);
       const burst: number[] = [];

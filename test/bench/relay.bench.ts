@@ -6,10 +6,11 @@
  * 10,000 parents, and the RSS of a relay process holding 10,000 pods in its caches.
  */
 import { readFileSync } from "node:fs";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
-import { onCreated, percentile, relayBundle, relayProcess, tenth, until } from "./util.ts";
+import { onCreated, percentile, relayBundle, relayProcess, tenth } from "./util.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 const RATE = 100;
@@ -48,7 +49,7 @@ async function loop(report: Parameters<Benchmark["run"]>[0], progress: (m: strin
       createdAt.set(`lat-${i}`, performance.now());
       await stack.sim.cluster.create(parent(`lat-${i}`));
     }
-    await until("every child", () => latencies.length === LATENCY_EVENTS, 30_000);
+    await waitFor("every child", () => latencies.length, (count) => count === LATENCY_EVENTS, { timeoutMs: 30_000, intervalMs: 20 });
     stopWatch();
     latencies.sort((a, b) => a - b);
     report({ metric: "event_to_applied_p50_ms", value: tenth(percentile(latencies, 50)), unit: "ms" });
@@ -56,12 +57,12 @@ async function loop(report: Parameters<Benchmark["run"]>[0], progress: (m: strin
 
     progress(`throughput: ${PARENTS} more parents, then a full resync (SIGHUP)`);
     for (let i = 0; i < PARENTS; i++) await stack.sim.cluster.create(parent(`tp-${i}`));
-    await until("every child", async () => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.length === PARENTS + LATENCY_EVENTS, 180_000);
-    await until("the relay to be idle", async () => idle(await relay.metrics()), 60_000);
+    await waitFor("every child", async () => (await stack.sim.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.length, (count) => count === PARENTS + LATENCY_EVENTS, { timeoutMs: 180_000, intervalMs: 20 });
+    await waitFor("the relay to be idle", async () => idle(await relay.metrics()), (ok) => ok, { timeoutMs: 60_000, intervalMs: 20 });
     const before = reconciles(await relay.metrics());
     const started = performance.now();
     relay.child.kill("SIGHUP");
-    await until("every parent reconciled", async () => reconciles(await relay.metrics()) - before >= PARENTS + LATENCY_EVENTS, 180_000);
+    await waitFor("every parent reconciled", async () => reconciles(await relay.metrics()) - before, (count) => count >= PARENTS + LATENCY_EVENTS, { timeoutMs: 180_000, intervalMs: 20 });
     const seconds = (performance.now() - started) / 1000;
     report({ metric: "resync_reconciles_per_second", value: Math.round((PARENTS + LATENCY_EVENTS) / seconds), unit: "1/s", target: ">= 1000" });
   } finally {
@@ -79,7 +80,7 @@ async function memory(report: Parameters<Benchmark["run"]>[0], progress: (m: str
   }
   const relay = await relayProcess(stack, script);
   try {
-    await until("the relay to be idle", async () => idle(await relay.metrics()), 60_000);
+    await waitFor("the relay to be idle", async () => idle(await relay.metrics()), (ok) => ok, { timeoutMs: 60_000, intervalMs: 20 });
     report({ metric: "relay_rss_10k_pods_mib", value: tenth(rssMiB(relay.child.pid ?? 0)), unit: "MiB", target: "<= 150" });
   } finally {
     relay.child.kill("SIGTERM");

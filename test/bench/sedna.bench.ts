@@ -8,11 +8,12 @@
  * cluster, each naming its own Model and Datasets (informers synced and the initial queue
  * drained). EDGELOOP_BENCH_SEDNA_PARTS picks parts (default heal,materialise,start).
  */
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
 import { selfHealAtRate } from "./self-heal.ts";
-import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayBundle, relayIdle, relayProcess, tenth, until } from "./util.ts";
+import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
 const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
@@ -77,7 +78,7 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
       progress(`self-heal: ${DELETIONS} training-pod deletions, one at a time`);
       for (let i = 0; i < 10; i++) await stack.sim.cluster.create(job(`heal-${i}`));
       const live = async (): Promise<Obj[]> => ((await stack.sim.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/worker-type=train" })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
-      await until("20 training pods", async () => (await live()).length === 20, 30_000);
+      await waitFor("20 training pods", async () => (await live()).length, (count) => count === 20, { timeoutMs: 30_000, intervalMs: 20 });
       const latencies: number[] = [];
       let waiting: { slot: string; job: string; since: number } | undefined;
       const stop = onCreated(stack.sim.cluster, POD, (pod, at) => {
@@ -92,7 +93,7 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
         const victim = pods[i % pods.length] as Obj;
         waiting = { slot: victim.metadata.labels["edgeloop.dev/worker"], job: victim.metadata.labels["federatedlearningjob.sedna.io/name"], since: performance.now() };
         await stack.sim.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-        await until("the replacement", () => waiting === undefined, 10_000);
+        await waitFor("the replacement", () => waiting, (pending) => pending === undefined, { timeoutMs: 10_000, intervalMs: 20 });
       }
       stop();
       if (process.env.EDGELOOP_BENCH_DEBUG) progress(`slow heals: ${latencies.map((l, i) => [i, Math.round(l)]).filter(([, l]) => (l ?? 0) > 100).map(([i, l]) => `#${i}=${l}ms`).join(", ")}`);
@@ -110,7 +111,7 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
         }
         for (let i = 0; i < HEAL_JOBS; i++) await stack.sim.cluster.create(job(`rate-${i}`, "heal"));
         const trainPods = async (): Promise<number> => ((await stack.sim.cluster.list(POD, { namespace: "heal", labelSelector: "federatedlearningjob.sedna.io/worker-type=train" })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp).length;
-        await until(`${HEAL_JOBS * 2} training pods`, async () => (await trainPods()) === HEAL_JOBS * 2, 60_000, 100);
+        await waitFor(`${HEAL_JOBS * 2} training pods`, trainPods, (count) => count === HEAL_JOBS * 2, { timeoutMs: 60_000, intervalMs: 100 });
         for (const rate of HEAL_RATES) {
           // The last run's status updates settle (its requeues are seconds away, so "idle" would wait for them).
           await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -136,9 +137,9 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
       }
       const started = performance.now();
       await Promise.all(Array.from({ length: JOBS }, (_, i) => stack.sim.cluster.create(job(`fl-${i}`, "fleet"))));
-      await until("every pod to exist", async () => (await stack.sim.cluster.list(POD, { namespace: "fleet" })).items.length >= JOBS * 3, 120_000);
+      await waitFor("every pod to exist", async () => (await stack.sim.cluster.list(POD, { namespace: "fleet" })).items.length, (count) => count >= JOBS * 3, { timeoutMs: 120_000, intervalMs: 20 });
       const podsAt = performance.now();
-      await until("every job Running", async () => ((await stack.sim.cluster.list(FL, { namespace: "fleet" })).items as Obj[]).every((j) => j.status?.phase === "Running"), 120_000);
+      await waitFor("every job Running", async () => ((await stack.sim.cluster.list(FL, { namespace: "fleet" })).items as Obj[]).every((j) => j.status?.phase === "Running"), (ok) => ok, { timeoutMs: 120_000, intervalMs: 20 });
       const runningAt = performance.now();
       report({ metric: "fl_1000_jobs_all_pods_s", value: tenth((podsAt - started) / 1000), unit: "s" });
       report({ metric: "fl_1000_jobs_all_running_s", value: tenth((runningAt - started) / 1000), unit: "s", target: "<= 10" });
@@ -174,7 +175,7 @@ async function relayStart(report: Report, progress: (message: string) => void, s
       }
       await stack.sim.cluster.create(job(`start-${i}`, "start", refs(i)));
     });
-    await until("every pod to exist", async () => (await stack.sim.cluster.list(POD, { namespace: "start" })).items.length >= START_JOBS * 3, 600_000, 500);
+    await waitFor("every pod to exist", async () => (await stack.sim.cluster.list(POD, { namespace: "start" })).items.length, (count) => count >= START_JOBS * 3, { timeoutMs: 600_000, intervalMs: 500 });
     await relayIdle(relay.metrics, 600_000);
     progress("relay start: restarting the relay");
     relay.child.kill("SIGTERM");
@@ -183,7 +184,7 @@ async function relayStart(report: Report, progress: (message: string) => void, s
     relay = await relayProcess(stack, script);
     const readyzAt = performance.now();
     const restarted = relay;
-    await until("every job reconciled once", async () => metricSum(await restarted.metrics(), "edgeloop_reconciles_total", { controller: "federatedlearning" }) >= START_JOBS, 600_000, 50);
+    await waitFor("every job reconciled once", async () => metricSum(await restarted.metrics(), "edgeloop_reconciles_total", { controller: "federatedlearning" }), (count) => count >= START_JOBS, { timeoutMs: 600_000, intervalMs: 50 });
     const readyAt = performance.now();
     await relayIdle(relay.metrics, 600_000);
     const idleAt = performance.now();

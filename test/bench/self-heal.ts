@@ -3,6 +3,7 @@
  * (each one whose slot is not already waiting for its replacement), and the time from
  * each deletion to the creation of its slot's replacement is recorded.
  */
+import { waitFor, WaitTimeout } from "../../cli/wait.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 
@@ -86,8 +87,10 @@ export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" 
     }
     const achievedRate = (deleted * 1000) / Math.max(1, performance.now() - started);
     await Promise.all(deletions);
-    const deadline = performance.now() + healDeadlineMs;
-    while (waiting.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Past the deadline the slots still waiting are reported as not healed.
+    await waitFor("every slot healed (slots waiting)", () => waiting.size, (left) => left === 0, { timeoutMs: healDeadlineMs, intervalMs: 20 }).catch((error: unknown) => {
+      if (!(error instanceof WaitTimeout)) throw error;
+    });
     return { latencies: latencies.sort((a, b) => a - b), deleted, skipped, unhealed: waiting.size, achievedRate };
   } finally {
     stop();

@@ -1,4 +1,5 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
+import { waitFor } from "../../cli/wait.ts";
 import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
@@ -19,15 +20,6 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Rounds to 0.1. */
 export function tenth(value: number): number {
   return Math.round(value * 10) / 10;
-}
-
-/** Polls `check` every `intervalMs` (20 by default) until it is true; rejects after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 20): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 /** Runs `work` on every item, at most `concurrency` at once. */
@@ -91,7 +83,7 @@ export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "fro
   });
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await until("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), readyTimeoutMs).catch(async (error: unknown) => {
+  await waitFor("the relay process to be ready", async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), (ok) => ok, { timeoutMs: readyTimeoutMs, intervalMs: 20 }).catch(async (error: unknown) => {
     await stopChild(child);
     throw error;
   });
@@ -101,15 +93,15 @@ export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "fro
 /** Waits until the relay (its `/metrics` from `metrics`) has nothing queued nor in flight, twice in a row 250 ms apart. */
 export async function relayIdle(metrics: () => Promise<string>, timeoutMs: number): Promise<void> {
   let quiet = 0;
-  await until(
+  await waitFor(
     "the relay to be idle",
     async () => {
       const text = await metrics();
       quiet = metricSum(text, "edgeloop_queue_depth") + metricSum(text, "edgeloop_queue_in_flight") === 0 ? quiet + 1 : 0;
       return quiet >= 2;
     },
-    timeoutMs,
-    250,
+    (ok) => ok,
+    { timeoutMs, intervalMs: 250 },
   );
 }
 

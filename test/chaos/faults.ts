@@ -2,6 +2,7 @@
  * The faults of the chaos suite, one row each: what is done to the stack mid-burst, for
  * how long, how it is healed, and what the row must show besides convergence.
  */
+import { waitFor, WaitTimeout } from "../../cli/wait.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { TcpProxy } from "./proxy.ts";
 import type { RelayProc } from "./relays.ts";
@@ -149,8 +150,10 @@ export function chaosFaults(): Fault[] {
         if (b) await stopRelay(b);
         ctx.relays.delete("relay-b");
         ctx.down.delete("relay-b");
-        const deadline = performance.now() + (LEASE_SECONDS + 10) * 1000;
-        while ((await ctx.leader()) !== "relay-a" && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+        await waitFor("relay-a to lead again (the Lease's holder)", () => ctx.leader(), (leader) => leader === "relay-a", { timeoutMs: (LEASE_SECONDS + 10) * 1000, intervalMs: 200 }).catch((error: unknown) => {
+          if (!(error instanceof WaitTimeout)) throw error;
+          ctx.progress(`  ${error.message}`);
+        });
       },
     },
     {

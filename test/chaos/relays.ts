@@ -6,10 +6,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../../cli/wait.ts";
 import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { until } from "../bench/util.ts";
 import { freePort } from "../../cli/ports.ts";
 
 /** Seconds a lease lasts: a killed leader's standby takes over within about this. */
@@ -34,7 +34,7 @@ export async function startRelayProc(stack: Stack, script: string, workerUrl: st
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   const metrics = async (): Promise<string> => (await fetch(`${opsUrl}/metrics`)).text();
-  await until(`${identity} to be ready`, async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), 120_000, 100);
+  await waitFor(`${identity} to be ready`, () => fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), (ready) => ready, { timeoutMs: 120_000, intervalMs: 100 });
   return { identity, child, opsUrl, metrics };
 }
 

@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "../../cli/wait.ts";
 import { seededRandom } from "../../sim/faults/random.ts";
 import { testStack } from "../e2e/harness.ts";
-import { relayBundle, until } from "../bench/util.ts";
+import { relayBundle } from "../bench/util.ts";
 import { chaosFaults, selectFaults, type ChaosContext, type Fault } from "./faults.ts";
 import { startProxy } from "./proxy.ts";
 import { killRelay, startRelayProc, type RelayProc } from "./relays.ts";
@@ -82,7 +83,7 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
         return relay;
       },
       async relayBack(identity, previous) {
-        await until(`${identity} to run again`, () => relays.get(identity) !== previous, 60_000, 100);
+        await waitFor(`${identity} to run again`, () => relays.get(identity) !== previous, (again) => again, { timeoutMs: 60_000, intervalMs: 100 });
         return relays.get(identity) ?? previous;
       },
       async leader() {
@@ -96,10 +97,10 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
     };
     progress("starting relay-a (its own process, leader election on)");
     await ctx.startRelay("relay-a");
-    await until("relay-a to lead", async () => (await ctx.leader()) === "relay-a", 30_000, 200);
+    await waitFor("relay-a to lead (the Lease's holder)", () => ctx.leader(), (leader) => leader === "relay-a", { timeoutMs: 30_000, intervalMs: 200 });
     const workload = new Workload(stack.sim.cluster, seededRandom(options.seed));
     progress("creating the workload: 6 FederatedLearningJobs, a JointInferenceService, 3 NerveXJobs, a gang, 2 autonomous edge pods");
-    await workload.create((what, ok, timeoutMs) => until(what, ok, timeoutMs, 250));
+    await workload.create();
     const rows: ChaosRow[] = [];
     for (const fault of faults) {
       progress(`fault: ${fault.name}`);

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { countSlots, type SlotCount } from "./slots.ts";
@@ -80,8 +81,8 @@ export class Workload {
     this.#random = random;
   }
 
-  /** Creates the workload and waits (with `wait`) until it has converged once; the FL slots are learned then. */
-  async create(wait: (what: string, ok: () => Promise<boolean>, timeoutMs: number) => Promise<void>): Promise<void> {
+  /** Creates the workload and waits until it has converged once; the FL slots are learned then. */
+  async create(): Promise<void> {
     const cluster = this.#cluster;
     await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } as KubeObject);
     for (const node of AUTONOMOUS) {
@@ -99,9 +100,10 @@ export class Workload {
     await cluster.create(ji as KubeObject);
     for (let i = 0; i < NERVEX_JOBS; i++) await cluster.create(nervexJob(`nx-${i}`));
     await this.#addGangAndEdgePods();
-    await wait("every FL job's 3 pods", async () => (await this.#flKeys()).length === FL_JOBS * 3, 60_000);
-    this.#flSlots = [...new Set(await this.#flKeys())].sort();
-    await wait("the workload to converge", async () => (await this.look()).lost === 0, 60_000);
+    const every = { timeoutMs: 60_000, intervalMs: 250 };
+    const keys = await waitFor("every FL job's 3 pods (their slots)", () => this.#flKeys(), (found) => found.length === FL_JOBS * 3, every);
+    this.#flSlots = [...new Set(keys)].sort();
+    await waitFor("the workload to converge (what is lost)", () => this.look(), (count) => count.lost === 0, { ...every, describe: (count) => count.examples.join(" ") });
   }
 
   /** One burst: deletes 6 FL pods, a NerveX coordinator and the JI's edge Deployment (spaced over ~1 s), adds a gang of 2 and 2 edge pods. */

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createInterface } from "node:readline";
+import { waitFor } from "../../cli/wait.ts";
 import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { waitFor } from "../worker/client.ts";
 
 const MAIN = join(import.meta.dirname, "../../cluster/main.ts");
 const GRACE_SECONDS = 10;
@@ -64,7 +64,7 @@ test("control plane ready: the pinned release serves, with the nodes asked for R
   assert.equal(String(ready.kubeconfig), join(dir, "kubeconfig"));
   const version = JSON.parse(await kubectl(["version", "-o", "json"])) as { serverVersion: { gitVersion: string } };
   assert.equal(version.serverVersion.gitVersion, "v1.36.3");
-  for (const node of ["kw-a", "kw-b"]) await waitFor(`${node} Ready`, async () => ((await nodeReady(node)) === "True" ? true : undefined), 30_000);
+  for (const node of ["kw-a", "kw-b"]) await waitFor(`${node} Ready (its Ready status)`, () => nodeReady(node), (status) => status === "True", { timeoutMs: 30_000 });
 });
 
 test("RBAC is enforced: an unprivileged ServiceAccount is refused what it was not granted", async () => {
@@ -75,20 +75,20 @@ test("RBAC is enforced: an unprivileged ServiceAccount is refused what it was no
 
 test("a stopped heartbeat: the real node-lifecycle controller marks the node NotReady and taints it; removing the annotation brings it back", async () => {
   await kubectl(["annotate", "node", "kw-b", "sim.edgeloop.dev/heartbeat=stopped"]);
-  await waitFor("kw-b NotReady", async () => ((await nodeReady("kw-b")) === "Unknown" ? true : undefined), (GRACE_SECONDS + 30) * 1000);
+  await waitFor("kw-b NotReady (its Ready status)", () => nodeReady("kw-b"), (status) => status === "Unknown", { timeoutMs: (GRACE_SECONDS + 30) * 1000 });
   const taints = JSON.parse(await kubectl(["get", "node", "kw-b", "-o", "jsonpath={.spec.taints}"])) as { key: string; effect: string }[];
   assert.ok(taints.some((t) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute"), JSON.stringify(taints));
   await kubectl(["annotate", "node", "kw-b", "sim.edgeloop.dev/heartbeat-"]);
-  await waitFor("kw-b Ready again", async () => ((await nodeReady("kw-b")) === "True" ? true : undefined), 60_000);
+  await waitFor("kw-b Ready again (its Ready status)", () => nodeReady("kw-b"), (status) => status === "True", { timeoutMs: 60_000 });
 });
 
 test("pods end as on the sim: run-seconds and exit-code, and a Job's `sleep 1` completes through the real Job controller", async () => {
   await kubectl(["run", "short", "--image=busybox", "--restart=Never", "--annotations=sim.edgeloop.dev/run-seconds=1", "--annotations=sim.edgeloop.dev/exit-code=2", "--", "serve"]);
   await kubectl(["create", "job", "sleeper", "--image=busybox", "--", "sleep", "1"]);
-  await waitFor("short Failed", async () => ((await kubectl(["get", "pod", "short", "-o", "jsonpath={.status.phase}"])).trim() === "Failed" ? true : undefined), 30_000);
+  await waitFor("short Failed (its phase)", async () => (await kubectl(["get", "pod", "short", "-o", "jsonpath={.status.phase}"])).trim(), (phase) => phase === "Failed", { timeoutMs: 30_000 });
   const code = await kubectl(["get", "pod", "short", "-o", "jsonpath={.status.containerStatuses[0].state.terminated.exitCode}"]);
   assert.equal(code.trim(), "2");
-  await waitFor("sleeper Complete", async () => ((await kubectl(["get", "job", "sleeper", "-o", "jsonpath={.status.succeeded}"])).trim() === "1" ? true : undefined), 30_000);
+  await waitFor("sleeper Complete (its succeeded count)", async () => (await kubectl(["get", "job", "sleeper", "-o", "jsonpath={.status.succeeded}"])).trim(), (succeeded) => succeeded === "1", { timeoutMs: 30_000 });
 });
 
 test("a port in use is one line naming the flag, and nothing is started", async () => {

@@ -11,10 +11,13 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { e2eStack, TARGET, waitFor, waitForIn, type E2EStack } from "../e2e/harness.ts";
+import { e2eStack, TARGET, type E2EStack } from "../e2e/harness.ts";
+import { describePods, waitForObject } from "../support/cluster-waits.ts";
+import { relayIdle } from "../support/relay-idle.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -66,27 +69,16 @@ async function metrics(relay = stack.relay): Promise<string> {
   return (await fetch(`${relay.opsUrl}/metrics`)).text();
 }
 
-/** Waits until the relay has nothing queued or in flight. */
-async function relayIdle(relay = stack.relay): Promise<void> {
-  await waitFor("the relay to be idle", async () => {
-    const text = await metrics(relay);
-    return /edgeloop_queue_depth 0\b/.test(text) && /edgeloop_queue_in_flight 0\b/.test(text) ? true : undefined;
-  });
-}
-
 /** Three workers, each Running. */
 async function runningWorkers(): Promise<Obj[]> {
-  return waitFor("3 running workers", async () => {
-    const pods = await livePods(WORKERS);
-    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? pods : undefined;
-  }, 30_000);
+  return waitFor("3 running workers", () => livePods(WORKERS), (pods) => pods.length === 3 && pods.every((p) => p.status?.phase === "Running"), { timeoutMs: 30_000, describe: describePods });
 }
 
 /** The slot's only live pod, once it is not `victim` (a replacement), after the relay has settled. */
 async function replacedOnce(victim: Obj, relay = stack.relay): Promise<Obj> {
   const slot = victim.metadata.labels["edgeloop.dev/worker"] as string;
   const selector = `${TRAIN},edgeloop.dev/worker=${slot}`;
-  await waitFor(`a replacement for ${String(victim.metadata.name)}`, async () => ((await livePods(selector)).some((p) => p.metadata.name !== victim.metadata.name) ? true : undefined), 60_000);
+  await waitFor(`a replacement for ${String(victim.metadata.name)}`, () => livePods(selector), (pods) => pods.some((p) => p.metadata.name !== victim.metadata.name), { timeoutMs: 60_000, describe: describePods });
   await relayIdle(relay);
   const pods = await livePods(selector);
   assert.equal(pods.length, 1, `one pod for worker ${slot}: ${pods.map((p) => p.metadata.name).join(", ")}`);
@@ -104,26 +96,20 @@ async function replacedOnce(victim: Obj, relay = stack.relay): Promise<Obj> {
  * still a recreation, as in a job that has run for a while.
  */
 async function remembered(pods: readonly Obj[]): Promise<void> {
-  await waitForIn(stack, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
-}
-
-/** Tries `attempt` every few milliseconds (waitFor backs off to 250 ms) until it gives a value, for 60 s at most. */
-async function poll<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => pods.every((p) => (((j as Obj).status?.workerPods ?? []) as Obj[]).some((e) => e.pod === p.metadata.name && e.uid === p.metadata.uid)), 30_000);
 }
 
 /** Waits until every parent named has its child. */
 async function mirrored(names: readonly string[], relay = stack.relay): Promise<void> {
-  await waitFor(`${names.length} parents mirrored`, async () => {
-    const have = new Set((await stack.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.map((m) => m.metadata.name));
-    return names.every((n) => have.has(`${n}-mirror`)) ? true : undefined;
-  }, 60_000);
+  await waitFor(
+    `${names.length} parents mirrored (those not yet)`,
+    async () => {
+      const have = new Set((await stack.cluster.list(CM, { namespace: "default", labelSelector: "edgeloop.test/mirror-of" })).items.map((m) => m.metadata.name));
+      return names.filter((n) => !have.has(`${n}-mirror`));
+    },
+    (missing) => missing.length === 0,
+    { timeoutMs: 60_000 },
+  );
   await relayIdle(relay);
 }
 
@@ -168,7 +154,7 @@ test("kube-apiserver restarted while edgeloop runs: nothing is lost, and pods de
   await replacedOnce(second);
   await runningWorkers();
   assert.equal(stack.relay.engine.leading, true, "the relay kept its Lease across the restart");
-  await waitForIn(stack, FL, "default", JOB, (j) => (j as Obj).status?.active === 3 && (j as Obj).status?.phase === "Running");
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.active === 3 && (j as Obj).status?.phase === "Running");
 });
 
 test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and relists; what changed meanwhile is acted on", { timeout: 180_000 }, async () => {
@@ -185,29 +171,37 @@ test("etcd compacted and kube-apiserver restarted: every watch gets 410 Gone and
   const restarting = controlPlane.restartApiServer();
   // Meanwhile, from the new API server's first answer, while the relay reconnects: a spec
   // update, a new parent, a child deleted.
-  await poll("kube-apiserver to stop", () => stack.cluster.find(CM, "default", "before-restart-0-mirror").then(() => undefined, (error: unknown) => (error instanceof ApiError ? undefined : true)));
+  // Every few milliseconds, not backing off: the writes must land before the relay, reconnecting, lists again.
+  const often = { timeoutMs: 60_000, intervalMs: 5 };
+  await waitFor("kube-apiserver to stop (whether it answers)", () => stack.cluster.find(CM, "default", "before-restart-0-mirror").then(() => "answers", (error: unknown) => (error instanceof ApiError ? "answers" : "down")), (state) => state === "down", often);
   // Until the CRD is served again, its path answers 404.
-  const updated = (await poll("the spec update", () => stack.cluster.patch(FL, "default", JOB, { spec: { trainingWorkers: workers } }, "merge").catch(() => undefined))) as Obj;
+  const update = await waitFor(
+    "the spec update (its outcome)",
+    () => stack.cluster.patch(FL, "default", JOB, { spec: { trainingWorkers: workers } }, "merge").then((object) => ({ object, error: undefined }), (error: unknown) => ({ object: undefined, error: String(error) })),
+    (outcome) => outcome.object !== undefined,
+    often,
+  );
+  const updated = update.object as Obj;
   await stack.cluster.create(parent("after-compaction"));
   await stack.cluster.delete(CM, "default", "before-restart-0-mirror");
   await restarting;
 
   const informers = ["Pod.v1||", "ConfigMap.v1||", "FederatedLearningJob.sedna.io/v1alpha1||"];
-  await waitFor("every informer's relist", () => (informers.every((i) => relisted.slice(seen).some((r) => r.informer === i)) ? true : undefined), 60_000).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}; relisted: ${JSON.stringify(relisted.slice(seen))}`);
-  });
+  await waitFor("every informer's relist (the relists)", () => relisted.slice(seen), (since) => informers.every((i) => since.some((r) => r.informer === i)), { timeoutMs: 60_000 });
   for (const informer of informers) {
     assert.deepEqual(relisted.slice(seen).filter((r) => r.informer === informer).map((r) => r.reason), ["expired"], `${informer}: one relist, after 410 Gone (etcd compacted at revision ${revision})`);
   }
   // The spec update rolled every training pod (the aggregation worker's spec is unchanged).
-  await waitFor("the training pods of the new spec", async () => {
-    const pods = await livePods(TRAIN);
-    return pods.length === 2 && pods.every((p) => !oldHashes.has(p.metadata.labels["edgeloop.dev/spec-hash"]) && p.spec.containers[0].env.some((e: Obj) => e.name === "exit_round" && e.value === "5")) ? true : undefined;
-  }, 60_000);
-  await waitForIn(stack, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation, 30_000);
-  await waitForIn(stack, CM, "default", "after-compaction-mirror", () => true, 30_000);
-  const healed = await waitForIn(stack, CM, "default", "before-restart-0-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
-  await relayIdle();
+  await waitFor(
+    "the training pods of the new spec",
+    () => livePods(TRAIN),
+    (pods) => pods.length === 2 && pods.every((p) => !oldHashes.has(p.metadata.labels["edgeloop.dev/spec-hash"]) && p.spec.containers[0].env.some((e: Obj) => e.name === "exit_round" && e.value === "5")),
+    { timeoutMs: 60_000, describe: describePods },
+  );
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation, 30_000);
+  await waitForObject(stack.cluster, CM, "default", "after-compaction-mirror", () => true, 30_000);
+  const healed = await waitForObject(stack.cluster, CM, "default", "before-restart-0-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
+  await relayIdle(stack.relay);
   assert.equal((await stack.cluster.get(CM, "default", "before-restart-0-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();
 });
@@ -247,7 +241,7 @@ test("the leading relay killed: the standby takes over through the real Lease an
   await stack.cluster.delete(CM, "default", "standing-by-mirror");
 
   const durationSeconds = Number(leaseBefore.spec.leaseDurationSeconds);
-  await waitFor("the standby to take over the lapsed Lease", () => (standby.engine.leading ? true : undefined), (durationSeconds + 15) * 1000);
+  await waitFor("the standby to take over the lapsed Lease", () => standby.engine.leading, Boolean, { timeoutMs: (durationSeconds + 15) * 1000 });
   const lease = (await stack.cluster.get(LEASE, installed.lease.namespace, installed.lease.name)) as Obj;
   assert.equal(lease.spec.holderIdentity, "relay-standby");
   assert.equal(lease.spec.leaseTransitions, (leaseBefore.spec.leaseTransitions ?? 0) + 1);
@@ -255,7 +249,7 @@ test("the leading relay killed: the standby takes over through the real Lease an
 
   await replacedOnce(victim, standby);
   await mirrored(["leaderless"], standby);
-  const healed = await waitForIn(stack, CM, "default", "standing-by-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
+  const healed = await waitForObject(stack.cluster, CM, "default", "standing-by-mirror", (c) => c.metadata.uid !== child.metadata.uid, 30_000);
   await relayIdle(standby);
   assert.equal((await stack.cluster.get(CM, "default", "standing-by-mirror")).metadata.uid, healed.metadata.uid, "healed once");
   await runningWorkers();

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
+import { present, waitFor } from "../../cli/wait.ts";
 import { defaultCacheDir } from "../../cluster/build.ts";
 import { startControlPlane, type RunningControlPlane } from "../../cluster/index.ts";
 import { createRegistry } from "../../functions/registry.ts";
@@ -32,8 +33,8 @@ import { LEADER_RULES, NAME, relayAccessObjects } from "../../scripts/lib/instal
 import { relayRules } from "../../scripts/lib/install/rbac.ts";
 import { startOnCluster, type ClusterStack } from "../../scripts/lib/stack.ts";
 import { ApiError } from "../../sim/contract.ts";
+import { describePods } from "../support/cluster-waits.ts";
 import { HttpCluster } from "../support/http-cluster.ts";
-import { waitFor } from "../worker/client.ts";
 import { controlPlaneStateDir } from "../e2e/harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
@@ -129,20 +130,15 @@ test("a Sedna FederatedLearningJob: its pods are created by the relay's ServiceA
 
   const pods = await waitFor(
     "the job's three pods Running",
-    async () => {
-      const owned = (await cluster.list(POD, { namespace: "default" })).items.filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === job.metadata.uid));
-      return owned.length === 3 && owned.every((pod) => (pod as Obj).status?.phase === "Running") ? owned : undefined;
-    },
-    30_000,
+    async () => (await cluster.list(POD, { namespace: "default" })).items.filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.uid === job.metadata.uid)),
+    (owned) => owned.length === 3 && owned.every((pod) => (pod as Obj).status?.phase === "Running"),
+    { timeoutMs: 30_000, describe: describePods },
   );
   assert.deepEqual(pods.map((pod) => (pod as Obj).spec.nodeName).sort(), ["cloud", "edge1", "edge2"]);
-  await waitFor("the job's status Running", async () => ((await cluster.get(FL, "default", "surface-defect-detection")) as Obj).status?.phase === "Running" || undefined, 15_000);
+  await waitFor("the job's status Running (its phase)", async () => ((await cluster.get(FL, "default", "surface-defect-detection")) as Obj).status?.phase, (phase) => phase === "Running", { timeoutMs: 15_000 });
 
-  const events = await waitFor("the pod creates in the audit log", () => {
-    const all = audit();
-    const creates = all.filter((e) => e.verb === "create" && e.objectRef?.resource === "pods" && e.objectRef.subresource === undefined && e.objectRef.namespace === "default" && e.responseStatus?.code === 201);
-    return creates.length >= 3 ? all : undefined;
-  });
+  const podCreatesIn = (all: readonly AuditEvent[]): AuditEvent[] => all.filter((e) => e.verb === "create" && e.objectRef?.resource === "pods" && e.objectRef.subresource === undefined && e.objectRef.namespace === "default" && e.responseStatus?.code === 201);
+  const events = await waitFor("the pod creates in the audit log", audit, (all) => podCreatesIn(all).length >= 3, { describe: (all) => `${podCreatesIn(all).length} pod creates` });
   const podCreates = events.filter((e) => e.verb === "create" && e.objectRef?.resource === "pods" && e.objectRef.subresource === undefined && e.responseStatus?.code === 201);
   assert.deepEqual([...new Set(podCreates.map((e) => e.user.username))], [RELAY_USER], "every pod was created by the ServiceAccount");
   const statusWrites = events.filter((e) => e.objectRef?.resource === "federatedlearningjobs" && e.objectRef.subresource === "status");
@@ -179,9 +175,8 @@ test("the real API server calls the mutating and the validating webhook at the l
   assert.ok(refused instanceof ApiError);
   assert.match(refused.message, /admission webhook "nervexjob-validate\.edgeloop\.dev" denied the request: spec\.cleanPodPolicy: Unsupported value: "Sometimes"/);
 
-  const creates = await waitFor("both creates in the audit log", () => {
-    const found = audit().filter((e) => e.verb === "create" && e.objectRef?.resource === "nervexjobs" && e.objectRef.namespace === "hooks");
-    return found.length === 2 ? found : undefined;
+  const creates = await waitFor("both creates in the audit log", () => audit().filter((e) => e.verb === "create" && e.objectRef?.resource === "nervexjobs" && e.objectRef.namespace === "hooks"), (found) => found.length === 2, {
+    describe: (found) => `${found.length} creates`,
   });
   const defaulted = creates.find((e) => e.objectRef?.name === "defaulted" || e.responseStatus?.code === 201);
   const mutations = Object.entries(defaulted?.annotations ?? {}).filter(([key]) => key.startsWith("mutation.webhook.admission.k8s.io/")).map(([, value]) => JSON.parse(value) as unknown);
@@ -207,7 +202,7 @@ test("a refusal by the API server is said once, with its message, as a log line 
   assert.equal(errors[0].status, 403);
   const message = `secrets is forbidden: User "${RELAY_USER}" cannot create resource "secrets" in API group "" in the namespace "default"`;
   assert.equal(errors[0].message, message, "the API server's own message");
-  const warning = await waitFor("the FailedCreate Event", async () => (await cluster.list({ apiVersion: "v1", kind: "Event" }, { namespace: "default" })).items.find((e) => (e as Obj).reason === "FailedCreate" && (e as Obj).involvedObject.uid === parent.metadata.uid));
+  const warning = await waitFor("the FailedCreate Event", async () => (await cluster.list({ apiVersion: "v1", kind: "Event" }, { namespace: "default" })).items.find((e) => (e as Obj).reason === "FailedCreate" && (e as Obj).involvedObject.uid === parent.metadata.uid), present);
   assert.equal((warning as Obj).message, `create Secret not-granted: ${message}`);
   assert.equal((warning as Obj).type, "Warning");
   const refusals = audit().filter((e) => byRelay(e) && e.objectRef?.resource === "secrets");
@@ -216,19 +211,19 @@ test("a refusal by the API server is said once, with its message, as a log line 
 });
 
 test("a relay whose Lease is taken from it starts again and campaigns: it leads once the other holder's Lease lapses", async () => {
-  await waitFor("relay-a to lead", () => (stack.relay.engine.leading ? true : undefined));
+  await waitFor("relay-a to lead", () => stack.relay.engine.leading, Boolean);
   const before = stack.relay;
   // Another holder writes the Lease (as a relay on another machine would after a partition); relay-a's next renewal finds it held.
   const now = new Date().toISOString().replace("Z", "000Z");
   await cluster.patch(LEASE, NAMESPACE, NAME, { spec: { holderIdentity: "elsewhere", renewTime: now, acquireTime: now, leaseDurationSeconds: LEASE_SETTINGS.leaseDurationSeconds } }, "merge");
-  await waitFor("a new relay to lead again", () => (stack.relay !== before && stack.relay.engine.leading ? true : undefined), (LEASE_SETTINGS.leaseDurationSeconds + 10) * 1000);
+  await waitFor("a new relay to lead again", () => stack.relay !== before && stack.relay.engine.leading, Boolean, { timeoutMs: (LEASE_SETTINGS.leaseDurationSeconds + 10) * 1000 });
   assert.equal(((await cluster.get(LEASE, NAMESPACE, NAME)) as Obj).spec.holderIdentity, "relay-a");
   assert.equal(before.elector?.leading, false, "the relay that lost the Lease was stopped, not left reconciling beside the new one");
 });
 
 test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses", async () => {
   const lease = async (): Promise<Obj> => (await cluster.get(LEASE, NAMESPACE, NAME)) as Obj;
-  await waitFor("relay-a to lead", () => (stack.relay.engine.leading ? true : undefined));
+  await waitFor("relay-a to lead", () => stack.relay.engine.leading, Boolean);
   assert.equal((await lease()).spec.holderIdentity, "relay-a");
   const transitions = Number((await lease()).spec.leaseTransitions ?? 0);
   const replica = async (identity: string): Promise<RunningRelay> => {
@@ -239,23 +234,20 @@ test("two relays elect one leader through a real Lease; the leader-election Role
   const b = await replica("relay-b");
   // Two renewals by relay-a after relay-b started: relay-b has tried meanwhile, and waits.
   const renewed = (await lease()).spec.renewTime as string;
-  await waitFor("relay-a to renew twice", async () => {
-    const spec = (await lease()).spec as Obj;
-    return spec.renewTime > renewed && Date.parse(spec.renewTime) - Date.parse(renewed) >= 2 * LEASE_SETTINGS.retrySeconds * 1000 ? true : undefined;
-  });
+  await waitFor("relay-a to renew twice (the Lease's renewTime)", async () => String((await lease()).spec.renewTime), (renewTime) => renewTime > renewed && Date.parse(renewTime) - Date.parse(renewed) >= 2 * LEASE_SETTINGS.retrySeconds * 1000);
   assert.equal(b.engine.leading, false, "one leader");
   assert.equal((await lease()).spec.holderIdentity, "relay-a");
 
   // relay-a stops: it releases the Lease, relay-b takes it at once.
   await stack.relay.stop();
-  await waitFor("relay-b to lead", () => (b.engine.leading ? true : undefined), 5_000);
+  await waitFor("relay-b to lead", () => b.engine.leading, Boolean, { timeoutMs: 5_000 });
   assert.equal((await lease()).spec.holderIdentity, "relay-b");
 
   // relay-b crashes (no release): relay-c takes over once the Lease lapses.
   const c = await replica("relay-c");
   await b.engine.stop();
   await b.elector?.stop({ release: false });
-  await waitFor("relay-c to take over the lapsed Lease", () => (c.engine.leading ? true : undefined), (LEASE_SETTINGS.leaseDurationSeconds + 5) * 1000);
+  await waitFor("relay-c to take over the lapsed Lease", () => c.engine.leading, Boolean, { timeoutMs: (LEASE_SETTINGS.leaseDurationSeconds + 5) * 1000 });
   const final = await lease();
   assert.equal(final.spec.holderIdentity, "relay-c");
   assert.equal(final.spec.leaseTransitions, transitions + 2);

@@ -2,7 +2,7 @@
  * Runs a scenario against each server (both at once, each its steps in order), then
  * compares their normalised answers step by step.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { waitFor, WaitTimeout } from "../../cli/wait.ts";
 import { diff, summarise, without, type Difference } from "./diff.ts";
 import type { Endpoint, RawResponse, WatchResponse } from "./endpoint.ts";
 import { collectTokens, normalise, Tokens } from "./normalise.ts";
@@ -122,12 +122,16 @@ async function send(endpoint: Endpoint, step: RequestStep, vars: ReadonlyMap<str
     ...(step.accept ? { accept: step.accept } : {}),
   };
   if (step.watch) return endpoint.watch(request, { count: step.watch.count, timeoutMs: step.watch.timeoutMs ?? 3_000 });
-  if (!step.until) return endpoint.request(request);
-  const deadline = Date.now() + (step.until.timeoutMs ?? 20_000);
-  for (;;) {
-    const response = await endpoint.request(request);
-    if (matches(response, step.until) || Date.now() > deadline) return response;
-    await delay(200);
+  const until = step.until;
+  if (!until) return endpoint.request(request);
+  // Past the deadline the last response is the step's answer: the step's checks then say what is wrong with it.
+  let last: RawResponse | undefined;
+  const respond = async (): Promise<RawResponse> => (last = await endpoint.request(request));
+  try {
+    return await waitFor(`${request.method} ${request.path} to match its step's until`, respond, (response) => matches(response, until), { timeoutMs: until.timeoutMs ?? 20_000, intervalMs: 200 });
+  } catch (error) {
+    if (error instanceof WaitTimeout && last) return last;
+    throw error;
   }
 }
 
@@ -166,12 +170,3 @@ function substituteDeep(value: unknown, vars: ReadonlyMap<string, unknown>): unk
   return value;
 }
 
-/** Waits `ms` at most for `check` (polling every 100 ms); used by the targets' namespaceReady. */
-export async function poll(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await delay(100);
-  }
-}

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../../cli/wait.ts";
 import { defaultCacheDir } from "../../cluster/build.ts";
 import { startControlPlane } from "../../cluster/index.ts";
 import { crdOf, uniqueResources } from "../../functions/kit/crd/generate.ts";
@@ -13,7 +14,7 @@ import type { CustomResource } from "../../functions/kit/crd/resource.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";
 import { startSim } from "../../sim/index.ts";
 import { Endpoint } from "./endpoint.ts";
-import { poll, type Target } from "./runner.ts";
+import type { Target } from "./runner.ts";
 
 /** The nodes both servers run: `npm start`'s and `npm run cluster`'s defaults. */
 export const NODES = ["cloud", "edge1", "edge2", "edge-node"];
@@ -65,8 +66,7 @@ export async function startTargets(progress: (line: string) => void): Promise<Ta
     },
     // kube-apiserver's ServiceAccount admission refuses pods until the controller manager made `default`.
     namespaceReady: async (namespace) => {
-      const made = await poll(async () => (await realEndpoint.request({ method: "GET", path: `/api/v1/namespaces/${namespace}/serviceaccounts/default` })).status === 200, 15_000);
-      if (!made) throw new Error(`real: no default ServiceAccount in ${namespace} within 15 s`);
+      await waitFor(`real: the default ServiceAccount in ${namespace} (GET's status)`, async () => (await realEndpoint.request({ method: "GET", path: `/api/v1/namespaces/${namespace}/serviceaccounts/default` })).status, (status) => status === 200, { timeoutMs: 15_000, intervalMs: 100 });
     },
   };
   let crdsInstalled = false;
@@ -81,11 +81,8 @@ export async function startTargets(progress: (line: string) => void): Promise<Ta
           const crd = crdOf(resource);
           const answer = await endpoint.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: crd });
           if (answer.status !== 201 && answer.status !== 409) throw new Error(`${endpoint.name}: creating CRD ${resource.plural}.${resource.group}: ${answer.status} ${JSON.stringify(answer.body)}`);
-          const established = await poll(async () => {
-            const got = await endpoint.request({ method: "GET", path: `/apis/${resource.group}/${resource.version}/${resource.plural}` });
-            return got.status === 200;
-          }, 30_000);
-          if (!established) throw new Error(`${endpoint.name}: CRD ${resource.plural}.${resource.group} not served within 30 s`);
+          const path = `/apis/${resource.group}/${resource.version}/${resource.plural}`;
+          await waitFor(`${endpoint.name}: CRD ${resource.plural}.${resource.group} to be served (GET's status)`, async () => (await endpoint.request({ method: "GET", path })).status, (status) => status === 200, { timeoutMs: 30_000, intervalMs: 100 });
         }
       }
       crdsInstalled = true;

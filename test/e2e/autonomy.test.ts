@@ -12,9 +12,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { e2eStack, TARGET, waitFor, type E2EStack } from "./harness.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { e2eStack, TARGET, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -47,7 +49,7 @@ before(async () => {
   await kubectl(["create", "namespace", NS]);
   // A real API server refuses pods in a namespace until its ServiceAccount controller has
   // created the `default` ServiceAccount there (the sim has no ServiceAccount admission).
-  if (TARGET === "cluster") await waitFor(`ServiceAccount ${NS}/default`, () => stack.cluster.find(SERVICE_ACCOUNT, NS, "default"), WAIT_MS);
+  if (TARGET === "cluster") await waitForObject(stack.cluster, SERVICE_ACCOUNT, NS, "default", () => true, WAIT_MS);
   await kubectl(["create", "service", "clusterip", "web", "-n", NS, "--tcp=80:80"]);
   // `kubectl create service` selects app=web.
 });
@@ -84,10 +86,7 @@ function seconds(object: Obj | undefined): string[] {
 }
 
 async function waitForSeconds(name: string, expected: string[]): Promise<Obj> {
-  return waitFor(`${name}'s tolerations ${expected.join(",")}`, async () => {
-    const found = await pod(name);
-    return JSON.stringify(seconds(found)) === JSON.stringify(expected) ? found : undefined;
-  }, WAIT_MS);
+  return (await waitForObject(stack.cluster, POD, NS, name, (found) => JSON.stringify(seconds(found)) === JSON.stringify(expected), WAIT_MS)) as Obj;
 }
 
 /** The IPs the Service's Endpoints lists as ready and as not ready. */
@@ -105,10 +104,7 @@ async function sliceReady(): Promise<Record<string, boolean>> {
 }
 
 async function running(name: string): Promise<string> {
-  const object = await waitFor(`${name} Ready`, async () => {
-    const found = await pod(name);
-    return found?.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True") ? found : undefined;
-  }, WAIT_MS);
+  const object = (await waitForObject(stack.cluster, POD, NS, name, (found: Obj) => found.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True") === true, WAIT_MS)) as Obj;
   return String(object.status.podIP);
 }
 
@@ -134,11 +130,9 @@ async function evictionEvents(name: string): Promise<Obj[]> {
 
 /** When the node got its unreachable NoExecute taint (ms), once it has it. */
 async function taintedAt(node: string): Promise<number> {
-  const object = await waitFor(`${node} tainted unreachable`, async () => {
-    const found = (await stack.cluster.find(NODE, undefined, node)) as Obj | undefined;
-    return ((found?.spec.taints ?? []) as Obj[]).find((t) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute");
-  }, WAIT_MS);
-  return Date.parse(String(object.timeAdded));
+  const unreachable = (t: Obj): boolean => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute";
+  const taints = await waitFor(`${node} tainted unreachable (its taints)`, async () => (((await stack.cluster.find(NODE, undefined, node)) as Obj | undefined)?.spec.taints ?? []) as Obj[], (seen) => seen.some(unreachable), { timeoutMs: WAIT_MS });
+  return Date.parse(String(taints.find(unreachable)?.timeAdded));
 }
 
 test("autonomy-duration 20s: the pods of a node that stops heartbeating stay, and stay in their endpoints, for 20 s, then go; with 0 they never do", { skip }, async () => {
@@ -152,33 +146,37 @@ test("autonomy-duration 20s: the pods of a node that stops heartbeating stay, an
   const a = await waitForSeconds("web-a", ["not-ready=20", "unreachable=20"]);
   assert.equal(a.metadata.annotations["apps.openyurt.io/original-unreachable-toleration-duration"], "300");
   await waitForSeconds("web-b", ["not-ready=none", "unreachable=none"]);
-  await waitFor("all three in the endpoints", async () => ((await endpoints()).ready.length === 3 ? true : undefined), WAIT_MS);
+  await waitFor("all three in the endpoints", endpoints, (listed) => listed.ready.length === 3, { timeoutMs: WAIT_MS });
 
   await kubectl(["annotate", "node", "edge-a", "edge-b", "sim.edgeloop.dev/heartbeat=stopped"]);
   const tainted = await taintedAt("edge-a");
-  await waitFor("the pods marked not Ready by the node lifecycle", async () => {
-    const pods = [await pod("web-a"), await pod("web-b")];
-    return pods.every((p) => p?.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "False")) ? true : undefined;
-  }, WAIT_MS);
+  await waitFor(
+    "the pods marked not Ready by the node lifecycle (their Ready conditions)",
+    async () => [await pod("web-a"), await pod("web-b")].map((p) => (p?.status?.conditions ?? []).find((c: Obj) => c.type === "Ready") as Obj | undefined),
+    (ready) => ready.every((c) => c?.status === "False"),
+    { timeoutMs: WAIT_MS },
+  );
   // A change both endpoints controllers act on, made after the pods went not ready: a pod
   // of a Ready node leaves. Once it is gone from the Endpoints and the EndpointSlices, both
   // have been written from a pod cache in which web-a and web-b are not ready (one watch,
   // in order), so the addresses still ready are the webhook's doing, not an earlier write.
   await stack.cluster.delete(POD, NS, "web-x");
-  await waitFor("web-x gone from the Endpoints and the EndpointSlices", async () => {
-    const [listed, slices] = [await endpoints(), await sliceReady()];
-    return [...listed.ready, ...listed.notReady].includes(ipX) || ipX in slices ? undefined : true;
-  }, WAIT_MS);
+  await waitFor(
+    "web-x gone from the Endpoints and the EndpointSlices",
+    async () => ({ endpoints: await endpoints(), slices: await sliceReady() }),
+    (seen) => ![...seen.endpoints.ready, ...seen.endpoints.notReady].includes(ipX) && !(ipX in seen.slices),
+    { timeoutMs: WAIT_MS },
+  );
   const during = await endpoints();
   assert.deepEqual(during, { ready: [ipA, ipB].sort(), notReady: [] }, "kept ready during the autonomy period");
   assert.deepEqual(await sliceReady(), { [ipA]: true, [ipB]: true });
 
-  await waitFor("web-a evicted", async () => ((await pod("web-a")) === undefined ? true : undefined), WAIT_MS);
+  await waitForGone(stack.cluster, POD, NS, "web-a", WAIT_MS);
   const evictedAfter = (Date.now() - tainted) / 1000;
   assert.ok(evictedAfter >= 19, `evicted ${evictedAfter.toFixed(1)} s after the taint, not before the 20 s period`);
   // By the taint manager (the Event it records before it deletes), not by anything of ours.
-  await waitFor("the taint manager's eviction Event of web-a", async () => ((await evictionEvents("web-a")).length === 1 ? true : undefined), WAIT_MS);
-  await waitFor("web-a gone from the endpoints", async () => ((await endpoints()).ready.includes(ipA) ? undefined : true), WAIT_MS);
+  await waitFor("the taint manager's eviction Event of web-a (those recorded)", () => evictionEvents("web-a"), (events) => events.length === 1, { timeoutMs: WAIT_MS });
+  await waitFor("web-a gone from the endpoints", endpoints, (listed) => !listed.ready.includes(ipA), { timeoutMs: WAIT_MS });
   assert.ok(await pod("web-b"), "web-b (autonomy-duration 0) is never evicted");
   assert.deepEqual(await evictionEvents("web-b"), [], "nor marked for deletion");
   assert.deepEqual((await endpoints()).ready, [ipB], "and stays in the endpoints");
@@ -188,10 +186,10 @@ test("autonomy-duration 20s: the pods of a node that stops heartbeating stay, an
 test("a pod failing its readiness on a Ready autonomous node leaves the endpoints (its readiness decides)", { skip }, async () => {
   await kubectl(["annotate", "node", "edge-c", `${DURATION}=10m`]);
   await stack.cluster.create(webPod("web-c", "edge-c", true));
-  const ip = await waitFor("web-c running", async () => (await pod("web-c"))?.status?.podIP as string | undefined, WAIT_MS);
+  const ip = await waitFor("web-c running (its podIP)", async () => (await pod("web-c"))?.status?.podIP as string | undefined, present, { timeoutMs: WAIT_MS });
   if (TARGET === "cluster") await reportReadinessFailing("web-c");
-  await waitFor("web-c listed not ready", async () => ((await endpoints()).notReady.includes(ip) ? true : undefined), WAIT_MS);
-  await waitFor("web-c's slice endpoint not ready", async () => ((await sliceReady())[ip] === false ? true : undefined), WAIT_MS);
+  await waitFor("web-c listed not ready", endpoints, (listed) => listed.notReady.includes(ip), { timeoutMs: WAIT_MS });
+  await waitFor("web-c's slice endpoint not ready", sliceReady, (ready) => ready[ip] === false, { timeoutMs: WAIT_MS });
   assert.equal((await endpoints()).ready.includes(ip), false, "the webhook did not flip it: the node is Ready");
   await stack.cluster.delete(POD, NS, "web-c");
 });
@@ -200,12 +198,12 @@ test("a bad duration is refused saying what a valid one looks like; while the ed
   await assert.rejects(kubectl(["annotate", "node", "edge-c", `${DURATION}=10d`, "--overwrite"]), /admission webhook "autonomy-nodes\.edgeloop\.dev" denied the request: .*"10d" is not a duration; expected a Go duration such as "30s", "10m", "1h30m" or "0" \(never evict\)/);
   const failed = { status: { conditions: [{ type: "Autonomy", status: "Unknown", reason: "cache failed", message: "failed keys: pods/shop/web-c", lastTransitionTime: new Date().toISOString() }] } };
   await kubectl(["patch", "node", "edge-c", "--subresource=status", "--type=strategic", "-p", JSON.stringify(failed)]);
-  await waitFor("AutonomyCacheFailed", async () => ((await nodeEvents("edge-c", "AutonomyCacheFailed")).length === 1 ? true : undefined), WAIT_MS);
+  await waitFor("AutonomyCacheFailed (those recorded)", () => nodeEvents("edge-c", "AutonomyCacheFailed"), (events) => events.length === 1, { timeoutMs: WAIT_MS });
   await assert.rejects(kubectl(["annotate", "node", "edge-c", `${DURATION}=5m`, "--overwrite"]), /cache/);
   assert.equal((await stack.cluster.find(NODE, undefined, "edge-c"))?.metadata.annotations?.[DURATION], "10m", "unchanged");
   const back = { status: { conditions: [{ type: "Autonomy", status: "True", reason: "autonomy enabled successfully", message: "", lastTransitionTime: new Date().toISOString() }] } };
   await kubectl(["patch", "node", "edge-c", "--subresource=status", "--type=strategic", "-p", JSON.stringify(back)]);
-  await waitFor("AutonomyCacheRecovered", async () => ((await nodeEvents("edge-c", "AutonomyCacheRecovered")).length === 1 ? true : undefined), WAIT_MS);
+  await waitFor("AutonomyCacheRecovered (those recorded)", () => nodeEvents("edge-c", "AutonomyCacheRecovered"), (events) => events.length === 1, { timeoutMs: WAIT_MS });
   await kubectl(["annotate", "node", "edge-c", `${DURATION}=5m`, "--overwrite"]);
 });
 
@@ -218,17 +216,17 @@ test("a whole pool down keeps its pods past their duration; when one node is bac
   await waitForSeconds("p-2", ["not-ready=10", "unreachable=10"]);
   await kubectl(["annotate", "node", "pool-1", "pool-2", "sim.edgeloop.dev/heartbeat=stopped"]);
   const tainted = await taintedAt("pool-2");
-  await waitFor("PoolOutage on both nodes", async () => ((await nodeEvents("pool-1", "PoolOutage")).length === 1 && (await nodeEvents("pool-2", "PoolOutage")).length === 1 ? true : undefined), WAIT_MS);
+  await waitFor("PoolOutage on both nodes (those recorded on each)", async () => [(await nodeEvents("pool-1", "PoolOutage")).length, (await nodeEvents("pool-2", "PoolOutage")).length], (counts) => counts.every((n) => n === 1), { timeoutMs: WAIT_MS });
   await waitForSeconds("p-1", ["not-ready=none", "unreachable=none"]);
   await waitForSeconds("p-2", ["not-ready=none", "unreachable=none"]);
   // Past the 10 s period (and a node-lifecycle pass after it), both pods are still there:
   // a negative outcome, so this one wait is for time itself to pass.
-  await waitFor("the period over", async () => (Date.now() > tainted + 13_000 ? true : undefined), WAIT_MS);
+  await waitFor("the period over (now)", () => Date.now(), (now) => now > tainted + 13_000, { timeoutMs: WAIT_MS });
   assert.ok((await pod("p-1")) && (await pod("p-2")), "kept through the whole pool's outage");
   // pool-1 is back: p-2's node is alone down, its 10 s apply again (counted from now).
   await kubectl(["annotate", "node", "pool-1", "sim.edgeloop.dev/heartbeat-"]);
-  await waitFor("PoolRecovered", async () => ((await nodeEvents("pool-2", "PoolRecovered")).length === 1 ? true : undefined), WAIT_MS);
+  await waitFor("PoolRecovered (those recorded)", () => nodeEvents("pool-2", "PoolRecovered"), (events) => events.length === 1, { timeoutMs: WAIT_MS });
   await waitForSeconds("p-2", ["not-ready=10", "unreachable=10"]);
-  await waitFor("p-2 evicted", async () => ((await pod("p-2")) === undefined ? true : undefined), WAIT_MS);
+  await waitForGone(stack.cluster, POD, NS, "p-2", WAIT_MS);
   assert.ok(await pod("p-1"), "p-1's node is Ready: it stays");
 });

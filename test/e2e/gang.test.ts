@@ -16,10 +16,12 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { GangList, type GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { createNamespaces, e2eStack, waitFor, waitForGoneIn, type E2EStack } from "./harness.ts";
+import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -73,7 +75,7 @@ async function gangs(namespace: string): Promise<GangRow[]> {
 
 /** Waits until the row of `group` in `namespace` satisfies `ok`. */
 async function gangRow(namespace: string, group: string, ok: (row: GangRow) => boolean): Promise<GangRow> {
-  return waitFor(`gang ${namespace}/${group}`, async () => (await gangs(namespace)).find((row) => row.group === group && ok(row)), WAIT_MS);
+  return waitFor(`gang ${namespace}/${group} (its row)`, async () => (await gangs(namespace)).find((r) => r.group === group), (r): r is GangRow => r !== undefined && ok(r), { timeoutMs: WAIT_MS });
 }
 
 /** A pod of group `group` (size `size`) asking `cpu` cores, optionally with a deadline and a priority class. */
@@ -128,7 +130,7 @@ async function boundOf(namespace: string, group: string): Promise<string[]> {
 
 /** Waits until every one of the `size` pods of `group` is bound. */
 async function allBound(namespace: string, group: string, size: number): Promise<void> {
-  await waitFor(`all ${size} pods of ${namespace}/${group} bound`, async () => ((await boundOf(namespace, group)).length === size ? true : undefined), WAIT_MS);
+  await waitFor(`all ${size} pods of ${namespace}/${group} bound (those bound)`, () => boundOf(namespace, group), (bound) => bound.length === size, { timeoutMs: WAIT_MS });
 }
 
 test("the upstream examples run unchanged: each Job's pods and the lone Pod are bound by the gang scheduler, job-10's ten at once", { skip }, async () => {
@@ -139,10 +141,7 @@ test("the upstream examples run unchanged: each Job's pods and the lone Pod are 
   }
   assert.match(await kubectl(["apply", "-n", "examples", "-f", join(FIXTURES, "pod.yaml")]), /pod\/pod created/);
   for (const [namespace, job] of [["examples", "job"], ["examples-10", "job"], ["examples", "job1"], ["examples", "job2"], ["examples", "job3"], ["examples", "job4"], ["examples", "job5"]] as const) {
-    await waitFor(`Job ${namespace}/${job} complete`, async () => {
-      const found = (await stack.cluster.find(JOB, namespace, job)) as Obj | undefined;
-      return found?.status?.conditions?.some((c: Obj) => c.type === "Complete" && c.status === "True") ? true : undefined;
-    }, WAIT_MS);
+    await waitForObject(stack.cluster, JOB, namespace, job, (found: Obj) => found.status?.conditions?.some((c: Obj) => c.type === "Complete" && c.status === "True") === true, WAIT_MS);
   }
   const ten = (await stack.cluster.list(POD, { namespace: "examples-10" })).items as Obj[];
   assert.equal(ten.length, 10);
@@ -155,22 +154,19 @@ test("the upstream examples run unchanged: each Job's pods and the lone Pod are 
   for (const pod of [...((await stack.cluster.list(POD, { namespace: "examples" })).items as Obj[]), ...ten]) {
     if (pod.metadata.name !== "pod") assert.ok(pod.spec.nodeName, `${pod.metadata.name} is bound`);
   }
-  await waitFor("the lone Pod bound", async () => ((await events("examples", "Scheduled", "pod")).length === 1 ? true : undefined), WAIT_MS);
+  await waitFor("the lone Pod bound (its Scheduled Events)", () => events("examples", "Scheduled", "pod"), (scheduled) => scheduled.length === 1, { timeoutMs: WAIT_MS });
   // pod.yaml declares activeDeadlineSeconds: 5 and has no owner: at its deadline the pod itself is deleted.
-  await waitForGoneIn(stack, POD, "examples", "pod", WAIT_MS);
+  await waitForGone(stack.cluster, POD, "examples", "pod", WAIT_MS);
   assert.match((await events("examples", "DeadlineExceeded", "pod"))[0]?.message ?? "", /^gang examples\/pod reached its deadline of 5s .*; deleting Pod pod$/);
 });
 
 test("job-deadline.yaml: at the group's deadline its root owner, the Job, is deleted, and its pods with it", { skip }, async () => {
   await kubectl(["apply", "-n", "deadline", "-f", join(FIXTURES, "job-deadline.yaml")]);
-  const [pod] = await waitFor("the Job's pod bound", async () => {
-    const bound = (await pods("deadline")).filter((p) => p.spec.nodeName);
-    return bound.length > 0 ? bound : undefined;
-  }, WAIT_MS);
+  const [pod] = await waitFor("the Job's pod bound (those bound)", async () => (await pods("deadline")).filter((p) => p.spec.nodeName), (bound) => bound.length > 0, { timeoutMs: WAIT_MS, describe: describePods });
   assert.ok(pod?.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER), "the Job controller tracks the pod: only it can release the pod once the Job is deleted");
-  await waitForGoneIn(stack, JOB, "deadline", "job-deadline", WAIT_MS);
+  await waitForGone(stack.cluster, JOB, "deadline", "job-deadline", WAIT_MS);
   // Deleted in the background: the garbage collector deletes the pods, the Job controller removes its finalizer.
-  await waitFor("the Job's pods gone", async () => ((await stack.cluster.list(POD, { namespace: "deadline" })).items.length === 0 ? true : undefined), WAIT_MS);
+  await waitFor("the Job's pods gone", async () => (await stack.cluster.list(POD, { namespace: "deadline" })).items, (left) => left.length === 0, { timeoutMs: WAIT_MS, describe: describePods });
   const warned = await events("deadline", "DeadlineExceeded", pod?.metadata.name);
   assert.equal(warned.length, 1);
   assert.match(warned[0]?.message, /reached its deadline of 5s .*; deleting Job job-deadline$/);
@@ -183,10 +179,8 @@ test("a Job's own activeDeadlineSeconds: the Job controller fails it and deletes
   await createGroup("job-deadline", "waiter", 2, 8);
   // Queued, not started: all or nothing, while the Job's pods hold the nodes.
   await gangRow("job-deadline", "waiter", (r) => r.state === "reserved" || r.state === "pending");
-  const failed = await waitFor("the Job failed at its deadline", async () => {
-    const job = (await stack.cluster.find(JOB, "job-deadline", "holder")) as Obj | undefined;
-    return job?.status?.conditions?.find((c: Obj) => c.type === "Failed" && c.status === "True");
-  }, WAIT_MS);
+  const job = (await waitForObject(stack.cluster, JOB, "job-deadline", "holder", (found: Obj) => found.status?.conditions?.some((c: Obj) => c.type === "Failed" && c.status === "True") === true, WAIT_MS)) as Obj;
+  const failed = job.status.conditions.find((c: Obj) => c.type === "Failed" && c.status === "True");
   assert.equal(failed.reason, "DeadlineExceeded", "ended by the Job controller");
   await allBound("job-deadline", "waiter", 2);
   assert.deepEqual(await boundOf("job-deadline", "holder"), [], "the Job controller deleted its pods");
@@ -194,7 +188,7 @@ test("a Job's own activeDeadlineSeconds: the Job controller fails it and deletes
   const ours = (await events("job-deadline", "DeadlineExceeded")).filter((e) => e.reportingComponent === RELAY_COMPONENT);
   assert.deepEqual(ours, [], "the Job's deadline is the Job controller's to enforce, not the gang queue's");
   for (const name of ["waiter-0", "waiter-1"]) await stack.cluster.delete(POD, "job-deadline", name);
-  await waitFor("the waiter's pods gone", async () => ((await pods("job-deadline")).length === 0 ? true : undefined), WAIT_MS);
+  await waitFor("the waiter's pods gone", () => pods("job-deadline"), (left) => left.length === 0, { timeoutMs: WAIT_MS, describe: describePods });
 });
 
 test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodScheduled False/Unschedulable, reported once", { skip }, async () => {
@@ -202,10 +196,11 @@ test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodSche
   const row = await gangRow("unsat", "job", (r) => r.state === "rejected" && r.present === 10);
   assert.equal(row.reason?.kind, "unsatisfiable");
   assert.match(row.waitingFor ?? "", /^can never fit on this cluster: cpu: 10 pods need 184 more on 2 candidate nodes$/);
-  const unsat = await waitFor("every pod marked Unschedulable", async () => {
-    const listed = await pods("unsat");
-    return listed.length === 10 && listed.every((p) => p.status?.conditions?.some((c: Obj) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable")) ? listed : undefined;
-  }, WAIT_MS);
+  const unschedulable = (p: Obj): boolean => p.status?.conditions?.some((c: Obj) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable") === true;
+  const unsat = await waitFor("every pod marked Unschedulable", () => pods("unsat"), (listed) => listed.length === 10 && listed.every(unschedulable), {
+    timeoutMs: WAIT_MS,
+    describe: (listed) => `${listed.length} pods, ${listed.filter(unschedulable).length} Unschedulable`,
+  });
   for (const pod of unsat) assert.equal(pod.spec.nodeName, undefined);
   const condition = unsat[0]?.status.conditions.find((c: Obj) => c.type === "PodScheduled");
   assert.match(condition.message, /^gang unsat\/job \(10 pods\) can never fit on this cluster: cpu/);
@@ -216,7 +211,7 @@ test("job-unsatisfiable.yaml: rejected at once with the reason, each pod PodSche
   assert.equal(warnings.length, 10, "one Warning per pod, not one per pass");
   await kubectl(["delete", "namespace", "unsat", "--wait=false"]);
   // The namespace's pods go first (on a real cluster the namespace controller takes its time): later groups need the cpu.
-  await waitFor("unsat's pods gone", async () => ((await stack.cluster.list(POD, { namespace: "unsat" })).items.length === 0 ? true : undefined), WAIT_MS);
+  await waitFor("unsat's pods gone", async () => (await stack.cluster.list(POD, { namespace: "unsat" })).items, (left) => left.length === 0, { timeoutMs: WAIT_MS, describe: describePods });
 });
 
 test("three groups on two nodes: all-or-nothing, a reservation for the head, backfill only where it does not delay it", { skip }, async () => {
@@ -268,10 +263,7 @@ test("a group whose members do not all arrive in time gets a Warning saying how 
   await createGroup("partial", "p", 3, 1, { count: 2 });
   const row = await gangRow("partial", "p", (r) => r.state === "provisional" && r.present === 2);
   assert.deepEqual([row.present, row.size, row.waitingFor], [2, 3, "1 more of 3 pods"]);
-  const warned = await waitFor("GangIncomplete on both pods", async () => {
-    const found = await events("partial", "GangIncomplete");
-    return found.length === 2 ? found : undefined;
-  }, WAIT_MS);
+  const warned = await waitFor("GangIncomplete on both pods (those recorded)", () => events("partial", "GangIncomplete"), (found) => found.length === 2, { timeoutMs: WAIT_MS });
   assert.match(warned[0]?.message, new RegExp(`^2 of 3 pods of group partial/p arrived after [${ARRIVAL_TIMEOUT_SECONDS}-9]s; waiting for 1 more$`));
 });
 
@@ -295,7 +287,7 @@ test("the queue survives a Worker and a relay restart mid-queue: nothing rebuilt
   for (const name of ["high-0", "high-1", "low-0", "low-1"]) await stack.cluster.delete(POD, "prio", name);
   await allBound("restart", "r", 2);
   await stack.cluster.create(member("restart", "q-1", "q", 2, 1));
-  await waitFor("q complete, waiting for r", async () => ((await gangs("restart")).find((r) => r.group === "q")?.state === "provisional" ? undefined : true), WAIT_MS);
+  await waitFor("q complete, waiting for r (q's row)", async () => (await gangs("restart")).find((r) => r.group === "q"), (q) => q?.state !== "provisional", { timeoutMs: WAIT_MS });
   // Every fluxnetes pod of every namespace was bound at most once, by us alone.
   const scheduled = ((await stack.cluster.list(EVENT, {})).items as Obj[]).filter((e) => e.reason === "Scheduled");
   const perPod = new Map<string, Obj[]>();
@@ -311,10 +303,10 @@ test("the queue survives a Worker and a relay restart mid-queue: nothing rebuilt
     const { auditLogPath } = stack.controlPlane;
     const relayUser = stack.installed?.user;
     assert.ok(relayUser, "on a real control plane the relay runs as its ServiceAccount");
-    const accepted = await waitFor("every binding in the audit log", async () => {
-      const found = bindingsBy(auditLogPath, relayUser);
-      return [...perPod.keys()].every((pod) => found.has(pod)) ? found : undefined;
-    }, WAIT_MS);
+    const accepted = await waitFor("every binding in the audit log (the pods missing)", () => bindingsBy(auditLogPath, relayUser), (found) => [...perPod.keys()].every((pod) => found.has(pod)), {
+      timeoutMs: WAIT_MS,
+      describe: (found) => [...perPod.keys()].filter((pod) => !found.has(pod)).join(", "),
+    });
     for (const pod of perPod.keys()) assert.deepEqual(accepted.get(pod), [201], `${pod}: the relay's ServiceAccount bound it, once`);
   }
 });

@@ -1,10 +1,12 @@
 /** Two relay replicas with leader election: one reconciles; the other takes over when the lease is released or lapses. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
-import { testStack, waitFor, waitForObject } from "./harness.ts";
+import { waitForObject } from "../support/cluster-waits.ts";
+import { testStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;
@@ -37,10 +39,10 @@ after(async () => {
 
 test("exactly one replica leads; the standby takes over when the leader releases the lease, or when it lapses", async () => {
   const a = await replica("relay-a");
-  await waitFor("relay-a to lead", () => (a.engine.leading ? true : undefined));
+  await waitFor("relay-a to lead", () => a.engine.leading, Boolean);
   const b = await replica("relay-b");
   await stack.sim.cluster.create(parent("one"));
-  await waitForObject(stack, CM, "default", "one-mirror");
+  await waitForObject(stack.sim.cluster, CM, "default", "one-mirror");
   assert.equal(b.engine.leading, false, "the standby does not reconcile");
   // client-go's leader election gauge, under the lease's name: 1 on the leader, 0 on the standby.
   assert.match(await (await fetch(`${a.opsUrl}/metrics`)).text(), /^leader_election_master_status\{name="edgeloop-relay"\} 1$/m);
@@ -50,17 +52,17 @@ test("exactly one replica leads; the standby takes over when the leader releases
   assert.equal(lease.spec.holderIdentity, "relay-a");
 
   await a.stop(); // releases the lease
-  await waitFor("relay-b to lead", () => (b.engine.leading ? true : undefined), 5_000);
+  await waitFor("relay-b to lead", () => b.engine.leading, Boolean, { timeoutMs: 5_000 });
   await stack.sim.cluster.create(parent("two"));
-  await waitForObject(stack, CM, "default", "two-mirror");
+  await waitForObject(stack.sim.cluster, CM, "default", "two-mirror");
 
   // relay-b crashes: it neither reconciles nor releases; relay-c waits for the lease to lapse.
   const c = await replica("relay-c");
   await b.engine.stop();
   await b.elector?.stop({ release: false });
   await stack.sim.cluster.create(parent("three"));
-  await waitFor("relay-c to take over the lapsed lease", () => (c.engine.leading ? true : undefined), 10_000);
-  await waitForObject(stack, CM, "default", "three-mirror");
+  await waitFor("relay-c to take over the lapsed lease", () => c.engine.leading, Boolean, { timeoutMs: 10_000 });
+  await waitForObject(stack.sim.cluster, CM, "default", "three-mirror");
   const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { leaseTransitions: number; holderIdentity: string } };
   assert.equal(transitions.spec.holderIdentity, "relay-c");
   assert.equal(transitions.spec.leaseTransitions, 2);

@@ -1,4 +1,4 @@
-/** End-to-end test support: a stack on ephemeral ports, and waiting for cluster state. */
+/** End-to-end test support: a stack on ephemeral ports, on the sim or on a real control plane (waits on cluster state are in test/support/cluster-waits.ts). */
 import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
@@ -6,13 +6,11 @@ import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { defaultCacheDir } from "../../cluster/build.ts";
 import { startControlPlane, type RunningControlPlane } from "../../cluster/index.ts";
-import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
 import { startOnCluster, startStack, type ClusterStack, type Stack, type StackOptions } from "../../scripts/lib/stack.ts";
 import type { RunningSim } from "../../sim/index.ts";
+import { waitForObject } from "../support/cluster-waits.ts";
 import { HttpCluster, type TestCluster } from "../support/http-cluster.ts";
-import { waitFor } from "../worker/client.ts";
-
-export { waitFor };
 
 /** The test controllers (mirror, journal). */
 export const FIXTURE_CONTROLLERS = join(import.meta.dirname, "../fixtures/controllers");
@@ -55,19 +53,6 @@ export async function testStack(options: Partial<StackOptions> = {}): Promise<St
       rmSync(dir, { recursive: true, force: true });
     },
   });
-}
-
-/** Waits until `find` returns an object satisfying `ok`. */
-export async function waitForObject(stack: Stack, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
-  return waitFor(`${type.kind} ${name}`, async () => {
-    const found = await stack.sim.cluster.find(type, namespace, name);
-    return found && ok(found) ? found : undefined;
-  }, timeoutMs);
-}
-
-/** Waits until no object of `name` exists. */
-export async function waitForGone(stack: Stack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
-  await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.sim.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
 }
 
 /** Calls the relay's TLS front as an in-cluster client would (trusting the front's CA). */
@@ -174,19 +159,6 @@ export function controlPlaneStateDir(fallback: string): string {
   return runDir ? mkdtempSync(join(runDir, "cp-")) : fallback;
 }
 
-/** Waits until the object exists (and satisfies `ok`), on either target. */
-export async function waitForIn(stack: E2EStack, type: TypeRef, namespace: string | undefined, name: string, ok: (o: KubeObject) => boolean = () => true, timeoutMs = 15_000): Promise<KubeObject> {
-  return waitFor(`${type.kind} ${name}`, async () => {
-    const found = await stack.cluster.find(type, namespace, name);
-    return found && ok(found) ? found : undefined;
-  }, timeoutMs);
-}
-
-/** Waits until no object of `name` exists, on either target. */
-export async function waitForGoneIn(stack: E2EStack, type: TypeRef, namespace: string | undefined, name: string, timeoutMs = 15_000): Promise<void> {
-  await waitFor(`${type.kind} ${name} to be gone`, async () => ((await stack.cluster.find(type, namespace, name)) ? undefined : true), timeoutMs);
-}
-
 /**
  * Creates namespaces as `kubectl create namespace` does, and on a real control plane
  * waits for the `default` ServiceAccount its controller makes in each: until then the
@@ -195,5 +167,5 @@ export async function waitForGoneIn(stack: E2EStack, type: TypeRef, namespace: s
 export async function createNamespaces(stack: E2EStack, names: readonly string[]): Promise<void> {
   for (const name of names) await stack.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } } as KubeObject);
   if (stack.target !== "cluster") return;
-  for (const name of names) await waitForIn(stack, { apiVersion: "v1", kind: "ServiceAccount" }, name, "default", () => true, 30_000);
+  for (const name of names) await waitForObject(stack.cluster, { apiVersion: "v1", kind: "ServiceAccount" }, name, "default", () => true, 30_000);
 }

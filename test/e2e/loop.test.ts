@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { signRequest, StatusError, type KubeObject } from "../../protocol/index.ts";
 import { WorkerClient } from "../../relay/deliver/worker-client.ts";
-import { e2eStack, frontCall, waitFor, waitForIn, type E2EStack } from "./harness.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { e2eStack, frontCall, type E2EStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: E2EStack;
@@ -27,7 +29,7 @@ const mirrors = async (): Promise<KubeObject[]> => (await stack.cluster.list(CM,
 
 test("a new parent gets its child, owned by it", async () => {
   const created = await stack.cluster.create(parent("alpha"));
-  const child = await waitForIn(stack, CM, "default", "alpha-mirror");
+  const child = await waitForObject(stack.cluster, CM, "default", "alpha-mirror");
   assert.deepEqual((child as { data?: unknown }).data, { a: "1" });
   assert.equal(child.metadata.ownerReferences?.[0]?.uid, created.metadata.uid);
   assert.equal(child.metadata.ownerReferences?.[0]?.controller, true);
@@ -35,10 +37,9 @@ test("a new parent gets its child, owned by it", async () => {
 
 test("after a reconcile, /metrics carries the names operators chart: client-go's workqueue and REST client, controller-runtime's reconcile", async () => {
   await stack.cluster.create(parent("charted"));
-  await waitForIn(stack, CM, "default", "charted-mirror");
-  const text = await waitFor("the reconcile counted", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics) ? metrics : undefined;
+  await waitForObject(stack.cluster, CM, "default", "charted-mirror");
+  const text = await waitFor("the reconcile counted (controller_runtime_reconcile_total)", async () => (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), (metrics) => /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m.test(metrics), {
+    describe: (metrics) => metrics.split("\n").filter((line) => line.startsWith("controller_runtime_reconcile_total")).join("; ") || "no series",
   });
   for (const series of [
     /^workqueue_adds_total\{name="mirror"\} [1-9]/m,
@@ -61,18 +62,19 @@ test("after a reconcile, /metrics carries the names operators chart: client-go's
 
 test("a deleted child is healed, once, as a new incarnation", async () => {
   await stack.cluster.create(parent("beta"));
-  const first = await waitForIn(stack, CM, "default", "beta-mirror");
+  const first = await waitForObject(stack.cluster, CM, "default", "beta-mirror");
   await stack.cluster.delete(CM, "default", "beta-mirror");
-  const healed = await waitForIn(stack, CM, "default", "beta-mirror", (o) => o.metadata.uid !== first.metadata.uid);
+  const healed = await waitForObject(stack.cluster, CM, "default", "beta-mirror", (o) => o.metadata.uid !== first.metadata.uid);
   assert.notEqual(healed.metadata.uid, first.metadata.uid);
   assert.equal((await mirrors()).filter((m) => m.metadata.name === "beta-mirror").length, 1);
 });
 
 test("deleting the parent takes the child with it (garbage collection by ownerReference)", async () => {
   await stack.cluster.create(parent("gamma"));
-  await waitForIn(stack, CM, "default", "gamma-mirror");
+  await waitForObject(stack.cluster, CM, "default", "gamma-mirror");
   await stack.cluster.delete(CM, "default", "gamma", { propagationPolicy: "Foreground" });
-  await waitFor("gamma and its child to be gone", async () => ((await stack.cluster.find(CM, "default", "gamma")) || (await stack.cluster.find(CM, "default", "gamma-mirror")) ? undefined : true));
+  await waitForGone(stack.cluster, CM, "default", "gamma");
+  await waitForGone(stack.cluster, CM, "default", "gamma-mirror");
 });
 
 test("a relay restart in the middle of a burst loses nothing", async () => {
@@ -81,22 +83,26 @@ test("a relay restart in the middle of a burst loses nothing", async () => {
   await stack.restartRelay();
   await burst;
   await Promise.all(names.slice(20).map((n) => stack.cluster.create(parent(n))));
-  await waitFor("every burst parent mirrored", async () => {
-    const have = new Set((await mirrors()).map((m) => m.metadata.name));
-    return names.every((n) => have.has(`${n}-mirror`)) ? true : undefined;
-  }, 30_000);
+  await waitFor(
+    "every burst parent mirrored (those not yet)",
+    async () => {
+      const have = new Set((await mirrors()).map((m) => m.metadata.name));
+      return names.filter((n) => !have.has(`${n}-mirror`));
+    },
+    (missing) => missing.length === 0,
+    { timeoutMs: 30_000 },
+  );
 });
 
 test("a Worker that is down is retried with backoff, and the loop converges when it is back", async () => {
   await stack.worker.stop();
   await stack.cluster.create(parent("during-outage"));
   // The relay keeps failing against the stopped Worker until it returns.
-  await waitFor("the relay to notice the outage", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics) ? true : undefined;
+  await waitFor("the relay to notice the outage (a mirror reconcile counted as an error)", async () => (await fetch(`${stack.relay.opsUrl}/metrics`)).text(), (metrics) => /edgeloop_reconciles_total\{controller="mirror",result="error"\} [1-9]/.test(metrics), {
+    describe: (metrics) => metrics.split("\n").filter((line) => line.startsWith("edgeloop_reconciles_total")).join("; ") || "no series",
   });
   await stack.worker.restart();
-  await waitForIn(stack, CM, "default", "during-outage-mirror", () => true, 45_000);
+  await waitForObject(stack.cluster, CM, "default", "during-outage-mirror", () => true, 45_000);
 });
 
 test("a request signed with another key is refused and nothing is applied", async () => {
@@ -136,12 +142,9 @@ test("a controller's HTTP API is served through the front: actions are applied b
   assert.deepEqual(created, { status: 201, body: { success: true, message: "created", data: { name: "via-api" } } });
   const object = await stack.cluster.find(CM, "default", "via-api");
   assert.equal(object?.metadata.labels?.["edgeloop.test/parent"], "true", "the create was applied before the reply");
-  await waitForIn(stack, CM, "default", "via-api-mirror");
+  await waitForObject(stack.cluster, CM, "default", "via-api-mirror");
 
-  const listed = await waitFor("the API to list via-api", async () => {
-    const answer = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default");
-    return (answer.body as { data: string[] }).data.includes("default/via-api") ? answer : undefined;
-  });
+  const listed = await waitFor("the API to list via-api", () => frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=default"), (answer) => (answer.body as { data: string[] }).data.includes("default/via-api"));
   assert.equal(listed.status, 200);
   const elsewhere = await frontCall(stack, "GET", "/v1alpha1/mirrors?namespace=kube-system");
   assert.deepEqual((elsewhere.body as { data: string[] }).data, [], "related objects are limited to the namespace the request names");

@@ -12,9 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { call, coordinatorEnv, type ClientReply, type CoordinatorEnv } from "../support/di-engine-client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
-import { createNamespaces, e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
+import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -60,7 +62,7 @@ async function events(namespace: string, name: string, reason: string): Promise<
 
 /** The coordinator of `job` once Running, and what DI-engine reads from its environment. */
 async function runningCoordinator(namespace: string, job: string): Promise<{ pod: Obj; env: CoordinatorEnv }> {
-  const pod = (await waitForIn(stack, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
+  const pod = (await waitForObject(stack.cluster, POD, namespace, `${job}-coordinator`, (p) => (p as Obj).status?.phase === "Running")) as Obj;
   return { pod, env: coordinatorEnv(pod) };
 }
 
@@ -89,10 +91,10 @@ test("the upstream NerveXJob manifests apply unchanged: coordinator pod and head
   assert.equal(pod.metadata.labels["replica-type"], "coordinator");
   assert.equal(pod.metadata.labels["nervexjob-name"], "nervexjob-example");
   assert.equal(pod.metadata.ownerReferences[0].kind, "NerveXJob");
-  const service = (await waitForIn(stack, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
+  const service = (await waitForObject(stack.cluster, SERVICE, "mock", "nervexjob-example-coordinator")) as Obj;
   assert.equal(service.spec.clusterIP, "None");
   assert.equal(service.spec.ports[0].port, 22273);
-  await waitForIn(stack, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
+  await waitForObject(stack.cluster, JOB, "mock", "nervexjob-example", (j) => (j as Obj).status?.phase === "Running");
   const table = await kubectl(["get", "nvxjob", "-n", "mock"]);
   assert.match(table, /^NAME\s+PHASE\s+AGE$/m, "the printer columns");
   assert.match(table, /^nervexjob-example\s+Running\s+\S+$/m);
@@ -140,20 +142,20 @@ test("replicas over plain HTTP as DI-engine calls them: POST, GET, a retried POS
   assert.equal(retried.attempts, 2);
   const again = assertOk(retried, "retried POST");
   assert.equal(again.collectors.length, 2);
-  await waitFor("4 collectors", async () => ((await livePods("mock", `${JOB_PODS},replica-type=collector`)).length >= 4 ? true : undefined));
+  await waitFor("4 collectors (those)", async () => (await livePods("mock", `${JOB_PODS},replica-type=collector`)).map((p) => p.metadata.name), (collectors) => collectors.length >= 4);
   assert.equal((await livePods("mock", `${JOB_PODS},replica-type=collector`)).length, 4, "2 + 2: the retry created nothing");
 
   const removed = assertOk(await call(server, "DELETE", "/v1alpha1/replicas", { namespace, coordinator, collectors: { replicas: 1 } }), "DELETE");
   assert.equal(removed.collectors.length, 1);
-  await waitForGoneIn(stack, POD, "mock", podOf(removed.collectors[0] as string));
-  await waitForGoneIn(stack, SERVICE, "mock", podOf(removed.collectors[0] as string));
+  await waitForGone(stack.cluster, POD, "mock", podOf(removed.collectors[0] as string));
+  await waitForGone(stack.cluster, SERVICE, "mock", podOf(removed.collectors[0] as string));
 
   const learner = podOf(created.learners[0] as string);
   const replaced = assertOk(await call(server, "POST", "/v1alpha1/replicas/failed", { namespace, coordinator, learners: [learner] }), "POST failed");
   assert.equal(replaced.learners.length, 1);
   const successor = podOf(replaced.learners[0] as string);
   assert.notEqual(successor, learner);
-  await waitForGoneIn(stack, POD, "mock", learner);
+  await waitForGone(stack.cluster, POD, "mock", learner);
   const fresh = (await stack.cluster.get(POD, "mock", successor)) as Obj;
   assert.equal(fresh.metadata.labels["replica-type"], "learner");
   assert.equal(fresh.spec.containers[0].resources.requests.cpu, "100m", "the same spec under a new name");
@@ -187,10 +189,7 @@ test("GPU learners: without an AggregatorConfig only they fail; with it, 10 GPUs
   for (const [node, gpus] of [["node-1", "8"], ["node-2", "8"], ["node-3", "0"]] as const) {
     await kubectl(["patch", "node", node, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { capacity: { "nvidia.com/gpu": gpus }, allocatable: { "nvidia.com/gpu": gpus } } })]);
   }
-  await waitFor("the GPUs in the relay's cache", async () => {
-    const nodes = (await stack.cluster.list(NODE)).items as Obj[];
-    return nodes.filter((n) => n.status?.allocatable?.["nvidia.com/gpu"] === "8").length === 2 ? true : undefined;
-  });
+  await waitFor("the GPUs in the relay's cache (nodes with 8 GPUs)", async () => ((await stack.cluster.list(NODE)).items as Obj[]).filter((n) => n.status?.allocatable?.["nvidia.com/gpu"] === "8").length, (nodes) => nodes === 2);
 
   const missing = await call(server, "POST", "/v1alpha1/replicas", { ...base, learners: { replicas: 1, gpus: 2 } });
   assert.equal(missing.status, 404, JSON.stringify(missing.body));
@@ -198,10 +197,8 @@ test("GPU learners: without an AggregatorConfig only they fail; with it, 10 GPUs
   assertOk(await call(server, "POST", "/v1alpha1/replicas", { ...base, collectors: { replicas: 1 } }), "a POST without GPUs needs no AggregatorConfig");
 
   await kubectl(["apply", "-f", join(FIXTURES, "nervex-mock-agconfig.yaml")]);
-  const data = await waitFor("a GPU learner POST to succeed", async () => {
-    const reply = await call(server, "POST", "/v1alpha1/replicas", { ...base, learners: { replicas: 1, gpus: 10 } });
-    return reply.status === 200 ? (reply.body.data as Obj) : undefined;
-  });
+  const reply = await waitFor("a GPU learner POST to succeed (its reply)", () => call(server, "POST", "/v1alpha1/replicas", { ...base, learners: { replicas: 1, gpus: 10 } }), (answer) => answer.status === 200);
+  const data = reply.body.data as Obj;
   assert.equal(data.learners.length, 1);
   const aggregator = podOf(data.learners[0] as string);
   assert.match(data.learners[0] as string, new RegExp(`^${aggregator}\\.mock:80$`), "the learner URL is the aggregator's (the AggregatorConfig's nervex-port)");
@@ -236,10 +233,10 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
     const { env } = await runningCoordinator("ends", name);
     assertOk(await call(env.KUBERNETES_SERVER_URL, "POST", "/v1alpha1/replicas", { namespace: "ends", coordinator: env.KUBERNETES_POD_NAME, collectors: { replicas: 1 } }), `${name} collector`);
   }
-  for (const name of Object.values(policies)) await waitForIn(stack, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
+  for (const name of Object.values(policies)) await waitForObject(stack.cluster, JOB, "ends", name, (j) => (j as Obj).status?.phase === "Succeeded", 30_000);
   const remaining = async (name: string): Promise<string[]> => (await livePods("ends", `nervexjob-name=${name}`)).map((p) => p.metadata.labels["replica-type"] as string).sort();
   const services = async (): Promise<string[]> => ((await stack.cluster.list(SERVICE, { namespace: "ends" })).items as Obj[]).map((s) => s.metadata.name as string);
-  await waitFor("cleanup", async () => ((await remaining(policies.ALL)).length === 0 && (await remaining(policies.Running)).length === 1 && (await services()).length === 0 ? true : undefined));
+  await waitFor("cleanup (pods and Services left)", async () => ({ all: await remaining(policies.ALL), running: await remaining(policies.Running), services: await services() }), (left) => left.all.length === 0 && left.running.length === 1 && left.services.length === 0);
   assert.deepEqual(await remaining(policies.ALL), []);
   assert.deepEqual(await remaining(policies.Running), ["coordinator"], "the finished coordinator stays for its logs");
   assert.deepEqual(await remaining(policies.None), ["collector", "coordinator"]);
@@ -254,9 +251,9 @@ test("on completion the job's Services go, and its pods per cleanPodPolicy: ALL,
 test("a deleted coordinator of a running job is recreated, once", { skip }, async () => {
   const { pod } = await runningCoordinator("mock", "nervexjob-example");
   await kubectl(["delete", "pod", "-n", "mock", pod.metadata.name, "--wait=false"]);
-  const successor = (await waitForIn(stack, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
+  const successor = (await waitForObject(stack.cluster, POD, "mock", "nervexjob-example-coordinator", (p) => p.metadata.uid !== pod.metadata.uid && !(p as Obj).metadata.deletionTimestamp, 20_000)) as Obj;
   assert.notEqual(successor.metadata.uid, pod.metadata.uid);
-  await waitFor("the Recreated Event", async () => ((await events("mock", "nervexjob-example", "Recreated")).length >= 1 ? true : undefined));
+  await waitFor("the Recreated Event (those recorded)", () => events("mock", "nervexjob-example", "Recreated"), (recorded) => recorded.length >= 1);
   await runningCoordinator("mock", "nervexjob-example");
   assert.equal((await events("mock", "nervexjob-example", "Recreated")).length, 1);
   assert.equal((await livePods("mock", "nervexjob-name=nervexjob-example,replica-type=coordinator")).length, 1);
@@ -282,10 +279,7 @@ test("the webhooks: cleanPodPolicy defaults to Running; kubectl apply of another
   if (stack.controlPlane) {
     // The real API server called both: its audit log records the mutating webhook's patch, and the validating webhook's denial as its response.
     const auditLogPath = stack.controlPlane.auditLogPath;
-    const creates = await waitFor("both creates in the audit log", async () => {
-      const found = auditedCreates(auditLogPath, "ends", ["defaulted", "refused"]);
-      return found.size === 2 ? found : undefined;
-    });
+    const creates = await waitFor("both creates in the audit log (the names found)", () => auditedCreates(auditLogPath, "ends", ["defaulted", "refused"]), (found) => found.size === 2, { describe: (found) => [...found.keys()].join(", ") });
     const mutations = (event: AuditEvent): unknown[] => Object.entries(event.annotations ?? {}).filter(([key]) => key.startsWith("mutation.webhook.admission.k8s.io/")).map(([, value]) => JSON.parse(value) as unknown);
     assert.deepEqual(mutations(creates.get("defaulted") ?? {}), [{ configuration: "edgeloop-mutating", webhook: "nervexjob-defaults.edgeloop.dev", mutated: true }]);
     const refused = creates.get("refused")?.responseStatus;

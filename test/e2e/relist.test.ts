@@ -12,9 +12,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../../sim/contract.ts";
-import { e2eStack, waitFor, type E2EStack } from "./harness.ts";
+import { relayIdle } from "../support/relay-idle.ts";
+import { e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
@@ -47,14 +49,6 @@ async function podRelists(): Promise<number> {
   return Number(/^edgeloop_relists_total\{informer="Pod\.v1\|\|",reason="expired"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-/** Waits until the relay has nothing queued or in flight. */
-async function relayIdle(): Promise<void> {
-  await waitFor("the relay to be idle", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /edgeloop_queue_depth 0\b/.test(metrics) && /edgeloop_queue_in_flight 0\b/.test(metrics) ? true : undefined;
-  });
-}
-
 before(async () => {
   stack = await e2eStack({
     nodes: ["cloud", "edge1", "edge2"],
@@ -71,17 +65,6 @@ before(async () => {
 after(async () => {
   await stack.stop();
 });
-
-/** Tries `attempt` every few milliseconds (the harness's waitFor backs off to 250 ms) until it gives a value, for 60 s at most. */
-async function poll<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** How many API server restarts the real control plane gets for the deletion to land before the pod informer lists again. */
 const ATTEMPTS = 6;
@@ -107,20 +90,26 @@ async function deleteUnseen(victim: Obj, seen: number): Promise<boolean> {
   const restarting = controlPlane.restartApiServer();
   // The first request the new API server answers deletes the pod: the relay, backing off
   // between reconnects, has most often not listed again by then.
-  await poll("kube-apiserver to stop", () => stack.cluster.find(POD, "default", victim.metadata.name).then(() => undefined, (error: unknown) => (error instanceof ApiError ? undefined : true)));
-  const sent = await poll("kube-apiserver to answer", () =>
-    stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 }).then(
-      () => relisted.slice(seen).every((r) => r.informer !== POD_INFORMER),
-      (error: unknown) => (error instanceof ApiError && error.code === 404 ? assert.fail(`${String(victim.metadata.name)} went before its deletion`) : undefined),
-    ),
+  // Every few milliseconds, not backing off: the deletion must land before the relay, reconnecting, lists again.
+  const often = { timeoutMs: 60_000, intervalMs: 5 };
+  await waitFor("kube-apiserver to stop (whether it answers)", () => stack.cluster.find(POD, "default", victim.metadata.name).then(() => "answers", (error: unknown) => (error instanceof ApiError ? "answers" : "down")), (state) => state === "down", often);
+  const sent = await waitFor(
+    "kube-apiserver to answer the deletion",
+    () =>
+      stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 }).then(
+        () => ({ answered: true, beforeRelist: relisted.slice(seen).every((r) => r.informer !== POD_INFORMER) }),
+        (error: unknown) => (error instanceof ApiError && error.code === 404 ? assert.fail(`${String(victim.metadata.name)} went before its deletion`) : { answered: false, beforeRelist: false, error: String(error) }),
+      ),
+    (outcome) => outcome.answered,
+    often,
   );
   await restarting;
-  return sent;
+  return sent.beforeRelist;
 }
 
 test("a training pod deleted while the relay's watches are down, past the server's history, is replaced after the relist", { timeout: 240_000 }, async (t) => {
   await stack.cluster.create(job());
-  await waitFor("2 training pods", async () => ((await livePods(TRAIN)).length === 2 ? true : undefined));
+  await waitFor("2 training pods (those)", async () => (await livePods(TRAIN)).map((p) => p.metadata.name), (pods) => pods.length === 2);
   // On a real control plane the relay reconnects on its own schedule while kube-apiserver
   // restarts: a restart whose relist came before the deletion is tried again.
   for (let attempt = 1; ; attempt++) {
@@ -128,18 +117,19 @@ test("a training pod deleted while the relay's watches are down, past the server
     assert.ok(victim);
     const slot = victim.metadata.labels["edgeloop.dev/worker"] as string;
     // As in a job that has run a while: its status remembers the slot's pod.
-    await waitFor("the status to remember the victim", async () => {
-      const entries = ((await stack.cluster.get(FL, "default", "relist")) as Obj).status?.workerPods as Obj[] | undefined;
-      return entries?.some((e) => e.pod === victim.metadata.name && e.uid === victim.metadata.uid) ? true : undefined;
-    });
+    await waitFor(
+      "the status to remember the victim (its workerPods)",
+      async () => ((await stack.cluster.get(FL, "default", "relist")) as Obj).status?.workerPods as Obj[] | undefined,
+      (entries) => entries?.some((e) => e.pod === victim.metadata.name && e.uid === victim.metadata.uid) === true,
+    );
     const relists = await podRelists();
     const seen = relisted.length;
     const deleted = await deleteUnseen(victim, seen);
-    await waitFor("the pod informer's relist", async () => ((await podRelists()) > relists ? true : undefined), 30_000);
+    await waitFor("the pod informer's relist (its relists)", podRelists, (count) => count > relists, { timeoutMs: 30_000 });
     if (deleted) {
-      const replacement = await waitFor("a replacement for the slot", async () => (await livePods(`${TRAIN},edgeloop.dev/worker=${slot}`)).find((p) => p.metadata.name !== victim.metadata.name), 30_000);
+      const replacement = await waitFor("a replacement for the slot", async () => (await livePods(`${TRAIN},edgeloop.dev/worker=${slot}`)).find((p) => p.metadata.name !== victim.metadata.name), present, { timeoutMs: 30_000 });
       assert.notEqual(replacement.metadata.uid, victim.metadata.uid);
-      await relayIdle();
+      await relayIdle(stack.relay);
       assert.deepEqual((await livePods(`${TRAIN},edgeloop.dev/worker=${slot}`)).map((p) => p.metadata.name), [replacement.metadata.name], "replaced once");
     }
     const podRelist = relisted.slice(seen).filter((r) => r.informer === POD_INFORMER);

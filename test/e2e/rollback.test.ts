@@ -9,10 +9,12 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { testStack, waitFor } from "./harness.ts";
+import { waitForObject } from "../support/cluster-waits.ts";
+import { testStack } from "./harness.ts";
 
 const CM = { apiVersion: "v1", kind: "ConfigMap" };
 let stack: Stack;
@@ -39,7 +41,7 @@ const cached = (name: string): boolean => stack.relay.engine.objectsOf(CM).some(
 
 test("after the API server is restored from an older backup, the relay relists: ghosts go, new parents are reconciled, the relist is counted", async () => {
   await stack.sim.cluster.create(parent("kept"));
-  await waitFor("kept mirrored", () => stack.sim.cluster.find(CM, "default", "kept-mirror"), 15_000);
+  await waitForObject(stack.sim.cluster, CM, "default", "kept-mirror", () => true, 15_000);
   // The backup: the sim's saved state as it is now (without its lock).
   stack.sim.state?.flush();
   cpSync(stateDir, backupDir, { recursive: true, filter: (source) => !source.endsWith("/lock") });
@@ -47,7 +49,7 @@ test("after the API server is restored from an older backup, the relay relists: 
 
   const ghosts = Array.from({ length: 5 }, (_, i) => `ghost-${i}`);
   for (const name of ghosts) await stack.sim.cluster.create(parent(name));
-  await waitFor("ghosts mirrored and cached", () => (ghosts.every((g) => cached(g) && cached(`${g}-mirror`)) ? true : undefined), 15_000);
+  await waitFor("ghosts mirrored and cached (those not yet)", () => ghosts.flatMap((g) => [g, `${g}-mirror`]).filter((name) => !cached(name)), (missing) => missing.length === 0, { timeoutMs: 15_000 });
   assert.ok(stack.sim.cluster.store.resourceVersion > backupRv);
 
   // The API server comes back on the same address with the backup's state.
@@ -58,8 +60,8 @@ test("after the API server is restored from an older backup, the relay relists: 
   await restored.cluster.create(parent("after"));
 
   const sim = restored;
-  await waitFor("the parent created after the restore mirrored", () => sim.cluster.find(CM, "default", "after-mirror"), 20_000);
-  await waitFor("the ghosts gone from the relay's cache", () => (ghosts.some((g) => cached(g) || cached(`${g}-mirror`)) ? undefined : true), 20_000);
+  await waitForObject(sim.cluster, CM, "default", "after-mirror", () => true, 20_000);
+  await waitFor("the ghosts gone from the relay's cache (those still cached)", () => ghosts.flatMap((g) => [g, `${g}-mirror`]).filter(cached), (left) => left.length === 0, { timeoutMs: 20_000 });
   assert.ok(cached("kept") && cached("after"), "what the restored server holds is cached");
   assert.match(await stack.relay.engine.metrics.render(), /^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="too-large"\} [1-9]/m);
 });
@@ -68,6 +70,6 @@ test("a forced relist (SIGHUP) lists every informer again, keeps what the server
   const relists = async (): Promise<number> => Number(/^edgeloop_relists_total\{informer="ConfigMap\.v1\|\|",reason="forced"\} (\d+)/m.exec(await stack.relay.engine.metrics.render())?.[1] ?? 0);
   const before = await relists();
   stack.relay.engine.relistAll("test");
-  await waitFor("the forced relist counted", async () => ((await relists()) > before ? true : undefined), 10_000);
+  await waitFor("the forced relist counted (forced relists)", relists, (count) => count > before, { timeoutMs: 10_000 });
   assert.ok(cached("kept") && cached("after-mirror"));
 });

@@ -8,9 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { DEFAULT_START_NODES } from "../../sim/flags.ts";
-import { e2eStack, waitFor, waitForGoneIn, waitForIn, type E2EStack } from "./harness.ts";
+import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { relayIdle } from "../support/relay-idle.ts";
+import { e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
@@ -59,14 +62,6 @@ async function events(name: string, reason: string): Promise<Obj[]> {
   return ((await stack.cluster.list(EVENT, { namespace: "default" })).items as Obj[]).filter((e) => e.involvedObject?.name === name && e.reason === reason);
 }
 
-/** Waits until the relay has nothing queued or in flight. */
-async function relayIdle(): Promise<void> {
-  await waitFor("the relay to be idle", async () => {
-    const metrics = await (await fetch(`${stack.relay.opsUrl}/metrics`)).text();
-    return /edgeloop_queue_depth 0\b/.test(metrics) && /edgeloop_queue_in_flight 0\b/.test(metrics) ? true : undefined;
-  });
-}
-
 before(async () => {
   stack = await e2eStack({ nodes: DEFAULT_START_NODES.split(",") });
   for (const object of [
@@ -88,10 +83,7 @@ const FL_PODS = "federatedlearningjob.sedna.io/name=surface-defect-detection";
 
 test("FederatedLearningJob fixture: aggregation pod and Service, one training pod per worker, status Running", async () => {
   await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
-  await waitFor("3 running workers", async () => {
-    const pods = await livePods(FL_PODS);
-    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? pods : undefined;
-  });
+  await waitFor("3 running workers", () => livePods(FL_PODS), (pods) => pods.length === 3 && pods.every((p) => p.status?.phase === "Running"), { describe: describePods });
   const pods = await livePods(FL_PODS);
   assert.deepEqual(pods.map((p) => p.spec.nodeName).sort(), ["cloud", "edge1", "edge2"]);
   for (const pod of pods) {
@@ -99,9 +91,9 @@ test("FederatedLearningJob fixture: aggregation pod and Service, one training po
     assert.equal(owner.kind, "FederatedLearningJob");
     assert.equal(owner.controller, true);
   }
-  const service = (await waitForIn(stack, SERVICE, "default", "surface-defect-detection-aggregation")) as Obj;
+  const service = (await waitForObject(stack.cluster, SERVICE, "default", "surface-defect-detection-aggregation")) as Obj;
   assert.equal(service.spec.ports[0].port, 7363);
-  const job = (await waitForIn(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.phase === "Running")) as Obj;
+  const job = (await waitForObject(stack.cluster, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.phase === "Running")) as Obj;
   assert.equal(job.status.active, 3);
   assert.equal(job.status.observedGeneration, job.metadata.generation);
 });
@@ -112,11 +104,11 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
   // Graceful: UPDATE with deletionTimestamp first; the kubelet removes it 1 s later.
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 1 });
-  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
+  await waitFor("a replacement", () => livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`), (pods) => pods.length === 1, { describe: describePods });
   await stack.worker.restart();
   await stack.restartRelay();
-  await waitForGoneIn(stack, POD, "default", victim.metadata.name);
-  await relayIdle();
+  await waitForGone(stack.cluster, POD, "default", victim.metadata.name);
+  await relayIdle(stack.relay);
   const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
   assert.equal(replacements.length, 1, "one pod for the slot: the DELETE after the restarts did not heal again (the ledger kept the claim)");
   assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
@@ -124,7 +116,7 @@ test("a gracefully deleted training pod is replaced exactly once, across a Worke
 });
 
 test("a training pod deleted while the relay is down is Recreated once after the restart: the job's status remembers it", async () => {
-  await relayIdle();
+  await relayIdle(stack.relay);
   const [victim] = await livePods(`${FL_PODS},federatedlearningjob.sedna.io/worker-type=train`);
   assert.ok(victim);
   const slot = victim.metadata.labels["edgeloop.dev/worker"];
@@ -133,54 +125,52 @@ test("a training pod deleted while the relay is down is Recreated once after the
   await stack.relay.stop();
   // Gone at once, while nothing watches: the restarted relay's first list simply lacks it.
   await stack.cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-  await waitForGoneIn(stack, POD, "default", victim.metadata.name);
+  await waitForGone(stack.cluster, POD, "default", victim.metadata.name);
   await stack.restartRelay();
-  await waitFor("a replacement", async () => ((await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`)).length === 1 ? true : undefined));
-  await relayIdle();
+  await waitFor("a replacement", () => livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`), (pods) => pods.length === 1, { describe: describePods });
+  await relayIdle(stack.relay);
   const replacements = await livePods(`edgeloop.dev/worker=${slot},${FL_PODS}`);
   assert.equal(replacements.length, 1, "one replacement for the slot");
   assert.notEqual(replacements[0]?.metadata.name, victim.metadata.name);
   const recreated = (await events("surface-defect-detection", "Recreated")).filter((e) => String(e.message).includes(`pod ${String(victim.metadata.name)} is gone`));
   assert.equal(recreated.length, 1, "the Event says Recreated, naming the pod it replaces");
   assert.match(String(recreated[0]?.message), new RegExp(`worker ${String(slot)} as pod ${String(replacements[0]?.metadata.name)}`));
-  await waitFor("3 running workers again", async () => {
-    const pods = await livePods(FL_PODS);
-    return pods.length === 3 && pods.every((p) => p.status?.phase === "Running") ? true : undefined;
-  });
+  await waitFor("3 running workers again", () => livePods(FL_PODS), (pods) => pods.length === 3 && pods.every((p) => p.status?.phase === "Running"), { describe: describePods });
 });
 
 test("a spec update replaces the pods of the old spec; status-only and metadata-only updates roll nothing", async () => {
   const before = (await livePods(FL_PODS)).map((p) => p.metadata.name).sort();
   await stack.cluster.patch(FL, "default", "surface-defect-detection", { metadata: { labels: { team: "vision" } } }, "merge");
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.deepEqual((await livePods(FL_PODS)).map((p) => p.metadata.name).sort(), before, "a label change rolls nothing");
 
   const job = (await stack.cluster.get(FL, "default", "surface-defect-detection")) as Obj;
   const workers = structuredClone(job.spec.trainingWorkers);
   workers[0].template.spec.containers[0].env = [...(workers[0].template.spec.containers[0].env ?? []), { name: "epochs", value: "2" }];
   const updated = (await stack.cluster.patch(FL, "default", "surface-defect-detection", { spec: { trainingWorkers: workers } }, "merge")) as Obj;
-  const rolled = await waitFor("new pods of the new spec", async () => {
-    const pods = await livePods(FL_PODS);
-    const hashes = new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"]));
-    return pods.length === 3 && hashes.size === 1 && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
-  });
+  const rolled = await waitFor(
+    "new pods of the new spec",
+    () => livePods(FL_PODS),
+    (pods) => pods.length === 3 && new Set(pods.map((p) => p.metadata.labels["edgeloop.dev/spec-hash"])).size === 1 && pods.every((p) => !before.includes(p.metadata.name)),
+    { describe: describePods },
+  );
   assert.ok(rolled[0]?.spec.containers[0].env !== undefined);
-  await waitForIn(stack, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
+  await waitForObject(stack.cluster, FL, "default", "surface-defect-detection", (j) => (j as Obj).status?.observedGeneration === updated.metadata.generation);
 });
 
 test("foreground deletion of the job leaves nothing behind, and the name is usable again at once", { timeout: 120_000 }, async () => {
   await stack.cluster.delete(FL, "default", "surface-defect-detection", { propagationPolicy: "Foreground" });
   // The owner goes once its pods are gone: after their 30 s termination grace, as on a real cluster.
-  await waitForGoneIn(stack, FL, "default", "surface-defect-detection", 60_000);
+  await waitForGone(stack.cluster, FL, "default", "surface-defect-detection", 60_000);
   assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: FL_PODS })).items.length, 0);
   assert.equal(await stack.cluster.find(SERVICE, "default", "surface-defect-detection-aggregation"), undefined);
   await stack.cluster.create(fixture("federatedlearningjob_v1alpha1.yaml"));
-  await waitFor("3 workers of the new job", async () => ((await livePods(FL_PODS)).length === 3 ? true : undefined));
+  await waitFor("3 workers of the new job", () => livePods(FL_PODS), (pods) => pods.length === 3, { describe: describePods });
   await stack.cluster.delete(FL, "default", "surface-defect-detection");
   // Background: the job goes at once; the garbage collector then deletes (terminates) every pod.
-  await waitForGoneIn(stack, FL, "default", "surface-defect-detection");
-  await waitFor("background cascade", async () => ((await livePods(FL_PODS)).length === 0 ? true : undefined));
-  await relayIdle();
+  await waitForGone(stack.cluster, FL, "default", "surface-defect-detection");
+  await waitFor("background cascade", () => livePods(FL_PODS), (pods) => pods.length === 0, { describe: describePods });
+  await relayIdle(stack.relay);
   assert.equal((await livePods(FL_PODS)).length, 0, "nothing healed while the parent is gone");
 });
 
@@ -188,10 +178,10 @@ test("workers that finish make the job Succeeded; a worker that fails for good m
   await stack.cluster.create(flJob("fl-ok", { "sim.edgeloop.dev/run-seconds": "1" }, "Never"));
   await stack.cluster.create(flJob("fl-bad", { "sim.edgeloop.dev/run-seconds": "1", "sim.edgeloop.dev/exit-code": "2" }, "Never"));
   // The counts follow the pods after the phase is final (the aggregation pod may finish last).
-  const ok = (await waitForIn(stack, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded" && (j as Obj).status?.succeeded === 3, 20_000)) as Obj;
+  const ok = (await waitForObject(stack.cluster, FL, "default", "fl-ok", (j) => (j as Obj).status?.phase === "Succeeded" && (j as Obj).status?.succeeded === 3, 20_000)) as Obj;
   assert.ok(ok.status.completionTime);
   assert.equal(ok.status.active, 0);
-  const bad = (await waitForIn(stack, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed" && (j as Obj).status?.failed === 3, 20_000)) as Obj;
+  const bad = (await waitForObject(stack.cluster, FL, "default", "fl-bad", (j) => (j as Obj).status?.phase === "Failed" && (j as Obj).status?.failed === 3, 20_000)) as Obj;
   assert.ok(bad.status.conditions.some((c: Obj) => c.type === "Failed" && c.status === "True"));
   assert.equal(bad.status.active, 0, "every pod failed: none is active");
   assert.ok((await events("fl-bad", "WorkerFailed")).every((e) => e.type === "Warning"));
@@ -199,7 +189,7 @@ test("workers that finish make the job Succeeded; a worker that fails for good m
   const [done] = (await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items;
   assert.ok(done);
   await stack.cluster.delete(POD, "default", done.metadata.name ?? "", { gracePeriodSeconds: 0 });
-  await relayIdle();
+  await relayIdle(stack.relay);
   assert.equal((await stack.cluster.list(POD, { namespace: "default", labelSelector: "federatedlearningjob.sedna.io/name=fl-ok" })).items.length, 2);
 });
 
@@ -208,11 +198,8 @@ test("a worker pinned to a node that does not exist keeps the job Pending, and t
   job.spec.trainingWorkers[1].template.spec.nodeName = "edge9";
   await stack.cluster.create(job as KubeObject);
   const selector = "federatedlearningjob.sedna.io/name=fl-pinned";
-  await waitFor("2 running workers and one pending", async () => {
-    const pods = await livePods(selector);
-    return pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined;
-  });
-  await relayIdle();
+  await waitFor("2 running workers and one pending", () => livePods(selector), (pods) => pods.length === 3 && pods.filter((p) => p.status?.phase === "Running").length === 2, { describe: describePods });
+  await relayIdle(stack.relay);
   const seen = (await stack.cluster.get(FL, "default", "fl-pinned")) as Obj;
   assert.equal(seen.status.phase, "Pending");
   const training = (seen.status.conditions as Obj[]).find((c) => c.type === "Training");
@@ -220,13 +207,13 @@ test("a worker pinned to a node that does not exist keeps the job Pending, and t
   assert.match(String(training?.message), /^waiting for train-1 \(pod fl-pinned-train-[0-9a-z]{5} Pending on node edge9\)$/);
   assert.equal(seen.status.active, 3);
   await stack.cluster.delete(FL, "default", "fl-pinned");
-  await waitForGoneIn(stack, FL, "default", "fl-pinned");
+  await waitForGone(stack.cluster, FL, "default", "fl-pinned");
 });
 
 test("70-character names: the children's names are DNS labels, the workers reach the Services by their actual names", { timeout: 120_000 }, async () => {
   const long = `${"long-federated-learning-job-name-".repeat(3)}x`.slice(0, 70);
   await stack.cluster.create(flJob(long));
-  const job = (await waitForIn(stack, FL, "default", long, (j) => (j as Obj).status?.phase === "Running", 30_000)) as Obj;
+  const job = (await waitForObject(stack.cluster, FL, "default", long, (j) => (j as Obj).status?.phase === "Running", 30_000)) as Obj;
   const pods = await livePods(`federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}`);
   assert.equal(pods.length, 3);
   const [service] = (await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: `federatedlearningjob.sedna.io/uid=${String(job.metadata.uid)}` })).items as Obj[];
@@ -244,7 +231,7 @@ test("70-character names: the children's names are DNS labels, the workers reach
   ji.metadata.name = jiName;
   const created = (await stack.cluster.create(ji as KubeObject)) as Obj;
   const uid = `jointinferenceservice.sedna.io/uid=${String(created.metadata.uid)}`;
-  await waitForIn(stack, JI, "default", jiName, (j) => (j as Obj).status?.active === 2, 30_000);
+  await waitForObject(stack.cluster, JI, "default", jiName, (j) => (j as Obj).status?.active === 2, 30_000);
   const deployments = (await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: uid })).items as Obj[];
   const [cloudService] = (await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: uid })).items as Obj[];
   assert.equal(deployments.length, 2);
@@ -255,8 +242,8 @@ test("70-character names: the children's names are DNS labels, the workers reach
   assert.equal(edgeEnv["BIG_MODEL_IP"], `${String(cloudService.metadata.name)}.default`);
   await stack.cluster.delete(FL, "default", long);
   await stack.cluster.delete(JI, "default", jiName);
-  await waitForGoneIn(stack, FL, "default", long);
-  await waitForGoneIn(stack, JI, "default", jiName);
+  await waitForGone(stack.cluster, FL, "default", long);
+  await waitForGone(stack.cluster, JI, "default", jiName);
 });
 
 const JI_NAME = "helmet-detection-inference-example";
@@ -264,54 +251,56 @@ const JI_NAME = "helmet-detection-inference-example";
 test("JointInferenceService fixture: cloud and edge Deployments and the cloud Service; Deployment and Service healed once each", async () => {
   await stack.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
   const cloud = `${JI_NAME}-deployment-cloud`;
-  await waitForIn(stack, DEPLOYMENT, "default", cloud);
-  await waitForIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
-  const service = (await waitForIn(stack, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
+  await waitForObject(stack.cluster, DEPLOYMENT, "default", cloud);
+  await waitForObject(stack.cluster, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  const service = (await waitForObject(stack.cluster, SERVICE, "default", `${JI_NAME}-cloud`)) as Obj;
   assert.equal(service.spec.ports[0].port, 5000);
-  const healthy = (await waitForIn(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2)) as Obj;
+  const healthy = (await waitForObject(stack.cluster, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2)) as Obj;
   // The True condition is the state `kubectl get ji` prints; no other condition contradicts it.
-  await waitForIn(stack, JI, "default", JI_NAME, (j) => ((j as Obj).status?.conditions ?? []).some((c: Obj) => c.type === "Running" && c.status === "True"));
+  await waitForObject(stack.cluster, JI, "default", JI_NAME, (j) => ((j as Obj).status?.conditions ?? []).some((c: Obj) => c.type === "Running" && c.status === "True"));
   const conditions = ((await stack.cluster.get(JI, "default", JI_NAME)) as Obj).status.conditions as Obj[];
   assert.deepEqual(conditions.filter((c) => c.status === "True").map((c) => c.type), ["Running"], JSON.stringify(healthy.status));
   assert.ok(conditions.every((c) => !/waiting/.test(String(c.message))), JSON.stringify(conditions));
 
   const old = await stack.cluster.get(DEPLOYMENT, "default", cloud);
   await stack.cluster.delete(DEPLOYMENT, "default", cloud);
-  await waitForIn(stack, DEPLOYMENT, "default", cloud, (d) => d.metadata.uid !== old.metadata.uid);
+  await waitForObject(stack.cluster, DEPLOYMENT, "default", cloud, (d) => d.metadata.uid !== old.metadata.uid);
   const oldService = await stack.cluster.get(SERVICE, "default", `${JI_NAME}-cloud`);
   await stack.cluster.delete(SERVICE, "default", `${JI_NAME}-cloud`);
-  await waitForIn(stack, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
-  await relayIdle();
+  await waitForObject(stack.cluster, SERVICE, "default", `${JI_NAME}-cloud`, (s) => s.metadata.uid !== oldService.metadata.uid);
+  await relayIdle(stack.relay);
   assert.equal((await events(JI_NAME, "Recreated")).length, 2);
 });
 
 test("deleting the JointInferenceService takes its Deployments, pods and Service", async () => {
   await stack.cluster.delete(JI, "default", JI_NAME);
-  await waitForGoneIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
-  await waitForGoneIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
-  await waitForGoneIn(stack, SERVICE, "default", `${JI_NAME}-cloud`);
+  await waitForGone(stack.cluster, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+  await waitForGone(stack.cluster, DEPLOYMENT, "default", `${JI_NAME}-deployment-edge`);
+  await waitForGone(stack.cluster, SERVICE, "default", `${JI_NAME}-cloud`);
   await stack.cluster.create(fixture("jointinferenceservice_v1alpha1.yaml"));
-  await waitForIn(stack, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
+  await waitForObject(stack.cluster, DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`);
 });
 
 test("a JointInferenceService spec update updates its edge Deployment in place, and the Deployment controller rolls its pods", { timeout: 120_000 }, async () => {
   const edgeName = `${JI_NAME}-deployment-edge`;
-  await waitForIn(stack, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2, 30_000);
+  await waitForObject(stack.cluster, JI, "default", JI_NAME, (j) => (j as Obj).status?.active === 2, 30_000);
   const edge = (await stack.cluster.get(DEPLOYMENT, "default", edgeName)) as Obj;
   const cloud = (await stack.cluster.get(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`)) as Obj;
   const ji = (await stack.cluster.get(JI, "default", JI_NAME)) as Obj;
   const containers = structuredClone(ji.spec.edgeWorker.template.spec.containers) as Obj[];
   containers[0] = { ...containers[0], env: [...(containers[0]?.env ?? []), { name: "threshold_box_update", value: "0.6" }] };
   await stack.cluster.patch(JI, "default", JI_NAME, { spec: { edgeWorker: { template: { spec: { containers } } } } }, "merge");
-  const updated = (await waitForIn(stack, DEPLOYMENT, "default", edgeName, (d) => (d as Obj).spec.template.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update"), 30_000)) as Obj;
+  const updated = (await waitForObject(stack.cluster, DEPLOYMENT, "default", edgeName, (d) => (d as Obj).spec.template.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update"), 30_000)) as Obj;
   assert.equal(updated.metadata.uid, edge.metadata.uid, "updated in place, not recreated");
   assert.notEqual(updated.metadata.labels["edgeloop.dev/spec-hash"], edge.metadata.labels["edgeloop.dev/spec-hash"]);
   // The Deployment controller (the sim's, or kube-controller-manager's) rolls the edge pods to the new template.
-  await waitFor("the edge pods of the new template", async () => {
-    const pods = await livePods(`jointinferenceservice.sedna.io/name=${JI_NAME},jointinferenceservice.sedna.io/worker-type=edge`);
-    return pods.length === 1 && pods.every((p) => p.status?.phase === "Running" && p.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update")) ? true : undefined;
-  }, 60_000);
-  await relayIdle();
+  await waitFor(
+    "the edge pods of the new template",
+    () => livePods(`jointinferenceservice.sedna.io/name=${JI_NAME},jointinferenceservice.sedna.io/worker-type=edge`),
+    (pods) => pods.length === 1 && pods.every((p) => p.status?.phase === "Running" && p.spec.containers[0].env.some((e: Obj) => e.name === "threshold_box_update")),
+    { timeoutMs: 60_000, describe: describePods },
+  );
+  await relayIdle(stack.relay);
   const untouched = (await stack.cluster.get(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`)) as Obj;
   assert.equal(untouched.metadata.generation, cloud.metadata.generation, "the cloud worker's spec did not change: its Deployment is not written");
   assert.equal((await events(JI_NAME, "Updated")).filter((e) => String(e.message).includes(edgeName)).length, 1);
@@ -322,11 +311,11 @@ test("foreground deletion of the JointInferenceService: its Deployments, their p
   const owned = `jointinferenceservice.sedna.io/uid=${uid}`;
   assert.equal((await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: owned })).items.length, 2);
   await stack.cluster.delete(JI, "default", JI_NAME, { propagationPolicy: "Foreground" });
-  await waitForGoneIn(stack, JI, "default", JI_NAME, 60_000);
+  await waitForGone(stack.cluster, JI, "default", JI_NAME, 60_000);
   // The owner is gone only once its blocking dependents are: nothing of it is left.
   assert.deepEqual((await stack.cluster.list(DEPLOYMENT, { namespace: "default", labelSelector: owned })).items.map((d) => d.metadata.name), []);
   assert.deepEqual((await stack.cluster.list(SERVICE, { namespace: "default", labelSelector: owned })).items.map((s) => s.metadata.name), []);
-  await waitFor("the Deployments' pods to go", async () => ((await livePods(owned)).length === 0 ? true : undefined), 30_000);
-  await relayIdle();
+  await waitFor("the Deployments' pods to go", () => livePods(owned), (pods) => pods.length === 0, { timeoutMs: 30_000, describe: describePods });
+  await relayIdle(stack.relay);
   assert.equal(await stack.cluster.find(DEPLOYMENT, "default", `${JI_NAME}-deployment-cloud`), undefined, "nothing healed while the parent is gone");
 });

@@ -1,10 +1,11 @@
 /** The sim's built-in controllers, observed through the in-process API as a client would. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { HEARTBEAT_ANNOTATION } from "../../sim/controllers/nodes.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
+import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
@@ -15,7 +16,7 @@ const NODE = { apiVersion: "v1", kind: "Node" };
 before(async () => {
   // Short node grace so the lifecycle runs in test time.
   sim = await startSim({ port: 0, nodes: ["n1", "n2"], nodeGraceSeconds: 2, heartbeatSeconds: 0.25 });
-  await waitFor("nodes", async () => ((await sim.cluster.list(NODE)).items.length === 2 ? true : undefined));
+  await waitFor("2 nodes (nodes listed)", async () => (await sim.cluster.list(NODE)).items.length, (nodes) => nodes === 2);
 });
 
 after(async () => {
@@ -27,10 +28,7 @@ function pod(name: string, spec: Obj = {}, metadata: Obj = {}): KubeObject {
 }
 
 async function podWhen(name: string, ok: (p: Obj) => boolean, timeoutMs = 10_000): Promise<Obj> {
-  return waitFor(`pod ${name}`, async () => {
-    const found = (await sim.cluster.find(POD, "default", name)) as Obj | undefined;
-    return found && ok(found) ? found : undefined;
-  }, timeoutMs);
+  return (await waitForObject(sim.cluster, POD, "default", name, ok, timeoutMs)) as Obj;
 }
 
 const ready = (p: Obj): boolean => (p.status?.conditions ?? []).some((c: Obj) => c.type === "Ready" && c.status === "True");
@@ -69,32 +67,25 @@ test("a node that stops heartbeating goes Unknown, is tainted unreachable, its p
   await podWhen("short", ready);
   await podWhen("long", ready);
   await sim.cluster.patch(NODE, undefined, "n1", { metadata: { annotations: { [HEARTBEAT_ANNOTATION]: "stopped" } } }, "merge");
-  const node = await waitFor("n1 Unknown and tainted", async () => {
-    const n = (await sim.cluster.get(NODE, undefined, "n1")) as Obj;
+  const node = (await waitForObject(sim.cluster, NODE, undefined, "n1", (n: Obj) => {
     const condition = n.status.conditions.find((c: Obj) => c.type === "Ready");
     const taints = (n.spec.taints ?? []).map((t: Obj) => `${t.key}:${t.effect}`);
-    return condition.status === "Unknown" && taints.includes("node.kubernetes.io/unreachable:NoExecute") ? n : undefined;
-  });
+    return condition.status === "Unknown" && taints.includes("node.kubernetes.io/unreachable:NoExecute");
+  })) as Obj;
   assert.ok(node.spec.taints.some((t: Obj) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoSchedule"));
   await podWhen("long", (p) => !ready(p), 15_000);
-  await waitFor("short to be evicted", async () => ((await sim.cluster.find(POD, "default", "short")) ? undefined : true));
+  await waitForGone(sim.cluster, POD, "default", "short");
   assert.ok(await sim.cluster.find(POD, "default", "long"), "the 300 s default toleration keeps the other pod");
 
   await sim.cluster.patch(NODE, undefined, "n1", { metadata: { annotations: { [HEARTBEAT_ANNOTATION]: null } } }, "merge");
-  await waitFor("n1 Ready and untainted", async () => {
-    const n = (await sim.cluster.get(NODE, undefined, "n1")) as Obj;
-    return n.status.conditions.find((c: Obj) => c.type === "Ready").status === "True" && (n.spec.taints ?? []).length === 0 ? true : undefined;
-  });
+  await waitForObject(sim.cluster, NODE, undefined, "n1", (n: Obj) => n.status.conditions.find((c: Obj) => c.type === "Ready").status === "True" && (n.spec.taints ?? []).length === 0);
   await podWhen("long", ready);
 });
 
 test("Services get Endpoints and EndpointSlices of their ready pods", async () => {
   await sim.cluster.create(pod("ep-1", {}, { labels: { app: "ep" } }));
   await sim.cluster.create({ apiVersion: "v1", kind: "Service", metadata: { name: "ep", namespace: "default" }, spec: { selector: { app: "ep" }, ports: [{ port: 80, targetPort: 8080 }] } } as KubeObject);
-  const endpoints = await waitFor("endpoints", async () => {
-    const e = (await sim.cluster.find({ apiVersion: "v1", kind: "Endpoints" }, "default", "ep")) as Obj | undefined;
-    return e?.subsets?.[0]?.addresses?.length === 1 ? e : undefined;
-  });
+  const endpoints = (await waitForObject(sim.cluster, { apiVersion: "v1", kind: "Endpoints" }, "default", "ep", (e: Obj) => e.subsets?.[0]?.addresses?.length === 1, 10_000)) as Obj;
   assert.equal(endpoints.subsets[0].ports[0].port, 8080);
   const slices = await sim.cluster.list({ apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" }, { namespace: "default", labelSelector: "kubernetes.io/service-name=ep" });
   assert.equal(slices.items.length, 1);
@@ -107,7 +98,7 @@ test("Endpoints follow selectors: shared and specific labels, relabelled and del
     return ((e?.subsets?.[0]?.addresses ?? []) as Obj[]).map((a) => String(a.targetRef.name)).sort();
   };
   const expect = (name: string, pods: string[], namespace = "default"): Promise<unknown> =>
-    waitFor(`${name} → ${pods.join(",")}`, async () => (JSON.stringify(await addressesOf(name, namespace)) === JSON.stringify(pods) ? true : undefined));
+    waitFor(`${name} → ${pods.join(",")} (its addresses)`, () => addressesOf(name, namespace), (addresses) => JSON.stringify(addresses) === JSON.stringify(pods));
   await sim.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } } as KubeObject);
   await sim.cluster.create(service("team-a", { tier: "web", team: "a" }));
   await sim.cluster.create(service("team-b", { tier: "web", team: "b" }));

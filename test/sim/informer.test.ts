@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
 
 let sim: RunningSim;
 let dir: string;
@@ -44,7 +44,7 @@ test("an informer lists, watches, survives a 410 Gone by relisting, and reports 
   try {
     assert.deepEqual(informer.list().map((c) => c.metadata?.name), ["before"]);
     await sim.cluster.create(configMap("live"));
-    await waitFor("the watch to deliver live", () => (informer.get("live", "default") ? true : undefined));
+    await waitFor("the watch to deliver live", () => informer.get("live", "default"), (live) => live !== undefined);
 
     // The API server drops every watch, and more than the history holds happens before
     // the informer is back: its resourceVersion is compacted away.
@@ -54,14 +54,14 @@ test("an informer lists, watches, survives a 410 Gone by relisting, and reports 
     for (let i = 0; i < 10; i++) await sim.cluster.create(configMap(`burst-${i}`));
     sim.cluster.store.history.compact(sim.cluster.store.resourceVersion);
 
-    await waitFor("the relist to bring the burst", () => (informer.list().length === 11 ? true : undefined));
+    await waitFor("the relist to bring the burst (the names listed)", () => informer.list().map((c) => c.metadata?.name), (names) => names.length === 11);
     assert.ok(connects > connectsBefore, "the informer reconnected");
     assert.equal(informer.get("before", "default"), undefined, "the deletion it never saw is reported by the relist");
     assert.ok(seen.includes("delete before"));
     assert.deepEqual(errors, [], "a 410 is not an error for an informer");
 
     await sim.cluster.patch({ apiVersion: "v1", kind: "ConfigMap" }, "default", "live", { data: { a: "1" } }, "merge");
-    await waitFor("the watch to resume after the relist", () => (informer.get("live", "default")?.data?.a === "1" ? true : undefined));
+    await waitFor("the watch to resume after the relist (live's data)", () => informer.get("live", "default")?.data, (data) => data?.a === "1");
   } finally {
     await informer.stop();
   }

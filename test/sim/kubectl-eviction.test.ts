@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
@@ -28,7 +28,7 @@ before(async () => {
   // A short grace so the lifecycle runs in test time (heartbeats are whole seconds).
   sim = await startSim({ port: 0, kubeconfigPath: join(dir, "kubeconfig"), nodes: ["cloud", "edge"], nodeGraceSeconds: 2, heartbeatSeconds: 0.25 });
   kubectl = kubectlFor(join(dir, "kubeconfig"));
-  await waitFor("2 nodes", async () => ((await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length === 2 ? true : undefined));
+  await waitFor("2 nodes (nodes listed)", async () => (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length, (nodes) => nodes === 2);
 });
 
 after(async () => {
@@ -59,22 +59,19 @@ test("an unreachable node: pods not Ready and in notReadyAddresses, evicted when
   await createPod("forever", undefined);
   await kubectl(["create", "service", "clusterip", "web", "--tcp=80:8080"]);
   await kubectl(["set", "selector", "service", "web", "app=web"]);
-  await waitFor("both pods in the endpoints", async () => (names(await get("endpoints", "web"), "addresses").length === 2 ? true : undefined));
+  await waitFor("both pods in the endpoints (its addresses)", async () => names(await get("endpoints", "web"), "addresses"), (addresses) => addresses.length === 2);
   const defaults = (await get("pod", "forever"))?.spec.tolerations.map((t: Obj) => `${t.key}:${t.tolerationSeconds ?? "forever"}`);
   assert.deepEqual(defaults, [`${UNREACHABLE}:forever`, "node.kubernetes.io/not-ready:300"], "DefaultTolerationSeconds added only the not-ready one");
 
   await kubectl(["annotate", "node", "edge", "sim.edgeloop.dev/heartbeat=stopped"]);
-  const node = await waitFor("edge Unknown and tainted", async () => {
-    const n = await get("node", "edge");
-    return (n?.spec.taints ?? []).some((t: Obj) => t.key === UNREACHABLE && t.effect === "NoExecute") ? n : undefined;
-  });
-  assert.equal(node.status.conditions.find((c: Obj) => c.type === "Ready").status, "Unknown");
-  await waitFor("both pods not Ready, in notReadyAddresses", async () => (names(await get("endpoints", "web"), "notReadyAddresses").length === 2 ? true : undefined));
+  const node = await waitFor("edge Unknown and tainted", () => get("node", "edge"), (n) => (n?.spec.taints ?? []).some((t: Obj) => t.key === UNREACHABLE && t.effect === "NoExecute"));
+  assert.equal(node?.status.conditions.find((c: Obj) => c.type === "Ready").status, "Unknown");
+  await waitFor("both pods not Ready, in notReadyAddresses (those)", async () => names(await get("endpoints", "web"), "notReadyAddresses"), (notReady) => notReady.length === 2);
   // A longer toleration now does not move the eviction already scheduled.
   const short = await get("pod", "short");
   const index = (short?.spec.tolerations as Obj[]).findIndex((t) => t.key === UNREACHABLE);
   await kubectl(["patch", "pod", "short", "--type=json", "-p", JSON.stringify([{ op: "replace", path: `/spec/tolerations/${index}/tolerationSeconds`, value: 600 }])]);
-  await waitFor("short evicted", async () => ((await get("pod", "short")) ? undefined : true), 10_000);
+  await waitFor("short evicted", () => get("pod", "short"), (pod) => pod === undefined, { timeoutMs: 10_000 });
   const events = await kubectl(["get", "events", "--field-selector", "reason=TaintManagerEviction", "-o", "jsonpath={.items[*].message}"]);
   assert.match(events, /Marking for deletion Pod default\/short/);
   assert.deepEqual(names(await get("endpoints", "web"), "notReadyAddresses"), ["forever"]);
@@ -85,6 +82,6 @@ test("an unreachable node: pods not Ready and in notReadyAddresses, evicted when
   assert.match(refused, /The Pod "forever" is invalid: spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds/);
 
   await kubectl(["annotate", "node", "edge", "sim.edgeloop.dev/heartbeat-"]);
-  await waitFor("edge Ready and untainted", async () => ((await get("node", "edge"))?.spec.taints === undefined ? true : undefined));
-  await waitFor("forever Ready again, an address", async () => (ready(await get("pod", "forever")) && names(await get("endpoints", "web"), "addresses").join() === "forever" ? true : undefined));
+  await waitFor("edge Ready and untainted (its taints)", async () => (await get("node", "edge"))?.spec.taints, (taints) => taints === undefined);
+  await waitFor("forever Ready again, an address (ready, addresses)", async () => ({ ready: ready(await get("pod", "forever")), addresses: names(await get("endpoints", "web"), "addresses").join() }), (seen) => seen.ready && seen.addresses === "forever");
 });

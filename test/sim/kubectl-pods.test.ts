@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
@@ -23,7 +23,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "edgeloop-kubectl-pods-"));
   sim = await startSim({ port: 0, kubeconfigPath: join(dir, "kubeconfig"), nodes: 2, heartbeatSeconds: 1 });
   kubectl = kubectlFor(join(dir, "kubeconfig"));
-  await waitFor("2 nodes", async () => ((await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length === 2 ? true : undefined));
+  await waitFor("2 nodes (nodes listed)", async () => (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length, (nodes) => nodes === 2);
 });
 
 after(async () => {
@@ -56,10 +56,7 @@ async function podJson(name: string): Promise<Obj> {
 }
 
 async function phase(name: string, wanted: string, timeoutMs = 10_000): Promise<Obj> {
-  return waitFor(`pod ${name} ${wanted}`, async () => {
-    const pod = await podJson(name);
-    return pod.status?.phase === wanted ? pod : undefined;
-  }, timeoutMs);
+  return waitFor(`pod ${name} ${wanted}`, () => podJson(name), (pod) => pod.status?.phase === wanted, { timeoutMs, describe: (pod) => JSON.stringify(pod.status) });
 }
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -148,10 +145,7 @@ test("kubectl logs -f streams until the container ends", { skip }, async () => {
 
 test("a crash-looping container restarts, backs off, and keeps its previous log", { skip }, async () => {
   await createPod("crash", { command: ["sh", "-c", "echo attempt; exit 1"] });
-  const looping = await waitFor("CrashLoopBackOff", async () => {
-    const pod = await podJson("crash");
-    return pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff" ? pod : undefined;
-  });
+  const looping = await waitFor("CrashLoopBackOff", () => podJson("crash"), (pod) => pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff", { describe: (pod) => JSON.stringify(pod.status?.containerStatuses) });
   const status = looping.status.containerStatuses[0];
   assert.equal(status.restartCount, 1, "the first restart is immediate, the next waits out the back-off");
   assert.equal(status.lastState.terminated.exitCode, 1);
@@ -170,10 +164,7 @@ test("kubectl describe pod shows Scheduled, Pulled, Created, Started, and Killin
   await phase("described", "Running");
   const pod = await podJson("described");
   await kubectl(["delete", "pod", "described", "--wait=false"]);
-  const described = await waitFor("Killing in describe", async () => {
-    const text = await kubectl(["describe", "pod", "described"]);
-    return text.includes("Killing") ? text : undefined;
-  });
+  const described = await waitFor("Killing in describe", () => kubectl(["describe", "pod", "described"]), (text) => text.includes("Killing"));
   assert.match(described, new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+default-scheduler\\s+Successfully assigned default/described to ${pod.spec.nodeName as string}`));
   assert.match(described, /Normal\s+Pulled\s+\S+\s+kubelet\s+Container image "busybox:1.36" already present on machine/);
   assert.match(described, /Normal\s+Created\s+\S+\s+kubelet\s+Created container: c/);
@@ -185,7 +176,7 @@ test("kubectl describe pod shows Scheduled, Pulled, Created, Started, and Killin
 test("an unsatisfiable nodeSelector: FailedScheduling with kube-scheduler's message, once, not on every node heartbeat", { skip }, async () => {
   await createPod("nowhere", { command: ["sleep", "3600"], spec: { nodeSelector: { zone: "mars" } } });
   const expected = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
-  const failed = await waitFor("FailedScheduling", async () => (await eventsOf("nowhere")).find((e) => e.reason === "FailedScheduling"));
+  const failed = await waitFor("FailedScheduling (the pod's Event)", async () => (await eventsOf("nowhere")).find((e) => e.reason === "FailedScheduling"), present);
   assert.equal(failed.type, "Warning");
   assert.equal(failed.message, expected);
   assert.equal(failed.source.component, "default-scheduler");
@@ -194,10 +185,7 @@ test("an unsatisfiable nodeSelector: FailedScheduling with kube-scheduler's mess
   assert.match(await kubectl(["describe", "pod", "nowhere"]), /Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/2 nodes are available/);
   // Nodes heartbeat meanwhile; that is no reason to try again.
   const heartbeats = (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.map((n) => n.metadata.resourceVersion);
-  await waitFor("a node heartbeat", async () => {
-    const now = (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.map((n) => n.metadata.resourceVersion);
-    return JSON.stringify(now) !== JSON.stringify(heartbeats) ? true : undefined;
-  });
+  await waitFor("a node heartbeat (the nodes' resourceVersions)", async () => (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.map((n) => n.metadata.resourceVersion), (now) => JSON.stringify(now) !== JSON.stringify(heartbeats));
   assert.equal((await eventsOf("nowhere")).filter((e) => e.reason === "FailedScheduling").length, 1);
   // A node that matches makes it schedulable.
   await kubectl(["label", "node", "sim-node-2", "zone=mars"]);
@@ -210,7 +198,7 @@ test("an unsatisfiable nodeSelector: FailedScheduling with kube-scheduler's mess
 test("a pod pinned by node affinity to a node that does not exist: what kube-scheduler says", { skip }, async () => {
   const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["ghost"] }] }] } } };
   await createPod("pinned", { command: ["sleep", "3600"], spec: { affinity } });
-  const failed = await waitFor("FailedScheduling", async () => (await eventsOf("pinned")).find((e) => e.reason === "FailedScheduling"));
+  const failed = await waitFor("FailedScheduling (the pod's Event)", async () => (await eventsOf("pinned")).find((e) => e.reason === "FailedScheduling"), present);
   assert.equal(failed.message, "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   await kubectl(["delete", "pod", "pinned"]);
 });

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
@@ -26,7 +26,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "edgeloop-kubectl-priority-"));
   sim = await startSim({ port: 0, kubeconfigPath: join(dir, "kubeconfig"), nodes: 1, nodeGpus: 2 });
   kubectl = kubectlFor(join(dir, "kubeconfig"));
-  await waitFor("the node", async () => ((await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length === 1 ? true : undefined));
+  await waitFor("the node (nodes listed)", async () => (await sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items.length, (nodes) => nodes === 1);
 });
 
 after(async () => {
@@ -83,15 +83,17 @@ test("--node-gpus: pods requesting GPUs fit while the node has them, then Failed
   const gpus = (n: number): string => `  containers:\n  - name: c\n    image: busybox\n    command: ["sleep", "3600"]\n    resources:\n      limits:\n        nvidia.com/gpu: "${n}"\n`;
   const manifest = (name: string, n: number): string => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n${gpus(n)}`;
   await kubectl(["apply", "-f", "-"], manifest("trainer", 2));
-  await waitFor("trainer bound", async () => ((await sim.cluster.get(POD, "default", "trainer")) as Obj).spec.nodeName || undefined);
+  await waitFor("trainer bound (its node)", async () => ((await sim.cluster.get(POD, "default", "trainer")) as Obj).spec.nodeName, Boolean);
   await kubectl(["apply", "-f", "-"], manifest("second", 1));
-  const message = await waitFor("FailedScheduling", async () => {
-    const condition = (((await sim.cluster.get(POD, "default", "second")) as Obj).status.conditions ?? []).find((c: Obj) => c.type === "PodScheduled");
-    return condition?.status === "False" ? String(condition.message) : undefined;
-  });
+  const scheduled = await waitFor(
+    "FailedScheduling (second's PodScheduled condition)",
+    async () => (((await sim.cluster.get(POD, "default", "second")) as Obj).status.conditions ?? []).find((c: Obj) => c.type === "PodScheduled") as Obj | undefined,
+    (condition) => condition?.status === "False",
+  );
+  const message = String(scheduled?.message);
   assert.equal(message, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   await kubectl(["delete", "pod", "trainer", "--grace-period=0", "--force"]);
-  await waitFor("second bound once the GPUs are free", async () => ((await sim.cluster.get(POD, "default", "second")) as Obj).spec.nodeName || undefined, 20_000);
+  await waitFor("second bound once the GPUs are free (its node)", async () => ((await sim.cluster.get(POD, "default", "second")) as Obj).spec.nodeName, Boolean, { timeoutMs: 20_000 });
 });
 
 test("binding a bound pod over HTTP: 409 Conflict, pod x is already assigned to node", { skip }, async () => {

@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { crdYaml, uniqueResources } from "../../functions/kit/crd/generate.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { waitFor } from "../worker/client.ts";
 import { KUBECTL_SKIP } from "./kubectl.ts";
 
 const skip = KUBECTL_SKIP;
@@ -123,7 +123,7 @@ test("deleting a namespace: Terminating, creates refused, its pods terminate gra
   });
   await ok(["create", "-f", "-"], deployment);
   await ok(["-n", "demo", "create", "configmap", "settings", "--from-literal=a=b"]);
-  await waitFor("two running pods", async () => ((await ok(["-n", "demo", "get", "pods", "-o", "jsonpath={.items[*].status.phase}"])).trim() === "Running Running" ? true : undefined), 30_000);
+  await waitFor("two running pods (their phases)", async () => (await ok(["-n", "demo", "get", "pods", "-o", "jsonpath={.items[*].status.phase}"])).trim(), (phases) => phases === "Running Running", { timeoutMs: 30_000 });
 
   assert.match(await ok(["delete", "namespace", "demo", "--wait=false"]), /namespace "demo" deleted/);
   const namespace = JSON.parse(await ok(["get", "namespace", "demo", "-o", "json"])) as { metadata: { deletionTimestamp?: string }; spec: { finalizers: string[] }; status: { phase: string } };
@@ -136,7 +136,7 @@ test("deleting a namespace: Terminating, creates refused, its pods terminate gra
   assert.equal(await ok(["-n", "demo", "get", "pods", "-o", "jsonpath={.items[*].metadata.deletionGracePeriodSeconds}"]), "5 5");
   assert.match(await ok(["-n", "demo", "get", "pods"]), /Terminating/);
 
-  await waitFor("the namespace to be gone", async () => ((await kubectl(["get", "namespace", "demo"])).stderr.includes('namespaces "demo" not found') ? true : undefined), 30_000);
+  await waitFor("the namespace to be gone (kubectl get namespace demo)", () => kubectl(["get", "namespace", "demo"]), (got) => got.stderr.includes('namespaces "demo" not found'), { timeoutMs: 30_000 });
   for (const kind of ["pods", "replicasets", "deployments", "configmaps"]) assert.equal(await ok(["-n", "demo", "get", kind, "-o", "name"]), "", `no ${kind} left`);
   assert.equal((await fails(["-n", "demo", "create", "configmap", "after"])).trim(), 'error: failed to create configmap: namespaces "demo" not found');
   assert.equal((await fails(["delete", "namespace", "kube-system"])).trim(), 'Error from server (Forbidden): namespaces "kube-system" is forbidden: this namespace may not be deleted');
@@ -152,7 +152,7 @@ test("kubectl explain: built-in kinds and custom resources, from /openapi/v3", {
 
   const crds = crdYaml(uniqueResources((await loadControllers()).flatMap((c) => c.resources ?? [])));
   await ok(["apply", "-f", "-"], crds);
-  await waitFor("federatedlearningjobs to be served", async () => ((await ok(["api-resources", "--api-group=sedna.io"])).includes("federatedlearningjobs") ? true : undefined));
+  await waitFor("federatedlearningjobs to be served (kubectl api-resources)", () => ok(["api-resources", "--api-group=sedna.io"]), (served) => served.includes("federatedlearningjobs"));
   const fl = await ok(["explain", "federatedlearningjob.spec"]);
   assert.match(fl, /^GROUP:\s+sedna\.io\nKIND:\s+FederatedLearningJob\nVERSION:\s+v1alpha1\n\nFIELD: spec <Object>/);
   assert.match(fl, /aggregationWorker\t<Object> -required-/);
@@ -162,7 +162,7 @@ test("kubectl explain: built-in kinds and custom resources, from /openapi/v3", {
 
 test("custom resources: unknown fields refused, warned about or dropped through their CRD's schema, metadata included", { skip }, async () => {
   await ok(["apply", "-f", "-"], crdYaml(uniqueResources((await loadControllers()).flatMap((c) => c.resources ?? []))));
-  await waitFor("models to be served", async () => ((await ok(["api-resources", "--api-group=sedna.io"])).includes("models") ? true : undefined));
+  await waitFor("models to be served (kubectl api-resources)", () => ok(["api-resources", "--api-group=sedna.io"]), (served) => served.includes("models"));
   const model = (name: string): string => JSON.stringify({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name, lables: { a: "b" } }, spec: { url: "/model/frozen.pb", format: "ckpt", formatt: "pb" } });
   assert.equal((await fails(["create", "-f", "-"], model("strict"))).trim(), 'Error from server (BadRequest): error when creating "STDIN": Model in version "v1alpha1" cannot be handled as a Model: strict decoding error: unknown field "spec.formatt", unknown field "metadata.lables"');
   const warned = await kubectl(["create", "--validate=warn", "-f", "-"], model("warned"));

@@ -7,9 +7,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
-import { waitFor } from "../worker/client.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
+import { waitForGone } from "../support/cluster-waits.ts";
 import { KUBECTL_AVAILABLE, KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 // The upstream Sedna manifests, byte-identical (their sources: functions/controllers/sedna/fixtures/SOURCES.md).
@@ -39,7 +40,7 @@ const CM = { apiVersion: "v1", kind: "ConfigMap" };
 
 test("apply an upstream CRD and a custom resource; get, describe, label, annotate, patch, re-apply", { skip }, async () => {
   assert.match(await kubectl(["apply", "-f", join(FIXTURES, "sedna.io_models.yaml")]), /customresourcedefinition.apiextensions.k8s.io\/models.sedna.io created/);
-  await waitFor("models to be served", async () => ((await kubectl(["api-resources", "--api-group=sedna.io"])).includes("models") ? true : undefined));
+  await waitFor("models to be served (kubectl api-resources)", () => kubectl(["api-resources", "--api-group=sedna.io"]), (served) => served.includes("models"));
   assert.match(await kubectl(["apply", "-f", join(FIXTURES, "model_v1alpha1.yaml")]), /created/);
   const name = (await kubectl(["get", "models", "-o", "jsonpath={.items[0].metadata.name}"])).trim();
   assert.ok(name.length > 0);
@@ -82,7 +83,7 @@ spec:
           status: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `;
   await kubectl(["apply", "-f", "-"], crd);
-  await waitFor("widgets to be served", async () => ((await kubectl(["api-resources", "--api-group=example.edgeloop.dev"])).includes("widgets") ? true : undefined));
+  await waitFor("widgets to be served (kubectl api-resources)", () => kubectl(["api-resources", "--api-group=example.edgeloop.dev"]), (served) => served.includes("widgets"));
   await kubectl(["apply", "-f", "-"], "apiVersion: example.edgeloop.dev/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 3}\n");
   await assert.rejects(kubectl(["apply", "-f", "-"], "apiVersion: example.edgeloop.dev/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {size: 0}\n"), /spec.size/, "the schema's minimum is enforced");
   await kubectl(["patch", "wg", "w1", "--subresource=status", "--type=merge", "-p", '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}']);
@@ -111,7 +112,7 @@ test("delete --cascade: background, foreground and orphan", { skip }, async () =
   owner.metadata.uid = owner3.metadata.uid;
   await kubectl(["create", "-f", "-"], child("child-c"));
   await kubectl(["delete", "configmap", "owner", "--cascade=background"]);
-  await waitFor("the garbage collector to delete child-c", async () => ((await sim.cluster.find(CM, "default", "child-c")) ? undefined : true));
+  await waitForGone(sim.cluster, CM, "default", "child-c");
 });
 
 test("get -w --output-watch-events shows ADDED, MODIFIED, DELETED", { skip }, async () => {
@@ -120,10 +121,10 @@ test("get -w --output-watch-events shows ADDED, MODIFIED, DELETED", { skip }, as
   watcher.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   try {
     await kubectl(["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "w", labels: { watched: "yes" } } }));
-    await waitFor("ADDED", () => (output.includes("ADDED") ? true : undefined));
+    await waitFor("ADDED (kubectl's output)", () => output, (text) => text.includes("ADDED"));
     await kubectl(["annotate", "configmap", "w", "x=1"]);
     await kubectl(["delete", "configmap", "w"]);
-    await waitFor("DELETED", () => (output.includes("DELETED") ? true : undefined));
+    await waitFor("DELETED (kubectl's output)", () => output, (text) => text.includes("DELETED"));
     const events = output.trim().split("\n").slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(" "));
     assert.deepEqual(events, ["ADDED w", "MODIFIED w", "DELETED w"]);
   } finally {
@@ -148,10 +149,7 @@ test("a Deployment's pods appear and become Ready; kubectl rollout status and sc
   await kubectl(["set", "image", "deployment/web", "web=nginx:1.28"]);
   await kubectl(["rollout", "status", "deployment/web", "--timeout=60s"]);
   const images = await kubectl(["get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].spec.containers[0].image}"]);
-  await waitFor("old pods to terminate", async () => {
-    const now = await kubectl(["get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].spec.containers[0].image}"]);
-    return now.split(" ").every((image) => image === "nginx:1.28") ? true : undefined;
-  });
+  await waitFor("old pods to terminate (the pods' images)", () => kubectl(["get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].spec.containers[0].image}"]), (now) => now.split(" ").every((image) => image === "nginx:1.28"));
   assert.ok(images.includes("nginx:1.28"));
 });
 

@@ -48,7 +48,10 @@ export class FakeClock implements Clock {
   }
 }
 
-/** Lets pending promise callbacks run. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
+/**
+ * Resolves once every pending promise callback has run, however long their chain: the
+ * microtask queue is drained before the event loop reaches its check phase (setImmediate).
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import type { ClaimsAnswer, LedgerContract } from "../../durable/contracts.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
 import { LEDGER, OUTBOX, REPLAY } from "../../durable/table.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
-import { SECRET, signed, waitFor } from "./client.ts";
+import { SECRET, signed } from "./client.ts";
 
 let worker: RunningWorker;
 let persistDir: string;
@@ -72,7 +73,7 @@ test("a ledger claim is granted once, refused until it expires, and the alarm sw
   assert.equal(await claim(stub, "pod-a", 1), false);
   assert.equal(await claim(stub, "pod-b", 60), true);
   assert.equal(await stub.size(), 2);
-  await waitFor("the alarm to sweep the expired claim", async () => ((await stub.size()) === 1 ? true : undefined), 15_000);
+  await waitFor("the alarm to sweep the expired claim (claims left)", () => stub.size(), (size) => size === 1, { timeoutMs: 15_000 });
   assert.equal(await claim(stub, "pod-a", 1), true, "expired claims are free again");
   assert.equal(await claim(stub, "pod-b", 60), false, "live claims stay");
 });
@@ -93,7 +94,7 @@ test("a remembered value is answered to every later caller until it expires or i
   assert.equal(await stub.remember("api/x/1", 1, "first"), "first");
   assert.equal(await stub.remember("api/x/1", 1, "second"), "first", "the first caller's value");
   assert.equal(await stub.remember("api/x/2", 60, "other"), "other");
-  await waitFor("the value to expire", async () => ((await stub.remember("api/x/1", 1, "third")) === "third" ? true : undefined), 15_000);
+  await waitFor("the value to expire (the value remembered)", () => stub.remember("api/x/1", 1, "third"), (value) => value === "third", { timeoutMs: 15_000 });
   assert.equal(await stub.release("api/x/2"), true);
   assert.equal(await stub.remember("api/x/2", 60, "after release"), "after release");
 });

@@ -9,11 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { waitFor } from "../../cli/wait.ts";
 import { GANG_QUEUE } from "../../functions/controllers/gang/bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "../../functions/controllers/gang/queue-name.ts";
 import type { EventBatch, KubeObject, OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
-import { SECRET, signed, waitFor } from "./client.ts";
+import { SECRET, signed } from "./client.ts";
 
 let worker: RunningWorker;
 let persistDir: string;
@@ -58,12 +59,16 @@ test("a group is bound whole, shows as running, and at its deadline the alarm pu
   assert.deepEqual(rows.map((r) => [r.namespace, r.group, r.state, r.present, r.size]), [["default", "pair", "running", 2, 2]]);
   assert.ok(rows[0]?.deadline, "the declared deadline is shown");
 
-  const deleted = await waitFor("the deadline's root delete in the Outbox", async () => {
-    const response = await signed(`${worker.url}/v1/outbox?cursor=0&wait=0`);
-    const outbox = (await response.json()) as OutboxBatch;
-    const actions = outbox.entries.filter((e) => e.controller === "gang").flatMap((e) => e.plan.actions);
-    return actions.some((a) => a.type === "delete") ? actions : undefined;
-  }, 15_000);
+  const deleted = await waitFor(
+    "the deadline's root delete in the Outbox (the gang actions in it)",
+    async () => {
+      const response = await signed(`${worker.url}/v1/outbox?cursor=0&wait=0`);
+      const outbox = (await response.json()) as OutboxBatch;
+      return outbox.entries.filter((e) => e.controller === "gang").flatMap((e) => e.plan.actions);
+    },
+    (actions) => actions.some((a) => a.type === "delete"),
+    { timeoutMs: 15_000 },
+  );
   const root = deleted.find((a) => a.type === "delete");
   assert.ok(root?.type === "delete");
   assert.equal(root.root, true);

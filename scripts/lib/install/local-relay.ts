@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
 import { crdsOf } from "../../../functions/kit/crd/generate.ts";
 import { createRegistry } from "../../../functions/registry.ts";
 import { StatusError, type KubeObject, type Manifest } from "../../../protocol/index.ts";
@@ -89,14 +90,12 @@ function refused(object: KubeObject, error: unknown): InstallError {
   return new InstallError(error instanceof StatusError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
 }
 
-/** Polls `check` until it answers (a condition of the API server, not a timing guess), or throws `timeout()`'s message. */
-async function until<T>(check: () => Promise<T | undefined>, timeout: () => Promise<string>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new InstallError(await timeout());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/** Waits until the API server reports `pending()` empty (a condition of the server, not a timing guess); an InstallError naming what is still pending otherwise. */
+async function untilNone<T>(what: string, pending: () => Promise<readonly T[]>, describe: (left: readonly T[]) => string, timeoutMs = 30_000): Promise<void> {
+  try {
+    await waitFor(what, pending, (left) => left.length === 0, { timeoutMs, intervalMs: 100, describe });
+  } catch (error) {
+    throw error instanceof WaitTimeout ? new InstallError(error.message) : error;
   }
 }
 
@@ -110,10 +109,7 @@ async function untilEstablished(admin: KubeClient, crds: readonly KubeObject[]):
     const states = await Promise.all(crds.map(async (crd) => ((await readObject(admin, crd)) ?? crd) as Crd));
     return states.filter((crd) => !crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
   };
-  await until(
-    async () => ((await pending()).length === 0 ? true : undefined),
-    async () => `CRDs not established: ${(await pending()).map((crd) => `${crd.metadata.name ?? ""} (${crd.status?.conditions?.map((c) => `${c.type}=${c.status}${c.message ? `: ${c.message}` : ""}`).join(", ") ?? "no conditions"})`).join("; ")}`,
-  );
+  await untilNone("every CRD to be established (those not)", pending, (left) => left.map((crd) => `${crd.metadata.name ?? ""} (${crd.status?.conditions?.map((c) => `${c.type}=${c.status}${c.message ? `: ${c.message}` : ""}`).join(", ") ?? "no conditions"})`).join("; "));
 }
 
 /** One access to check: what RBAC sees of a request. */
@@ -153,9 +149,10 @@ async function untilAuthorized(admin: KubeClient, user: string, namespace: strin
     );
     return answers.filter((a) => a !== undefined);
   };
-  await until(
-    async () => ((await denied()).length === 0 ? true : undefined),
-    async () => `${user} is still not allowed: ${(await denied()).map(({ attributes: a, reason }) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ""}${a.group ? `.${a.group}` : ""}${reason ? ` (${reason})` : ""}`).join(", ")}`,
+  await untilNone(
+    `${user} to be allowed every grant (those still denied)`,
+    denied,
+    (left) => left.map(({ attributes: a, reason }) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ""}${a.group ? `.${a.group}` : ""}${reason ? ` (${reason})` : ""}`).join(", "),
     15_000,
   );
 }

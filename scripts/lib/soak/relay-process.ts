@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "../../../cli/wait.ts";
 import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { ROOT } from "../controllers.ts";
 import type { Stack } from "../stack.ts";
@@ -51,14 +52,15 @@ export async function startRelayProcess(stack: Stack, script: string, logFile: s
       await exited;
     },
   };
-  const deadline = performance.now() + readyTimeoutMs;
-  while (!(await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false))) {
+  const ready = async (): Promise<boolean> => {
     if (child.exitCode !== null) throw new Error(`the relay process exited (${child.exitCode}) before it was ready; its log: ${logFile}`);
-    if (performance.now() > deadline) {
-      await relay.stop();
-      throw new Error(`the relay process was not ready within ${readyTimeoutMs / 1000} s; its log: ${logFile}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    return fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false);
+  };
+  try {
+    await waitFor(`the relay process to be ready (its log: ${logFile})`, ready, (ok) => ok, { timeoutMs: readyTimeoutMs, intervalMs: 100 });
+  } catch (error) {
+    await relay.stop();
+    throw error;
   }
   return relay;
 }

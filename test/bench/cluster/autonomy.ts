@@ -13,9 +13,10 @@
  */
 import { Agent, request } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor } from "../../../cli/wait.ts";
 import { podWebhookSpec } from "../../../functions/controllers/autonomy/pod-webhook.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
-import { inPool, percentile, relayIdle, tenth, until } from "../util.ts";
+import { inPool, percentile, relayIdle, tenth } from "../util.ts";
 import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
@@ -98,22 +99,22 @@ async function setWebhook(cluster: BenchCluster, own: KubeObject, mode: Mode): P
   const present = (await cluster.find(MUTATING, undefined, OWN_CONFIGURATION)) !== undefined;
   if (mode === "with" && !present) await cluster.create({ ...own, metadata: { name: OWN_CONFIGURATION } } as KubeObject);
   if (mode === "without" && present) await cluster.delete(MUTATING, undefined, OWN_CONFIGURATION);
-  await until(
+  await waitFor(
     `kube-apiserver to call the webhook ${mode === "with" ? "again" : "no more"}`,
     async () => {
       const probe = await cluster.create(podObject(`probe-${probes++}`, EDGE_NODES[0]));
       await cluster.delete(POD, NAMESPACE, probe.metadata.name ?? "", { gracePeriodSeconds: 0 });
       return patched(probe) === (mode === "with");
     },
-    30_000,
-    100,
+    (ok) => ok,
+    { timeoutMs: 30_000, intervalMs: 100 },
   );
 }
 
 async function deleteAll(bench: ClusterBench): Promise<void> {
   const pods = (await bench.cluster.list(POD, { namespace: NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => bench.cluster.delete(POD, NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
-  await until("the bench's pods gone", async () => (await bench.cluster.list(POD, { namespace: NAMESPACE })).items.length === 0, WAIT_MS, 100);
+  await waitFor("the bench's pods gone", async () => (await bench.cluster.list(POD, { namespace: NAMESPACE })).items.length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 100 });
   await relayIdle(bench.relay.metrics, WAIT_MS);
 }
 

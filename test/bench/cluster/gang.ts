@@ -19,10 +19,11 @@
  * EDGELOOP_BENCH_CLUSTER_NODES (default 40) and EDGELOOP_BENCH_CLUSTER_GANG_PODS (2,000)
  * set the size.
  */
+import { waitFor } from "../../../cli/wait.ts";
 import type { GangList } from "../../../functions/controllers/gang/api/schema.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../../sim/controllers/resources.ts";
-import { inPool, metricSum, relayIdle, tenth, until } from "../util.ts";
+import { inPool, metricSum, relayIdle, tenth } from "../util.ts";
 import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
@@ -126,14 +127,14 @@ async function gangScenario(bench: ClusterBench, progress: Progress): Promise<nu
   try {
     progress(`gang: creating ${GROUP_SIZE - 1} of the ${GROUP_SIZE} pods of ${GROUPS} groups`);
     await inPool(gangPods(0, GROUP_SIZE - 1), CONCURRENCY, (pod) => cluster.create(pod));
-    await until("every group provisional in the gang queue", async () => (await gangRows(bench, GANG_NAMESPACE)).filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length === GROUPS, WAIT_MS, 1_000);
+    await waitFor("every group provisional in the gang queue", async () => (await gangRows(bench, GANG_NAMESPACE)).filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length, (count) => count === GROUPS, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
     await relayIdle(bench.relay.metrics, WAIT_MS);
     if (watch.bound() > 0) throw new Error(`${watch.bound()} pods were bound before their group was complete`);
     const before = metricSum(await bench.relay.metrics(), "edgeloop_reconciles_total", { controller: "gang" });
     progress(`gang: creating the last pod of every group; timing until all ${PODS} pods are bound`);
     const started = performance.now();
     await inPool(gangPods(GROUP_SIZE - 1, GROUP_SIZE), CONCURRENCY, (pod) => cluster.create(pod));
-    await until(`all ${PODS} gang pods bound`, () => watch.bound() >= PODS, WAIT_MS, 5);
+    await waitFor(`all ${PODS} gang pods bound`, () => watch.bound(), (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 5 });
     const seconds = (performance.now() - started) / 1000;
     await relayIdle(bench.relay.metrics, WAIT_MS);
     const batches = metricSum(await bench.relay.metrics(), "edgeloop_reconciles_total", { controller: "gang" }) - before;
@@ -152,8 +153,8 @@ async function emptyNodes(bench: ClusterBench): Promise<void> {
   const cluster = bench.cluster;
   const pods = (await cluster.list(POD, { namespace: GANG_NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => cluster.delete(POD, GANG_NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
-  await until("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), WAIT_MS, 250);
-  await until("an empty gang queue", async () => (await gangRows(bench)).length === 0, WAIT_MS, 1_000);
+  await waitFor("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), (ok) => ok, { timeoutMs: WAIT_MS, intervalMs: 250 });
+  await waitFor("an empty gang queue", async () => (await gangRows(bench)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
   await relayIdle(bench.relay.metrics, WAIT_MS);
 }
 
@@ -172,7 +173,7 @@ async function defaultScenario(bench: ClusterBench, progress: Progress): Promise
     const started = performance.now();
     await inPool(pods, CONCURRENCY, (pod) => cluster.patch(POD, PLAIN_NAMESPACE, pod.metadata.name ?? "", [{ op: "remove", path: "/spec/schedulingGates" }], "json"));
     progress(`kube-scheduler: ${PODS} gates lifted in ${Math.round(performance.now() - started)} ms`);
-    await until(`all ${PODS} pods bound by kube-scheduler`, () => watch.bound() >= PODS, WAIT_MS, 5);
+    await waitFor(`all ${PODS} pods bound by kube-scheduler`, () => watch.bound(), (count) => count >= PODS, { timeoutMs: WAIT_MS, intervalMs: 5 });
     const seconds = (performance.now() - started) / 1000;
     await checkCapacity(cluster);
     return seconds;

@@ -7,8 +7,9 @@
  * are scheduled by kube-scheduler on {@link NODES} kwok nodes. EDGELOOP_BENCH_CLUSTER_NERVEX_JOBS
  * (default 100: 2,155 pods on 40 nodes of 110 pods) sets the count.
  */
+import { waitFor } from "../../../cli/wait.ts";
 import { coordinatorProcess, job, NAMESPACE } from "../nervex-workload.ts";
-import { percentile, tenth, until } from "../util.ts";
+import { percentile, tenth } from "../util.ts";
 import { NODES } from "./gang.ts";
 import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
@@ -35,7 +36,7 @@ export async function nervex(report: Report, progress: Progress, script: string)
     for (let i = 0; i < JOBS; i++) {
       const started = performance.now();
       await cluster.create(job(`job-${i}`));
-      await until(`job-${i}'s coordinator Running`, () => running(cluster, `job-${i}`, 1), 30_000);
+      await waitFor(`job-${i}'s coordinator Running`, () => running(cluster, `job-${i}`, 1), (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
       applied.push(performance.now() - started);
     }
     applied.sort((a, b) => a - b);
@@ -51,15 +52,15 @@ export async function nervex(report: Report, progress: Progress, script: string)
     progress(`nervex: ${WARM_UP} warm-up POSTs`);
     for (let i = 0; i < WARM_UP; i++) {
       await cluster.create(job(`warm-${i}`));
-      await until(`warm-${i}'s coordinator Running`, () => running(cluster, `warm-${i}`, 1), 30_000);
+      await waitFor(`warm-${i}'s coordinator Running`, () => running(cluster, `warm-${i}`, 1), (ok) => ok, { timeoutMs: 30_000, intervalMs: 20 });
       await post(`warm-${i}`);
-      await until(`warm-${i}'s replicas Running`, () => running(cluster, `warm-${i}`, JOB_PODS), 60_000);
+      await waitFor(`warm-${i}'s replicas Running`, () => running(cluster, `warm-${i}`, JOB_PODS), (ok) => ok, { timeoutMs: 60_000, intervalMs: 20 });
     }
     progress(`nervex: ${JOBS} POSTs of 8 collectors + 2 learners over plain HTTP, each after the last one's pods run`);
     const paced: number[] = [];
     for (let i = 0; i < JOBS; i++) {
       paced.push(await post(`job-${i}`));
-      await until(`job-${i}'s replicas Running`, () => running(cluster, `job-${i}`, JOB_PODS), 60_000);
+      await waitFor(`job-${i}'s replicas Running`, () => running(cluster, `job-${i}`, JOB_PODS), (ok) => ok, { timeoutMs: 60_000, intervalMs: 20 });
     }
     paced.sort((a, b) => a - b);
     report({ metric: "nervex_replicas_post_8c2l_p50_ms", value: tenth(percentile(paced, 50)), unit: "ms" });

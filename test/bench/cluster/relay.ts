@@ -6,8 +6,9 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { waitFor } from "../../../cli/wait.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
-import { inPool, relayIdle, relayProcess, stopChild, tenth, until } from "../util.ts";
+import { inPool, relayIdle, relayProcess, stopChild, tenth } from "../util.ts";
 import { clusterBench, POD, WAIT_MS } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
@@ -26,7 +27,7 @@ export async function relayMemory(report: Report, progress: Progress, script: st
     progress(`relay: creating ${CACHED_PODS} pods, ${CONCURRENCY} at a time`);
     const pods = Array.from({ length: CACHED_PODS }, (_, i) => ({ apiVersion: "v1", kind: "Pod", metadata: { name: `cached-${i}`, namespace: "default", labels: { app: "cached" } }, spec: { schedulerName: "nobody", containers: [{ name: "c", image: "busybox" }] } }) as KubeObject);
     await inPool(pods, CONCURRENCY, (pod) => bench.cluster.create(pod));
-    await until(`${CACHED_PODS} pods`, async () => (await bench.cluster.list(POD, { namespace: "default", labelSelector: "app=cached" })).items.length >= CACHED_PODS, WAIT_MS, 1_000);
+    await waitFor(`${CACHED_PODS} pods`, async () => (await bench.cluster.list(POD, { namespace: "default", labelSelector: "app=cached" })).items.length, (count) => count >= CACHED_PODS, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
     progress("relay: starting a relay process, reading its RSS once it is idle");
     const relay = await relayProcess({ ...bench.stack, sim: { kubeconfigPath: bench.relayKubeconfigPath } }, script);
     try {

@@ -6,10 +6,11 @@
  * a time, then at each rate of deletions per second for {@link HEAL_SECONDS} s over
  * {@link HEAL_JOBS} jobs. Nodes: `cloud`, `edge1`, `edge2` (kwok).
  */
+import { waitFor } from "../../../cli/wait.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { job } from "../sedna.bench.ts";
 import { selfHealAtRate } from "../self-heal.ts";
-import { cpuSample, percentile, tenth, until } from "../util.ts";
+import { cpuSample, percentile, tenth } from "../util.ts";
 import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
@@ -37,7 +38,7 @@ async function trainingPods(cluster: BenchCluster, namespace: string): Promise<O
 /** One deletion at a time: each waits for its replacement; the latencies, ascending. */
 async function oneAtATime(cluster: BenchCluster): Promise<number[]> {
   for (let i = 0; i < 10; i++) await cluster.create(job(`heal-${i}`));
-  await until("20 training pods", async () => (await trainingPods(cluster, "default")).length === 20, 60_000, 100);
+  await waitFor("20 training pods", async () => (await trainingPods(cluster, "default")).length, (count) => count === 20, { timeoutMs: 60_000, intervalMs: 100 });
   const latencies: number[] = [];
   let waiting: { slot: string; job: string; since: number } | undefined;
   const stop = cluster.watch(POD, (event) => {
@@ -53,7 +54,7 @@ async function oneAtATime(cluster: BenchCluster): Promise<number[]> {
       const victim = pods[i % pods.length] as Obj;
       waiting = { slot: victim.metadata.labels["edgeloop.dev/worker"], job: victim.metadata.labels["federatedlearningjob.sedna.io/name"], since: performance.now() };
       await cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-      await until("the replacement", () => waiting === undefined, 10_000, 2);
+      await waitFor("the replacement", () => waiting, (pending) => pending === undefined, { timeoutMs: 10_000, intervalMs: 2 });
     }
   } finally {
     stop();
@@ -77,7 +78,7 @@ export async function sedna(report: Report, progress: Progress, script: string):
     await createNamespace(cluster, "heal");
     await references(cluster, "heal");
     for (let i = 0; i < HEAL_JOBS; i++) await cluster.create(job(`rate-${i}`, "heal"));
-    await until(`${HEAL_JOBS * 2} training pods`, async () => (await trainingPods(cluster, "heal")).length === HEAL_JOBS * 2, 120_000, 250);
+    await waitFor(`${HEAL_JOBS * 2} training pods`, async () => (await trainingPods(cluster, "heal")).length, (count) => count === HEAL_JOBS * 2, { timeoutMs: 120_000, intervalMs: 250 });
     for (const rate of HEAL_RATES) {
       // The last run's status updates settle (as on the sim).
       await new Promise((resolve) => setTimeout(resolve, 2_000));

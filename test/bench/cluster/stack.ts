@@ -13,7 +13,8 @@ import { dirname } from "node:path";
 import type { KubeObject, TypeRef } from "../../../protocol/index.ts";
 import type { StackOptions } from "../../../scripts/lib/stack.ts";
 import type { ClusterEvent } from "../../../sim/contract.ts";
-import { e2eStack, TARGET, waitFor, type E2EStack } from "../../e2e/harness.ts";
+import { e2eStack, TARGET, type E2EStack } from "../../e2e/harness.ts";
+import { waitForObject } from "../../support/cluster-waits.ts";
 import type { TestCluster } from "../../support/http-cluster.ts";
 import { relayIdle, relayProcess, stopChild } from "../util.ts";
 import { openWatch, type WatchStream } from "./watch.ts";
@@ -104,5 +105,5 @@ export async function clusterBench(nodes: readonly string[], script: string, pro
 export async function createNamespace(cluster: TestCluster, name: string): Promise<void> {
   await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } } as KubeObject);
   // Until its controller makes the default ServiceAccount, the ServiceAccount admission plugin refuses pods there.
-  await waitFor(`the default ServiceAccount of ${name}`, async () => ((await cluster.find({ apiVersion: "v1", kind: "ServiceAccount" }, name, "default")) ? true : undefined), 30_000);
+  await waitForObject(cluster, { apiVersion: "v1", kind: "ServiceAccount" }, name, "default", () => true, 30_000);
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { waitFor } from "../../../cli/wait.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 import { InProcessStorage } from "./storage.ts";
 
@@ -108,11 +109,7 @@ test("a namespace: one instance per name, arguments and results copied as RPC co
     assert.equal((await b.add({ v: 1 })).total, 1, "another name, another object and storage");
     await assert.rejects(a.missing(), /does not implement/);
     await a.ring(10);
-    const deadline = Date.now() + 5_000;
-    while ((await a.firedCount()) === 0) {
-      assert.ok(Date.now() < deadline, "the alarm did not fire within 5 s");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor("the alarm to fire (alarms fired)", () => a.firedCount(), (fired) => fired > 0, { timeoutMs: 5_000 });
     assert.equal(await a.firedCount(), 1);
   } finally {
     namespace.close();
