@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { present, waitFor } from "../../cli/wait.ts";
 import { StatusError, type Plan } from "../../protocol/index.ts";
 import { FORBIDDEN_RETRY_DELAYS_MS, PlanApplier } from "./applier.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -36,12 +37,8 @@ test("an Event whose write fails transiently does not stop the plan and is sent 
   const result = await new PlanApplier(client).apply(plan, { parent });
   assert.deepEqual(result, { ok: true, failed: 0 }, "a retry of the plan would find nothing to do and plan no Event");
   assert.deepEqual(sent.map((s) => s.path), ["/ConfigMap/default/", "/ConfigMap/default/"], "the actions after the Event were applied");
-  const deadline = Date.now() + 5_000;
-  while (!sent.some((s) => s.path.startsWith("/Event/"))) {
-    assert.ok(Date.now() < deadline, "the Event was never sent again");
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const event = sent.find((s) => s.path.startsWith("/Event/"))?.body as { reason: string; involvedObject: { uid: string } };
+  const resent = await waitFor("the Event sent again", () => sent.find((s) => s.path.startsWith("/Event/")), present, { timeoutMs: 5_000 });
+  const event = resent.body as { reason: string; involvedObject: { uid: string } };
   assert.equal(event.reason, "Recreated");
   assert.equal(event.involvedObject.uid, "u1");
 });

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { RestartReason, WatchReporter } from "../watch/informer.ts";
@@ -60,15 +61,6 @@ async function fakeApiServer(lists: ObjectList[], watches: ((response: ServerRes
 const CM = { apiVersion: "v1", kind: "ConfigMap", resource: "configmaps", namespaced: true, mapping: { by: "self" } } as const;
 const configMap = (name: string, uid: string, rv: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "ns", name, uid, resourceVersion: rv }, data }) as KubeObject;
 const list = (rv: string, items: KubeObject[]): ObjectList => ({ apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: rv }, items });
-
-/** Polls until `check` holds, failing after `ms`. */
-async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 interface Seen {
   readonly events: string[];
@@ -127,13 +119,13 @@ test("a relist delivers deletions it missed with their last state, a recreated o
   const cache = new Cache(CM, recorder);
   try {
     await cache.start(api.kc, api.client, recorder);
-    await eventually("the relist", () => seen.resyncs.length === 1);
+    await waitFor("the relist", () => seen.resyncs.length, (n) => n === 1);
     assert.deepEqual(seen.resyncs, ["expired deleted=1 recreated=1"]);
     assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16 was rv=6", "ADDED new uid=u4 rv=17"]);
     assert.deepEqual((cache.get("ns", "deleted") ?? null), null);
     assert.deepEqual(cache.list().map((o) => o.metadata.name).sort(), ["changed", "kept", "new", "recreated"]);
     assert.equal(cache.size, 4, "the count follows additions and deletions");
-    await eventually("the watch after the relist", () => api.watchQueries.length === 2);
+    await waitFor("the watch after the relist", () => api.watchQueries.length, (n) => n === 2);
     assert.equal(api.watchQueries[1]?.get("resourceVersion"), "20");
   } finally {
     await cache.stop();
@@ -162,12 +154,12 @@ test("a silent watch is ended after the silence bound and resumed from its resou
   const cache = new Cache(CM, recorder, undefined, { silenceSeconds: 1 });
   try {
     await cache.start(api.kc, api.client, recorder);
-    await eventually("the silent watch to be restarted", () => api.watchQueries.length >= 2);
+    await waitFor("the silent watch to be restarted", () => api.watchQueries.length, (n) => n >= 2);
     assert.deepEqual(seen.restarts, ["silent"]);
     assert.equal(api.watchQueries[1]?.get("resourceVersion"), "5", "resumed where it was");
     assert.equal(api.watchQueries[0]?.get("allowWatchBookmarks"), "true");
     assert.ok(Number(api.watchQueries[0]?.get("timeoutSeconds")) >= 1);
-    await eventually("the bookmarked watch to end and reconnect", () => api.watchQueries.length >= 3);
+    await waitFor("the bookmarked watch to end and reconnect", () => api.watchQueries.length, (n) => n >= 3);
     assert.equal(api.watchQueries[2]?.get("resourceVersion"), "130", "resumed from the last bookmark");
     assert.deepEqual(seen.restarts, ["silent"], "a watch that sent bookmarks for longer than the bound was not taken for dead");
     assert.equal(api.listed(), 1, "never listed again");
@@ -190,7 +182,7 @@ test("a watched change comes with the state it replaced (a child moved between p
   const cache = new Cache(CM, recorder);
   try {
     await cache.start(api.kc, api.client, recorder);
-    await eventually("the change", () => seen.events.some((e) => e.startsWith("MODIFIED")));
+    await waitFor("the change", () => seen.events, (events) => events.some((e) => e.startsWith("MODIFIED")));
     assert.deepEqual(seen.events, ["initial ADDED a uid=u1 rv=3", "MODIFIED a uid=u1 rv=7 was rv=3"]);
   } finally {
     await cache.stop();
