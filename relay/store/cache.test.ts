@@ -102,6 +102,19 @@ class Recorder implements CacheSubscriber, WatchReporter {
   }
 }
 
+/** Starts a cache of ConfigMaps on `api`, runs `check` with it and what its recorder saw, then stops both. */
+async function withCache(api: Awaited<ReturnType<typeof fakeApiServer>>, options: { readonly silenceSeconds?: number }, check: (cache: Cache, seen: Seen) => Promise<void>): Promise<void> {
+  const recorder = new Recorder();
+  const cache = new Cache(CM, recorder, undefined, options);
+  try {
+    await cache.start(api.kc, api.client, recorder);
+    await check(cache, recorder.seen);
+  } finally {
+    await cache.stop();
+    await api.close();
+  }
+}
+
 test("a relist delivers deletions it missed with their last state, a recreated object as deleted then added, and nothing for what did not change", async () => {
   const gone = (response: ServerResponse): void => {
     response.writeHead(200, { "content-type": "application/json" });
@@ -114,11 +127,7 @@ test("a relist delivers deletions it missed with their last state, a recreated o
     ],
     [gone],
   );
-  const recorder = new Recorder();
-  const { seen } = recorder;
-  const cache = new Cache(CM, recorder);
-  try {
-    await cache.start(api.kc, api.client, recorder);
+  await withCache(api, {}, async (cache, seen) => {
     await waitFor("the relist", () => seen.resyncs.length, (n) => n === 1);
     assert.deepEqual(seen.resyncs, ["expired deleted=1 recreated=1"]);
     assert.deepEqual(seen.events.filter((e) => !e.startsWith("initial")), ["DELETED deleted uid=u2 rv=4", "DELETED recreated uid=u3 rv=5", "ADDED recreated uid=u9 rv=15", "MODIFIED changed uid=u5 rv=16 was rv=6", "ADDED new uid=u4 rv=17"]);
@@ -127,10 +136,7 @@ test("a relist delivers deletions it missed with their last state, a recreated o
     assert.equal(cache.size, 4, "the count follows additions and deletions");
     await waitFor("the watch after the relist", () => api.watchQueries.length, (n) => n === 2);
     assert.equal(api.watchQueries[1]?.get("resourceVersion"), "20");
-  } finally {
-    await cache.stop();
-    await api.close();
-  }
+  });
 });
 
 test("a silent watch is ended after the silence bound and resumed from its resourceVersion, without a relist; bookmarks keep one alive", async () => {
@@ -149,11 +155,7 @@ test("a silent watch is ended after the silence bound and resumed from its resou
     response.on("close", () => clearInterval(timer));
   };
   const api = await fakeApiServer([list("5", [configMap("a", "u1", "5")])], [(response) => response.writeHead(200, { "content-type": "application/json" }).flushHeaders(), bookmarks]);
-  const recorder = new Recorder();
-  const { seen } = recorder;
-  const cache = new Cache(CM, recorder, undefined, { silenceSeconds: 1 });
-  try {
-    await cache.start(api.kc, api.client, recorder);
+  await withCache(api, { silenceSeconds: 1 }, async (cache, seen) => {
     await waitFor("the silent watch to be restarted", () => api.watchQueries.length, (n) => n >= 2);
     assert.deepEqual(seen.restarts, ["silent"]);
     assert.equal(api.watchQueries[1]?.get("resourceVersion"), "5", "resumed where it was");
@@ -165,10 +167,7 @@ test("a silent watch is ended after the silence bound and resumed from its resou
     assert.equal(api.listed(), 1, "never listed again");
     assert.deepEqual(seen.resyncs, []);
     assert.deepEqual(seen.errors, []);
-  } finally {
-    await cache.stop();
-    await api.close();
-  }
+  });
 });
 
 test("a watched change comes with the state it replaced (a child moved between parents wakes both)", async () => {
@@ -177,15 +176,8 @@ test("a watched change comes with the state it replaced (a child moved between p
     response.write(`${JSON.stringify({ type: "MODIFIED", object: configMap("a", "u1", "7", { moved: "yes" }) })}\n`);
   };
   const api = await fakeApiServer([list("5", [configMap("a", "u1", "3")])], [modified]);
-  const recorder = new Recorder();
-  const { seen } = recorder;
-  const cache = new Cache(CM, recorder);
-  try {
-    await cache.start(api.kc, api.client, recorder);
+  await withCache(api, {}, async (cache, seen) => {
     await waitFor("the change", () => seen.events, (events) => events.some((e) => e.startsWith("MODIFIED")));
     assert.deepEqual(seen.events, ["initial ADDED a uid=u1 rv=3", "MODIFIED a uid=u1 rv=7 was rv=3"]);
-  } finally {
-    await cache.stop();
-    await api.close();
-  }
+  });
 });
