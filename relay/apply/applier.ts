@@ -59,9 +59,11 @@ export function failureReason(action: Action): string {
   return "ReconcileError";
 }
 
+const NO_REPORTS: readonly EventAction[] = [];
+
 /** The Events of a unit after its leading action: those that report it. */
-function reportsOf(unit: readonly Action[]): EventAction[] {
-  return unit.slice(1).filter((action): action is EventAction => action.type === "event");
+function reportsOf(unit: readonly Action[]): readonly EventAction[] {
+  return unit.length < 2 ? NO_REPORTS : unit.slice(1).filter((action): action is EventAction => action.type === "event");
 }
 
 /** What an applier is made with besides its client. */
