@@ -1,5 +1,5 @@
-import { requirementHolds } from "./selector-requirement.ts";
 import { z } from "zod";
+import { isDns1123Label, isQualifiedName, isValidLabelValue } from "./kube/names.ts";
 
 /** An ownerReference as Kubernetes stores it. */
 export const OwnerReference = z.object({
@@ -25,9 +25,6 @@ function printable(text: string): boolean {
   }
   return true;
 }
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 /**
  * An object name as every API server accepts it, whatever the kind: at most 253
@@ -42,19 +39,13 @@ export const ObjectName = z
   .refine((name) => !/[/%]/.test(name) && name !== "." && name !== "..", "name must be a path segment (no / or %, not . or ..)");
 
 /** A namespace name: a DNS-1123 label (at most 63 characters of a-z, 0-9 and `-`, alphanumeric at both ends). */
-export const NamespaceName = z.string().max(63).regex(DNS_LABEL, "namespace must be a DNS-1123 label");
+export const NamespaceName = z.string().refine((name) => isDns1123Label(name).length === 0, "namespace must be a DNS-1123 label");
 
 /** A label or annotation key: `[prefix/]name`, prefix a DNS-1123 subdomain (≤ 253), name ≤ 63 of [A-Za-z0-9-_.]. */
-export const QualifiedName = z.string().refine((key) => {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash < 0 ? undefined : key.slice(0, slash);
-  const name = key.slice(slash + 1);
-  const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-  return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
-}, "key must be [DNS-1123 subdomain/]name, name at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
+export const QualifiedName = z.string().refine((key) => isQualifiedName(key).length === 0, "key must be [DNS-1123 subdomain/]name, name at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
 
 /** A label value: empty, or at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends. */
-export const LabelValue = z.string().max(63).refine((value) => value === "" || LABEL_NAME.test(value), "label value must be at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
+export const LabelValue = z.string().refine((value) => isValidLabelValue(value).length === 0, "label value must be at most 63 of [A-Za-z0-9-_.] alphanumeric at both ends");
 
 /**
  * The metadata fields edgeloop reads; everything else is kept as it came. Names,
@@ -150,13 +141,3 @@ export const LabelSelector = z.object({
     .optional(),
 });
 export type LabelSelector = z.infer<typeof LabelSelector>;
-
-/** Whether `labels` match a label selector (every matchLabels pair and every expression; an empty selector matches all). */
-export function matchesLabelSelector(labels: Readonly<Record<string, string>> | undefined, selector: LabelSelector): boolean {
-  const have = labels ?? {};
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (have[key] !== value) return false;
-  for (const expression of selector.matchExpressions ?? []) {
-    if (!requirementHolds(expression.operator, expression.values ?? [], Object.hasOwn(have, expression.key) ? have[expression.key] : undefined)) return false;
-  }
-  return true;
-}

@@ -5,6 +5,7 @@
  * allowed.
  */
 import { z } from "zod";
+import { isDns1123Subdomain } from "./kube/names.ts";
 
 /**
  * Each access is the verbs the relay sends for it, no more (ADR 0019):
@@ -21,15 +22,10 @@ export type Access = z.infer<typeof Access>;
 /** What a controller may do to one resource. */
 export const Permission = z.object({
   /** The API group: "" for the core group (pods, services), `apps`, `example.com`. */
-  group: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$/, "expected an API group such as apps, or \"\" for core"),
+  group: z.string().refine((group) => group === "" || isDns1123Subdomain(group).length === 0, "expected an API group such as apps, or \"\" for core"),
   /** The plural resource, or resource/subresource (`pods/binding`). */
   resource: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z]+)?$/, "expected a plural resource such as pods, or pods/binding"),
   access: z.array(Access).min(1),
 });
 export type Permission = z.infer<typeof Permission>;
 
-/** The API group of an apiVersion (`apps/v1` → `apps`, `v1` → ""). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0 ? "" : apiVersion.slice(0, slash);
-}

@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import { crdsOf } from "../functions/kit/crd/generate.ts";
 import type { KubeObject } from "../protocol/index.ts";
+import { isDns1123Label } from "../protocol/kube/names.ts";
 import { createRegistry } from "../functions/registry.ts";
 import { KubeClient } from "../relay/kube/client.ts";
 import { applyObject, readObject } from "./lib/apply.ts";
@@ -56,7 +57,7 @@ const Flags = z
   .object({
     "worker-url": z.url({ error: "must be the Worker's URL" }),
     image: z.string({ error: "is required: no relay image is published for you; build relay/Dockerfile, push it where the cluster can pull it, and pass it here" }).min(1),
-    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label").default("edgeloop"),
+    namespace: z.string().refine((name) => isDns1123Label(name).length === 0, "must be a DNS label").default("edgeloop"),
     replicas: z.coerce.number().int().min(1).max(10).default(2),
     kubeconfig: z.string().min(1).optional(),
     "dry-run": z.boolean().default(false),

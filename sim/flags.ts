@@ -1,7 +1,6 @@
 /** The sim's command-line settings, shared by `npm run sim` and `npm start`. */
 import { z } from "zod";
-
-const NODE_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+import { isDns1123Subdomain } from "../protocol/kube/names.ts";
 
 /** `--nodes`: a count (`sim-node-1..N`) or a comma-separated list of node names. */
 export const NodesFlag = z.string().transform((text, ctx): number | string[] => {
@@ -12,7 +11,8 @@ export const NodesFlag = z.string().transform((text, ctx): number | string[] => 
     return z.NEVER;
   }
   const names = text.split(",").map((n) => n.trim()).filter((n) => n.length > 0);
-  const bad = names.find((n) => !NODE_NAME.test(n) || n.length > 253);
+  // A Node's name is a DNS-1123 subdomain.
+  const bad = names.find((n) => isDns1123Subdomain(n).length > 0);
   if (names.length === 0 || bad !== undefined) {
     ctx.addIssue({ code: "custom", message: `expected a count or node names separated by commas${bad ? ` (bad name "${bad}")` : ""}` });
     return z.NEVER;

@@ -2,7 +2,8 @@ import type { Decided } from "./controller.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { CLAIM_TTL_SECONDS, createOf, eventOn, outcomeEvent } from "./actions.ts";
 import { SPEC_HASH_LABEL } from "./labels.ts";
-import { isControlledBy, isTerminating } from "./owner.ts";
+import { isControlledBy } from "../../protocol/kube/owner.ts";
+import { isTerminating } from "./owner.ts";
 
 /** One child with a fixed name (a Deployment, Service or HPA) to converge. */
 export interface NamedChild {

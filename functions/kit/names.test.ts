@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boundedLabelValue, boundedName, isDnsLabel, isLabelValue } from "./names.ts";
+import { isDns1035Label, isDns1123Label, isValidLabelValue } from "../../protocol/kube/names.ts";
+import { boundedLabelValue, boundedName } from "./names.ts";
 
 /** A valid DNS subdomain of exactly `length` characters (what a custom resource may be named). */
 function subdomain(length: number, seed = "job"): string {
@@ -21,7 +22,7 @@ for (const length of [63, 70, 253]) {
     for (const suffix of ["aggregation", "deployment-cloud", "train-abcde", "cloud", ""]) {
       for (const rule of ["dns1123", "dns1035"] as const) {
         const name = boundedName(base, suffix, 63, rule);
-        assert.ok(isDnsLabel(name, rule), `${name} is a ${rule} label`);
+        assert.ok((rule === "dns1035" ? isDns1035Label(name) : isDns1123Label(name)).length === 0, `${name} is a ${rule} label`);
         assert.ok(name.length <= 63, `${name.length} ≤ 63`);
         assert.ok(name.endsWith(suffix), "the suffix stays readable");
         assert.equal(boundedName(base, suffix, 63, rule), name, "deterministic");
@@ -39,19 +40,19 @@ test("boundedName: a smaller max is honoured; a cut never leaves a trailing '-'"
   for (let max = 20; max <= 40; max += 1) {
     const name = boundedName(base, "edge", max);
     assert.ok(name.length <= max, `${name} ≤ ${max}`);
-    assert.ok(isDnsLabel(name), name);
+    assert.ok(isDns1123Label(name).length === 0, name);
     assert.doesNotMatch(name, /--/, "no empty segment where the stem was cut on a '-'");
   }
 });
 
 test("boundedName: dotted and digit-first parents become valid labels (Service names must start with a letter)", () => {
   const dotted = boundedName("team.vision.job", "cloud", 63, "dns1035");
-  assert.ok(isDnsLabel(dotted, "dns1035"), dotted);
+  assert.ok(isDns1035Label(dotted).length === 0, dotted);
   assert.match(dotted, /^team-vision-job-[0-9a-z]{8}-cloud$/);
   assert.notEqual(boundedName("team-vision.job", "cloud"), boundedName("team.vision-job", "cloud"), "sanitising does not merge names");
   assert.equal(boundedName("1st-job", "aggregation"), "1st-job-aggregation", "a DNS-1123 label may start with a digit");
   const service = boundedName("1st-job", "aggregation", 63, "dns1035");
-  assert.ok(isDnsLabel(service, "dns1035"), service);
+  assert.ok(isDns1035Label(service).length === 0, service);
 });
 
 test("boundedName refuses a suffix that is not a label or leaves no room", () => {
@@ -65,7 +66,7 @@ test("boundedLabelValue keeps a valid value and bounds a long one to 63, stably 
   for (const length of [63, 64, 70, 253]) {
     const value = subdomain(length);
     const bounded = boundedLabelValue(value);
-    assert.ok(isLabelValue(bounded), `${bounded} is a label value`);
+    assert.ok(isValidLabelValue(bounded).length === 0, `${bounded} is a label value`);
     assert.ok(bounded.length <= 63);
     assert.equal(boundedLabelValue(value), bounded);
     if (length === 63) assert.equal(bounded, value, "63 characters still fit");

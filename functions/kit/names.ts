@@ -4,6 +4,7 @@
  * included); a child's name built from it must still be a DNS label (Services, and pod
  * names that become hostnames) and a label value carrying it at most 63 characters.
  */
+import { isDns1035Label, isDns1123Label, isValidLabelValue } from "../../protocol/kube/names.ts";
 import { shortHash } from "./hash.ts";
 
 /** The longest DNS label (a Service name, a hostname) and the longest label value. */
@@ -12,10 +13,6 @@ export const DNS_LABEL_MAX = 63;
 /** Characters of the hash that keeps a shortened name unique to its input. */
 const HASH_LENGTH = 8;
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
-
 /**
  * Which DNS label rule a name must satisfy: `dns1123` (most objects, hostnames) or
  * `dns1035` (Service names: it must also start with a letter).
@@ -23,13 +20,8 @@ const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 export type LabelRule = "dns1123" | "dns1035";
 
 /** Whether `name` is a DNS label under `rule` (at most 63 characters). */
-export function isDnsLabel(name: string, rule: LabelRule = "dns1123"): boolean {
-  return name.length <= DNS_LABEL_MAX && (rule === "dns1035" ? DNS1035_LABEL : DNS1123_LABEL).test(name);
-}
-
-/** Whether `value` is a valid label value (at most 63 characters, alphanumeric at both ends). */
-export function isLabelValue(value: string): boolean {
-  return value.length <= DNS_LABEL_MAX && LABEL_VALUE.test(value);
+function isDnsLabel(name: string, rule: LabelRule): boolean {
+  return (rule === "dns1035" ? isDns1035Label(name) : isDns1123Label(name)).length === 0;
 }
 
 /**
@@ -45,7 +37,7 @@ export function boundedName(base: string, suffix: string, max = DNS_LABEL_MAX, r
   const limit = Math.min(max, DNS_LABEL_MAX);
   const plain = suffix === "" ? base : `${base}-${suffix}`;
   if (plain.length <= limit && isDnsLabel(plain, rule)) return plain;
-  if (suffix !== "" && !DNS1123_LABEL.test(suffix)) throw new RangeError(`boundedName: suffix "${suffix}" is not a DNS label`);
+  if (suffix !== "" && isDns1123Label(suffix).length > 0) throw new RangeError(`boundedName: suffix "${suffix}" is not a DNS label`);
   const tail = `-${shortHash([base, suffix], HASH_LENGTH)}${suffix === "" ? "" : `-${suffix}`}`;
   // At least one character of stem: it is what makes a dns1035 name start with a letter.
   if (limit - tail.length < 1) throw new RangeError(`boundedName: suffix "${suffix}" leaves no room in ${limit} characters`);
@@ -62,7 +54,7 @@ export function boundedName(base: string, suffix: string, max = DNS_LABEL_MAX, r
  * a selector built with the same function still matches what it labelled.
  */
 export function boundedLabelValue(value: string): string {
-  if (isLabelValue(value)) return value;
+  if (isValidLabelValue(value).length === 0) return value;
   const tail = `-${shortHash(value, HASH_LENGTH)}`;
   const stem = value
     .replace(/[^-A-Za-z0-9_.]+/g, "-")

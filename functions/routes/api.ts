@@ -1,6 +1,7 @@
 import { parseJson } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { ApiRequest, ApiResponse, apiJsonBody, apiRequestNamespace, type Action } from "../../protocol/index.ts";
+import { isDns1123Label } from "../../protocol/kube/names.ts";
 import type { WorkerDeps } from "../deps.ts";
 import { stableStringify } from "../kit/hash.ts";
 import type { Registry } from "../registry.ts";
@@ -67,5 +68,5 @@ function canonicalBody(body: string): string {
 function requestNamespace(request: ApiRequest): string | undefined {
   const named = apiRequestNamespace(request.query, apiJsonBody(request.body));
   // Only a valid namespace names a ledger; anything else shares the cluster-wide one.
-  return named !== undefined && named.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(named) ? named : undefined;
+  return named !== undefined && isDns1123Label(named).length === 0 ? named : undefined;
 }

@@ -4,7 +4,7 @@
  * objects of a shared cache a label-selected watch sees. Equality (`=`, `==`, `!=`), set (`in`, `notin`) and
  * existence (`key`, `!key`) terms, joined by commas.
  */
-import { requirementHolds } from "../selector-requirement.ts";
+import { requirementHolds } from "./selectors.ts";
 
 /** One term, in the operators of a LabelSelectorRequirement. */
 export interface LabelRequirement {

@@ -5,6 +5,7 @@
  * exactly when it makes that parent dirty.
  */
 import { objectKey, parentKey, valuesAt, type ControllerManifest, type KubeObject, type Mapping, type Watch } from "../index.ts";
+import { controllerOfType } from "../kube/owner.ts";
 import type { CacheView } from "./caches.ts";
 
 /** The parent a snapshot is built for. */
@@ -83,8 +84,7 @@ export function snapshotObjects(watch: Watch, cache: CacheView | undefined, pare
 }
 
 function controllerOwner(mapping: Extract<Mapping, { by: "owner" }>, object: KubeObject): string | undefined {
-  const group = mapping.owner.apiVersion.split("/")[0];
-  return object.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === mapping.owner.kind && r.apiVersion.split("/")[0] === group)?.name;
+  return controllerOfType(object, mapping.owner)?.name;
 }
 
 function fieldKeys(names: readonly string[], namespace: string | undefined, parentNamespaced: boolean): string[] {
@@ -114,9 +114,8 @@ function inScope(child: KubeObject, parent: SnapshotParent): boolean {
 }
 
 function ownedChildren(mapping: Extract<Mapping, { by: "owner" }>, kind: string, cache: CacheView, uid: string): KubeObject[] {
-  const ownerKind = mapping.owner.kind;
   // The cache fills in `kind` of list items; a view that did not leaves it out.
-  return cache.ownedBy(uid).filter((o) => (o.kind === undefined || o.kind === kind) && o.metadata.ownerReferences?.some((r) => r.uid === uid && r.kind === ownerKind));
+  return cache.ownedBy(uid).filter((o) => (o.kind === undefined || o.kind === kind) && controllerOfType(o, mapping.owner)?.uid === uid);
 }
 
 function referencedObjects(paths: readonly string[], cache: CacheView, parent: SnapshotParent): KubeObject[] {

@@ -6,6 +6,7 @@
  * (or, without one, the cache), so a request costs what it finds, not what the cache holds.
  */
 import { holdsValue, kindKey, matchesLabelSelector, valuesAt, type KubeObject, type RelatedObjects, type TypeRef } from "../index.ts";
+import { controllerOfType } from "../kube/owner.ts";
 import type { RelatedCache, RelatedCaches } from "./caches.ts";
 
 /** What narrowing reads of a request. */
@@ -81,7 +82,7 @@ function ownersOf(ownerOf: NonNullable<RelatedObjects["ownerOf"]>, kind: TypeRef
   if (!source) return [];
   const owners: KubeObject[] = [];
   for (const object of named(ownerOf.namedBy, request, source, source.namespaced)) {
-    const ref = object.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === kind.kind && r.apiVersion.split("/")[0] === kind.apiVersion.split("/")[0]);
+    const ref = controllerOfType(object, kind);
     const owner = ref ? cache.get(cache.namespaced ? object.metadata.namespace : undefined, ref.name) : undefined;
     if (owner && owner.metadata.uid === ref?.uid && !owners.includes(owner)) owners.push(owner);
   }

@@ -67,15 +67,6 @@ export function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
-
-/** The random suffix of `generateName`, as Kubernetes makes it (5 characters). */
-export function randomSuffix(): string {
-  let out = "";
-  for (let i = 0; i < 5; i++) out += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
-  return out;
-}
-
 /** RFC 3339 without fractional seconds, as Kubernetes prints timestamps. */
 export function timestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;

@@ -8,6 +8,9 @@
  * same things.
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
+import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { generatedName } from "../../protocol/kube/names.ts";
+import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
 import { jsonPatch, PatchError } from "../patch/json.ts";
 import { applyMergePatch, type Json } from "../patch/merge.ts";
@@ -17,8 +20,7 @@ import { PRIORITY_CLASSES, systemPriorityClasses } from "../pipeline/priority.ts
 import { DEFAULT_TOLERATION_SECONDS } from "../pipeline/tolerations.ts";
 import type { FieldValidation } from "../pipeline/unknown-fields.ts";
 import { Registry, objectApiVersion } from "../registry/registry.ts";
-import { splitApiVersion, storageKey, type ResourceType } from "../registry/resource.ts";
-import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import { storageKey, type ResourceType } from "../registry/resource.ts";
 import { Store, type Stored, type StoreEvent } from "../store/store.ts";
 import { CREATE, DELETE, UPDATE } from "./admission/chain.ts";
 import { admit, admitDelete } from "./admission/step.ts";
@@ -29,7 +31,7 @@ import type { Kind } from "./kinds/kind.ts";
 import { bind } from "./kinds/pods.ts";
 import { BUILTIN_KINDS, kindOf } from "./kinds/registry.ts";
 import { kubernetesService } from "./kubernetes-service.ts";
-import { asObj, objectShapeProblem, randomSuffix, sameContent, specOf, timestamp } from "./objects.ts";
+import { asObj, objectShapeProblem, sameContent, specOf, timestamp } from "./objects.ts";
 import { updateDraft } from "./update.ts";
 import type { Server, Write } from "./write.ts";
 
@@ -140,7 +142,7 @@ export class SimCluster implements Cluster {
     }
     const all = this.store.list(storageKey(resource), resource.namespaced ? options.namespace : undefined);
     if (labels.length === 0 && fields.length === 0) return all;
-    return all.filter((s) => matchLabels(labels, s.object.metadata.labels) && matchFields(fields, s.object));
+    return all.filter((s) => matchesLabelRequirements(s.object.metadata.labels, labels) && matchesFieldRequirements(s.object, fields));
   }
 
   async list(type: TypeRef, options: ListOptions = {}): Promise<ObjectList> {
@@ -171,7 +173,7 @@ export class SimCluster implements Cluster {
     const namespace = resource.namespaced ? (object.metadata.namespace ?? "default") : undefined;
     let name = object.metadata.name ?? "";
     // Names are generated as upstream: at most 58 characters of the prefix, then 5 random ones.
-    if (!name && object.metadata.generateName) name = `${object.metadata.generateName.slice(0, 58)}${randomSuffix()}`;
+    if (!name && object.metadata.generateName) name = generatedName(object.metadata.generateName);
     const { resourceVersion: _rv, uid: _uid, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, generation: _g, creationTimestamp: _ct, ...meta } = object.metadata;
     const draft: KubeObject = { ...object, metadata: { ...meta, name, ...(namespace ? { namespace } : {}) } };
     const write = this.#write(resource, kind, object.apiVersion, options, { operation: "CREATE", namespace, name, body: object, oldObject: null, uid: crypto.randomUUID() });

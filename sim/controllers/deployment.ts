@@ -4,10 +4,11 @@
  * Deployment's status: observedGeneration, replicas, updated/ready/available, conditions.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { controllerOf, controllerRef } from "../../protocol/kube/owner.ts";
 import { stableJson } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
-import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
+import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
 
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
@@ -88,7 +89,7 @@ export function deploymentController(): SimController {
           namespace,
           labels,
           annotations: { "deployment.kubernetes.io/revision": String(revision), "deployment.kubernetes.io/desired-replicas": String(want), "deployment.kubernetes.io/max-replicas": String(want + surge) },
-          ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: deployment.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
+          ownerReferences: [controllerRef(deployment, DEPLOYMENT)],
         },
         spec: { replicas: initial, selector: { matchLabels: { ...(obj(obj(spec.selector).matchLabels) as Record<string, string>), [HASH_LABEL]: hash } }, template: { ...template, metadata: { ...templateMeta, labels } } },
       } as KubeObject);

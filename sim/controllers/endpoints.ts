@@ -15,6 +15,7 @@
  * publishes not-ready addresses.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { controllerRef } from "../../protocol/kube/owner.ts";
 import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
@@ -123,7 +124,7 @@ export function endpointsController(): SimController {
     const ready = inEndpoints.filter((p) => publishNotReady || podReady(p));
     const notReady = inEndpoints.filter((p) => !publishNotReady && !podReady(p));
     const epPorts = ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: (members[0] && targetPort(p, members[0])) ?? Number(p.port), protocol: p.protocol ?? "TCP" }));
-    const owner = [{ apiVersion: "v1", kind: "Service", name, uid: service.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }];
+    const owner = [controllerRef(service, SERVICE)];
     // As the endpoints controller writes them: its managed-by label, the time of the change it reflects, no `subsets` when empty.
     const subsets = inEndpoints.length === 0 ? undefined : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
     const changed = { "endpoints.kubernetes.io/last-change-trigger-time": new Date().toISOString().replace(/\.\d+Z$/, "Z") };

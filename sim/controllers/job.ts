@@ -8,6 +8,7 @@
  * the Events upstream records.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { controllerOf } from "../../protocol/kube/owner.ts";
 import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
@@ -17,7 +18,7 @@ import { completionIndex, firstPendingIndexes, formatIndexes, mergeIndexes, pars
 import { activePodsForRemoval, hasTracking, isActive, isPodFailed, isTerminating, jobSpec, podForJob, TRACKING_FINALIZER, wantActive, type JobSpec } from "./job/pods.ts";
 import { createPod, deletePod } from "./podcontrol.ts";
 import { FailureBackoff } from "./retry.ts";
-import { arr, controllerOf, isNotFound, keyOf, KeyQueue, now as stampNow, obj, podReady, splitNsKey, type Obj } from "./runtime.ts";
+import { arr, isNotFound, keyOf, KeyQueue, now as stampNow, obj, podReady, splitNsKey, type Obj } from "./runtime.ts";
 
 const JOB = { apiVersion: "batch/v1", kind: "Job" };
 const POD = { apiVersion: "v1", kind: "Pod" };

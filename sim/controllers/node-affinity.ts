@@ -4,7 +4,8 @@
  * (ORed; their matchExpressions on labels and matchFields on `metadata.name` ANDed).
  * Pure.
  */
-import { requirementHolds, type KubeObject } from "../../protocol/index.ts";
+import type { KubeObject } from "../../protocol/index.ts";
+import { matchesNodeSelectorTerms, type NodeSelectorRequirement } from "../../protocol/kube/selectors.ts";
 import { arr, obj, type Obj } from "./runtime.ts";
 
 /** The required node selector terms of a pod, if it has any. */
@@ -13,21 +14,9 @@ function requiredTerms(pod: KubeObject): Obj[] | undefined {
   return Array.isArray(required.nodeSelectorTerms) ? arr(required.nodeSelectorTerms) : undefined;
 }
 
-/** One requirement (`key`, `operator`, `values`) against a value that is there or not. */
-function holds(requirement: Obj, value: string | undefined): boolean {
-  return requirementHolds(String(requirement.operator), Array.isArray(requirement.values) ? requirement.values.map(String) : [], value);
-}
-
-/** A term matches when all its requirements hold; an empty term matches nothing. */
-function termMatches(term: Obj, node: KubeObject): boolean {
-  const expressions = arr(term.matchExpressions);
-  const fields = arr(term.matchFields);
-  if (expressions.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata.labels ?? {};
-  return (
-    expressions.every((r) => holds(r, Object.hasOwn(labels, String(r.key)) ? labels[String(r.key)] : undefined)) &&
-    fields.every((r) => r.key === "metadata.name" && holds(r, node.metadata.name))
-  );
+/** A term's requirements as strings, whatever the stored JSON holds. */
+function requirementsOf(value: unknown): NodeSelectorRequirement[] {
+  return arr(value).map((r) => ({ key: String(r.key), operator: String(r.operator), values: Array.isArray(r.values) ? r.values.map(String) : [] }));
 }
 
 /** Whether the node matches the pod's nodeSelector and required node affinity. */
@@ -35,7 +24,8 @@ export function matchesNodeAffinity(pod: KubeObject, node: KubeObject): boolean 
   const labels = node.metadata.labels ?? {};
   if (Object.entries(obj(obj((pod as Obj).spec).nodeSelector)).some(([k, v]) => labels[k] !== v)) return false;
   const terms = requiredTerms(pod);
-  return terms === undefined || terms.some((term) => termMatches(term, node));
+  const selected = { name: node.metadata.name ?? "", labels };
+  return terms === undefined || matchesNodeSelectorTerms(selected, terms.map((term) => ({ matchExpressions: requirementsOf(term.matchExpressions), matchFields: requirementsOf(term.matchFields) })));
 }
 
 /**

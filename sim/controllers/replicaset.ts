@@ -5,11 +5,12 @@
  * `FailedCreate` Warning and the `ReplicaFailure` condition, retried with backoff.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { controllerOf, controllerRef } from "../../protocol/kube/owner.ts";
 import { jsonEqual } from "../api/objects.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { createPod, deletePod, errorMessage } from "./podcontrol.ts";
 import { FailureBackoff } from "./retry.ts";
-import { arr, controllerOf, ignoreNotFound, keyOf, KeyQueue, now, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
+import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -27,7 +28,7 @@ export function podFor(rs: KubeObject): KubeObject {
       namespace: rs.metadata.namespace,
       labels: obj(meta.labels) as Record<string, string>,
       ...(meta.annotations ? { annotations: meta.annotations as Record<string, string> } : {}),
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: rs.metadata.name ?? "", uid: rs.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [controllerRef(rs, RS)],
     },
     spec: obj(template.spec),
   } as KubeObject;

@@ -1,21 +1,21 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../protocol/index.ts";
-import { allocatableOf, amountOf, charge, idleUsage, insufficient, podRequests, quantity } from "./resources.ts";
+import { allocatableOf, amountOf, charge, idleUsage, insufficient, podRequests } from "./resources.ts";
 
 const pod = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec }) as KubeObject;
 const container = (requests: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: "c", image: "i", resources: { requests }, ...extra });
 
-test("quantities: decimal and binary suffixes, exponents, milli", () => {
-  assert.equal(quantity("500m"), 0.5);
-  assert.equal(quantity("2"), 2);
-  assert.equal(quantity("1Gi"), 1024 ** 3);
-  assert.equal(quantity("1k"), 1000);
-  assert.equal(quantity("1e3"), 1000);
-  assert.equal(quantity("1.5E2"), 150);
-  assert.equal(quantity(".5"), 0.5);
-  assert.equal(quantity("junk"), 0);
-  assert.equal(quantity("3Xi"), 0, "an unknown suffix is no quantity");
+test("quantities: decimal and binary suffixes, exponents, milli; what is no quantity counts 0", () => {
+  assert.equal(amountOf("cpu", "500m"), 500);
+  assert.equal(amountOf("pods", "2"), 2);
+  assert.equal(amountOf("memory", "1Gi"), 1024 ** 3);
+  assert.equal(amountOf("memory", "1k"), 1000);
+  assert.equal(amountOf("memory", "1e3"), 1000);
+  assert.equal(amountOf("memory", "1.5E2"), 150);
+  assert.equal(amountOf("cpu", ".5"), 500);
+  assert.equal(amountOf("memory", "junk"), 0);
+  assert.equal(amountOf("memory", "3Xi"), 0, "an unknown suffix is no quantity");
 });
 
 test("amounts: cpu in millicores, the rest rounded up to units, without float noise", () => {

@@ -2,53 +2,21 @@
  * Resource amounts as kube-scheduler counts them: every resource by name, cpu in
  * millicores, everything else (memory, ephemeral-storage, pods, hugepages, extended
  * resources such as `nvidia.com/gpu`) in its units, rounded up as `Quantity.Value()`
- * rounds. Parsed once per pod or node, then compared as numbers.
+ * rounds (quantities parsed by protocol/kube/quantity.ts). Parsed once per pod or node,
+ * then compared as numbers.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { parseQuantity, quantityMilliValue, quantityValue } from "../../protocol/kube/quantity.ts";
 import { arr, obj, type Obj } from "./runtime.ts";
 
 /** Amounts by resource name. */
 export type Amounts = Map<string, number>;
 
-const SUFFIXES: Readonly<Record<string, number>> = {
-  "": 1,
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 1024,
-  Mi: 1024 ** 2,
-  Gi: 1024 ** 3,
-  Ti: 1024 ** 4,
-  Pi: 1024 ** 5,
-  Ei: 1024 ** 6,
-};
-const QUANTITY = /^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:([eE][+-]?[0-9]+)|([a-zA-Z]*))$/;
-
-/** A Kubernetes quantity (`500m`, `2`, `1Gi`, `1e3`) as a number; 0 when it does not parse. */
-export function quantity(value: unknown): number {
-  if (typeof value === "number") return value;
-  const m = QUANTITY.exec(String(value ?? "0").trim());
-  if (!m) return 0;
-  const n = Number(m[1]);
-  if (m[2] !== undefined) return n * 10 ** Number(m[2].slice(1));
-  const unit = SUFFIXES[m[3] ?? ""];
-  return unit === undefined ? 0 : n * unit;
-}
-
-/** Rounds up, without float noise turning 100.00000000000001 into 101. */
-function roundUp(value: number): number {
-  return Math.ceil(Number(value.toPrecision(15)));
-}
-
-/** One resource's amount as the scheduler counts it: cpu in millicores, the rest in units. */
+/** One resource's amount as the scheduler counts it: cpu in millicores, the rest in units (rounded up); 0 when it is no quantity. */
 export function amountOf(resource: string, value: unknown): number {
-  return roundUp(resource === "cpu" ? quantity(value) * 1000 : quantity(value));
+  const quantity = parseQuantity(value);
+  if (!quantity) return 0;
+  return resource === "cpu" ? quantityMilliValue(quantity) : quantityValue(quantity);
 }
 
 /** A ResourceList (`{cpu: "500m", "nvidia.com/gpu": "1"}`) as amounts. */

@@ -126,12 +126,6 @@ export function now(): string {
   return `${new Date().toISOString().slice(0, 19)}Z`;
 }
 
-/** The controller ownerReference of an object, if any. */
-export function controllerOf(object: KubeObject): { uid: string; kind: string; name: string } | undefined {
-  const ref = object.metadata.ownerReferences?.find((r) => r.controller === true);
-  return ref ? { uid: ref.uid, kind: ref.kind, name: ref.name } : undefined;
-}
-
 /** Whether a pod has finished for good. */
 export function terminal(pod: KubeObject): boolean {
   const phase = obj((pod as Obj).status).phase;

@@ -11,12 +11,13 @@
  * it would have tried wait, Pending, until it is resumed.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { taintTolerated } from "../../protocol/kube/taints.ts";
 import type { Cluster, ClusterEvent, PausableController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
 import { matchesNodeAffinity, pinnedNodeNames } from "./node-affinity.ts";
 import { allocatableOf, charge, idleUsage, insufficient, podRequests, type Amounts, type Usage } from "./resources.ts";
 import { arr, ignoreNotFound, isConflict, keyOf, KeyQueue, now, obj, splitNsKey, terminal, type Obj } from "./runtime.ts";
-import { NOT_READY, toleratesTaint, UNREACHABLE } from "./taints.ts";
+import { asTaint, asToleration, NOT_READY, UNREACHABLE } from "./taints.ts";
 import { Wakeups } from "./wakeups.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -33,7 +34,7 @@ const NOT_PINNED = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 
 /** Whether the tolerations tolerate a taint (`TolerationsTolerateTaint`). */
 export function tolerates(tolerations: readonly Obj[], taint: Obj): boolean {
-  return tolerations.some((t) => toleratesTaint(t, taint));
+  return taintTolerated(tolerations.map(asToleration), asTaint(taint));
 }
 
 /** The taint the node lifecycle controller puts on a node that is not Ready (the sim may not have added it yet). */

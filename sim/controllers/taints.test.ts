@@ -1,19 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { matchingTolerations, minTolerationSeconds, toleratesTaint, UNREACHABLE } from "./taints.ts";
+import { matchingTolerations, minTolerationSeconds, UNREACHABLE } from "./taints.ts";
 
 const unreachable = { key: UNREACHABLE, effect: "NoExecute" };
-
-test("ToleratesTaint: empty effect and empty key match all; Exists any value, Equal (or empty) the same value, other operators nothing", () => {
-  assert.equal(toleratesTaint({ operator: "Exists" }, unreachable), true);
-  assert.equal(toleratesTaint({ key: UNREACHABLE, operator: "Exists" }, unreachable), true);
-  assert.equal(toleratesTaint({ key: UNREACHABLE, operator: "Exists", effect: "NoSchedule" }, unreachable), false);
-  assert.equal(toleratesTaint({ key: "other", operator: "Exists" }, unreachable), false);
-  assert.equal(toleratesTaint({ key: "gpu", value: "yes" }, { key: "gpu", value: "yes", effect: "NoSchedule" }), true, "no operator is Equal");
-  assert.equal(toleratesTaint({ key: "gpu", operator: "Equal", value: "no" }, { key: "gpu", value: "yes", effect: "NoSchedule" }), false);
-  assert.equal(toleratesTaint({ key: UNREACHABLE, operator: "Equal" }, unreachable), true, "an empty value equals a taint without one");
-  assert.equal(toleratesTaint({ key: UNREACHABLE, operator: "Lt" }, unreachable), false);
-});
 
 test("GetMatchingTolerations: per taint the first toleration that tolerates it; one untolerated taint and none are used", () => {
   const first = { key: UNREACHABLE, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 };

@@ -1,8 +1,10 @@
 /**
- * Taints and tolerations as Kubernetes matches them, shared by the scheduler, the node
- * lifecycle controller and the taint eviction controller. Pure.
+ * The taints the node lifecycle controller manages and the tolerations the taint eviction
+ * controller reads, over stored pods and nodes (the match itself is protocol/kube/taints.ts).
+ * Pure.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { toleratesTaint, type Taint, type Toleration } from "../../protocol/kube/taints.ts";
 import { arr, obj, type Obj } from "./runtime.ts";
 
 // The taint keys the node lifecycle controller manages (k8s.io/api/core/v1 well_known_taints.go).
@@ -21,17 +23,16 @@ export const PID_PRESSURE = "node.kubernetes.io/pid-pressure";
 /** NetworkUnavailable=True. */
 export const NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable";
 
-/**
- * `Toleration.ToleratesTaint` (k8s.io/api/core/v1/toleration.go): an empty effect
- * matches every effect, an empty key every key; operator `Exists` matches any value,
- * `Equal` (or empty) the same value, anything else nothing.
- */
-export function toleratesTaint(toleration: Obj, taint: Obj): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  const operator = toleration.operator ?? "";
-  if (operator === "" || operator === "Equal") return (toleration.value ?? "") === (taint.value ?? "");
-  return operator === "Exists";
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** A stored toleration as the match reads it (a field that is no string is absent). */
+export function asToleration(toleration: Obj): Toleration {
+  return { key: text(toleration.key), operator: text(toleration.operator), value: text(toleration.value), effect: text(toleration.effect) };
+}
+
+/** A stored taint as the match reads it. */
+export function asTaint(taint: Obj): Taint {
+  return { key: text(taint.key) ?? "", value: text(taint.value), effect: text(taint.effect) ?? "" };
 }
 
 /**
@@ -42,7 +43,7 @@ export function toleratesTaint(toleration: Obj, taint: Obj): boolean {
 export function matchingTolerations(taints: readonly Obj[], tolerations: readonly Obj[]): { readonly tolerated: boolean; readonly used: Obj[] } {
   const used: Obj[] = [];
   for (const taint of taints) {
-    const first = tolerations.find((t) => toleratesTaint(t, taint));
+    const first = tolerations.find((t) => toleratesTaint(asToleration(t), asTaint(taint)));
     if (!first) return { tolerated: false, used: [] };
     used.push(first);
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { KubeObject } from "../../protocol/index.ts";
+import { isDns1035Label } from "../../protocol/kube/names.ts";
 import type { Cause } from "../pipeline/errors.ts";
 import type { PrinterColumn, ResourceType } from "../registry/resource.ts";
 
@@ -63,8 +64,10 @@ export function checkCrd(crd: KubeObject): { spec: CrdSpec } | { causes: Cause[]
   if (!spec.versions.some((v) => v.served)) {
     causes.push({ field: "spec.versions", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(spec.versions.map((v) => v.name))}: must have at least one version marked as served` });
   }
-  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(spec.names.plural)) {
-    causes.push({ field: "spec.names.plural", reason: "FieldValueInvalid", message: `Invalid value: "${spec.names.plural}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'` });
+  // ValidateCustomResourceDefinitionNames: the plural is a DNS-1035 label, its failures joined by ",".
+  const pluralErrors = isDns1035Label(spec.names.plural);
+  if (pluralErrors.length > 0) {
+    causes.push({ field: "spec.names.plural", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(spec.names.plural)}: ${pluralErrors.join(",")}` });
   }
   return causes.length > 0 ? { causes } : { spec };
 }

@@ -3,6 +3,7 @@
  * `kubectl scale` and HorizontalPodAutoscalers use it.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { formatLabelRequirements, requirementsOfLabelSelector, type LabelSelectorObject } from "../../protocol/kube/selectors.ts";
 import { ApiError } from "../contract.ts";
 import { jsonPatch } from "../patch/json.ts";
 import { applyMergePatch } from "../patch/merge.ts";
@@ -10,19 +11,9 @@ import { applyMergePatch } from "../patch/merge.ts";
 type Obj = Record<string, unknown>;
 const asObj = (value: unknown): Obj => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : {});
 
-/** A label selector's matchLabels as the string Scale.status.selector carries. */
+/** A workload's label selector as the string Scale.status.selector carries (`Selector.String`). */
 function selectorString(selector: unknown): string {
-  const matchLabels = asObj(asObj(selector).matchLabels);
-  const expressions = (asObj(selector).matchExpressions as Obj[] | undefined) ?? [];
-  const parts = Object.entries(matchLabels).map(([k, v]) => `${k}=${String(v)}`);
-  for (const e of expressions) {
-    const values = ((e.values as string[] | undefined) ?? []).join(",");
-    if (e.operator === "In") parts.push(`${String(e.key)} in (${values})`);
-    else if (e.operator === "NotIn") parts.push(`${String(e.key)} notin (${values})`);
-    else if (e.operator === "Exists") parts.push(String(e.key));
-    else if (e.operator === "DoesNotExist") parts.push(`!${String(e.key)}`);
-  }
-  return parts.join(",");
+  return formatLabelRequirements(requirementsOfLabelSelector(asObj(selector) as LabelSelectorObject));
 }
 
 /** The Scale view of a workload. */

@@ -7,14 +7,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject } from "../../protocol/index.ts";
+import { apiVersionOf, versionOf } from "../../protocol/kube/api-version.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type DeleteOptions, type PatchType } from "../contract.ts";
 import type { SimCluster, WriteOptions } from "../api/sim-cluster.ts";
 import { kindOf } from "../api/kinds/registry.ts";
 import { asObj } from "../api/objects.ts";
 import { badRequest, invalid, listTooOld, methodNotAllowed } from "../pipeline/errors.ts";
 import { parseFieldValidation } from "../pipeline/unknown-fields.ts";
-import { apiVersionOf, type ResourceType } from "../registry/resource.ts";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "../selectors.ts";
+import type { ResourceType } from "../registry/resource.ts";
 import { coreVersions, groupList, groupOf, resourceList, versionDoc } from "./discovery.ts";
 import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
@@ -148,7 +149,7 @@ function checkBodyKind(resource: ResourceType, body: KubeObject): void {
   if (resource.crd || typeof body.kind !== "string" || body.kind === "" || body.kind === resource.kind) return;
   const version = typeof body.apiVersion === "string" ? body.apiVersion : resource.version;
   const internal = resource.group === "" ? "core" : resource.group.split(".")[0] ?? resource.group;
-  const external = `${version.includes("/") ? version.slice(version.indexOf("/") + 1) : version}.${body.kind}`;
+  const external = `${versionOf(version)}.${body.kind}`;
   throw badRequest(`${body.kind} in version ${JSON.stringify(version)} cannot be handled as a ${resource.kind}: converting (${external}) to (${internal}.${resource.kind}): unknown conversion`);
 }
 

@@ -6,10 +6,10 @@
  */
 import type { ServerResponse } from "node:http";
 import type { KubeObject } from "../../protocol/index.ts";
+import { matchesFieldRequirements, matchesLabelRequirements, type FieldRequirement, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 import type { SimCluster } from "../api/sim-cluster.ts";
 import { gone, tooLargeResourceVersion } from "../pipeline/errors.ts";
 import { storageKey, type ResourceType } from "../registry/resource.ts";
-import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from "../selectors.ts";
 import type { Stored, StoreEvent } from "../store/store.ts";
 import { toTable, type IncludeObject } from "./table.ts";
 import type { SimFaults } from "../faults/faults.ts";
@@ -49,8 +49,8 @@ export function serveWatch(cluster: SimCluster, request: WatchRequest, response:
   const matches = (object: KubeObject): boolean =>
     (request.namespace === undefined || object.metadata.namespace === request.namespace) &&
     (request.name === undefined || object.metadata.name === request.name) &&
-    matchLabels(request.labels, object.metadata.labels) &&
-    matchFields(request.fields, object);
+    matchesLabelRequirements(object.metadata.labels, request.labels) &&
+    matchesFieldRequirements(object, request.fields);
   let first = true;
   const line = (type: string, stored: Stored): string => {
     if (!request.table) return `{"type":"${type}","object":${stored.json}}\n`;

@@ -8,7 +8,7 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import { asObj, type Obj } from "../api/objects.ts";
 import type { Cause } from "./errors.ts";
-import { isQualifiedName, isValidLabelValue } from "./names.ts";
+import { isQualifiedName, isValidLabelValue } from "../../protocol/kube/names.ts";
 
 /** kube-apiserver's `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`. */
 export const DEFAULT_TOLERATION_SECONDS = 300;

@@ -9,7 +9,8 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../contract.ts";
 import { prune, type Schema } from "../crd/schema.ts";
 import type { Json } from "../patch/merge.ts";
-import { splitApiVersion, type ResourceType } from "../registry/resource.ts";
+import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import type { ResourceType } from "../registry/resource.ts";
 import { builtinSchema, builtinSchemaName, OBJECT_META } from "../schema/builtin.ts";
 
 /** The `fieldValidation` directive of a create, update or patch. */

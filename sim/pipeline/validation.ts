@@ -6,11 +6,12 @@
  * (sim/api/kinds/) picks its own, the Validation step turns them into one 422 Invalid.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { versionOf } from "../../protocol/kube/api-version.ts";
+import { matchesLabelRequirements, requirementsOfLabelSelector, type LabelSelectorObject } from "../../protocol/kube/selectors.ts";
 import { asObj, type Obj } from "../api/objects.ts";
-import { matchLabels, requirementsOf, type LabelSelectorObject } from "../selectors.ts";
 import type { Cause } from "./errors.ts";
 import { validateTolerations } from "./tolerations.ts";
-import { isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, type NameRule } from "./names.ts";
+import { isConfigMapKey, isDns1123Label, isQualifiedName, isValidLabelValue, isValidPortName, isValidPortNum, type NameRule } from "../../protocol/kube/names.ts";
 
 const ANNOTATIONS_LIMIT = 256 * 1024;
 
@@ -86,7 +87,7 @@ function validateOwnerReferences(refs: unknown, path: string): Cause[] {
   let controller = "";
   for (const ref of list(refs)) {
     const apiVersion = str(ref.apiVersion);
-    if (apiVersion.split("/").pop() === "") causes.push(invalidCause(`${path}.apiVersion`, apiVersion, "version must not be empty"));
+    if (versionOf(apiVersion) === "") causes.push(invalidCause(`${path}.apiVersion`, apiVersion, "version must not be empty"));
     for (const field of ["kind", "name", "uid"]) if (str(ref[field]) === "") causes.push(invalidCause(`${path}.${field}`, "", "must not be empty"));
     if (ref.controller === true) {
       const name = `${str(ref.kind)}/${str(ref.name)}`;
@@ -236,7 +237,7 @@ export function validateReplicatedSpec(spec: Obj): Cause[] {
       causes.push({ field: "spec.selector", reason: "FieldValueInvalid", message: `Invalid value: ${selectorString(selector)}: invalid label selector` });
       return causes;
     }
-    if (!empty && spec.template !== undefined && !matchLabels(requirementsOf(selector as LabelSelectorObject), labels)) {
+    if (!empty && spec.template !== undefined && !matchesLabelRequirements(labels, requirementsOfLabelSelector(selector as LabelSelectorObject))) {
       causes.push({ field: "spec.template.metadata.labels", reason: "FieldValueInvalid", message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\`` });
     }
   }

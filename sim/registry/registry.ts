@@ -1,4 +1,5 @@
-import { apiVersionOf, splitApiVersion, type ResourceType } from "./resource.ts";
+import { apiVersionOf, splitApiVersion } from "../../protocol/kube/api-version.ts";
+import type { ResourceType } from "./resource.ts";
 
 /** The served resources: the built-ins plus one entry per established CRD. */
 export class Registry {

@@ -40,17 +40,6 @@ export interface PrinterColumn {
   readonly priority?: number;
 }
 
-/** `group/version`, or `version` for the core group. */
-export function apiVersionOf(group: string, version: string): string {
-  return group === "" ? version : `${group}/${version}`;
-}
-
-/** Splits an apiVersion into group ("" for core) and version. */
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 /** The storage key of a resource: one table per group/plural whatever the version. */
 export function storageKey(type: Pick<ResourceType, "group" | "plural">): string {
   return `${type.group}/${type.plural}`;

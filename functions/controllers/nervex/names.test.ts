@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isDnsLabel, isLabelValue } from "../../kit/names.ts";
+import { isDns1035Label, isDns1123Label, isValidLabelValue } from "../../../protocol/kube/names.ts";
 import { replicaLabels } from "./labels.ts";
 import { coordinatorName, replicaName } from "./names.ts";
 
@@ -9,7 +9,7 @@ const LONG = Array.from({ length: 4 }, (_, i) => `${String.fromCharCode(97 + i)}
 
 test("the long job name is a valid 253-character subdomain", () => {
   assert.equal(LONG.length, 253);
-  assert.ok(LONG.split(".").every((part) => isDnsLabel(part)));
+  assert.ok(LONG.split(".").every((part) => isDns1123Label(part).length === 0));
 });
 
 test("usual names stay as upstream's", () => {
@@ -22,7 +22,7 @@ test("names of a 253-character dotted job are DNS-1035 labels of at most 63 char
   const names = [coordinatorName(LONG), replicaName(LONG, "collector", "abcde"), replicaName(LONG, "learner", "abcde"), replicaName(LONG, "ddp-learner", "zz")];
   for (const name of names) {
     assert.ok(name.length <= 63, name);
-    assert.ok(isDnsLabel(name, "dns1035"), name);
+    assert.ok(isDns1035Label(name).length === 0, name);
     assert.ok(!name.includes("."), name);
   }
   assert.equal(new Set(names).size, names.length);
@@ -35,13 +35,13 @@ test("names of a 253-character dotted job are DNS-1035 labels of at most 63 char
 test("a short dotted name or one starting with a digit still yields a Service name", () => {
   for (const job of ["my.job", "1job", "9.9"]) {
     const name = coordinatorName(job);
-    assert.ok(isDnsLabel(name, "dns1035"), `${job} → ${name}`);
+    assert.ok(isDns1035Label(name).length === 0, `${job} → ${name}`);
   }
 });
 
 test("replica labels are valid label values for any job name", () => {
   const labels = replicaLabels(LONG, "coordinator", coordinatorName(LONG));
-  for (const value of Object.values(labels)) assert.ok(isLabelValue(value), value);
+  for (const value of Object.values(labels)) assert.ok(isValidLabelValue(value).length === 0, value);
   assert.deepEqual(replicaLabels("job", "learner", "job-learner-a"), {
     "group-name": "nervex.sensetime.com",
     "nervexjob-name": "job",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { isDns1035Label } from "../../../protocol/kube/names.ts";
 import type { Decision } from "../../kit/controller.ts";
 import type { KubeObject, ReconcileRequest, Trigger } from "../../../protocol/index.ts";
-import { isDnsLabel } from "../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../kit/testing/index.ts";
 import controller from "./controller.ts";
 import { coordinatorName, replicaName } from "./names.ts";
@@ -355,7 +355,7 @@ test("a 253-character dotted job name yields a bounded DNS-1035 coordinator and 
   assert.equal(pods.length, 1);
   const podName = pods[0]?.metadata.name ?? "";
   assert.equal(podName, coordinatorName(name));
-  assert.ok(isDnsLabel(podName, "dns1035") && podName.length <= 63);
+  assert.ok(isDns1035Label(podName).length === 0 && podName.length <= 63);
   assert.equal(cluster.list("Service")[0]?.metadata.name, podName);
   assert.equal(env(pods[0])["KUBERNETES_COORDINATOR_URL"], `${podName}.default:22273`);
   assert.ok(Object.values(pods[0]?.metadata.labels ?? {}).every((v) => v.length <= 63));

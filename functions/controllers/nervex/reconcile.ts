@@ -6,7 +6,8 @@
 import type { KubeObject, ReconcileRequest } from "../../../protocol/index.ts";
 import type { ControllerSettings, Decided, Decision } from "../../kit/controller.ts";
 import { CLAIM_TTL_SECONDS, createOf, deleteOf, eventOn, outcomeEvent, statusOf } from "../../kit/actions.ts";
-import { deletedChildren, isControlledBy, isTerminating, ownedChildren } from "../../kit/owner.ts";
+import { isControlledBy } from "../../../protocol/kube/owner.ts";
+import { deletedChildren, isTerminating, ownedChildren } from "../../kit/owner.ts";
 import { coordinatorName } from "./names.ts";
 import { replicaObjects } from "./replica-pod.ts";
 import { CleanPodPolicy, NerveXJob, type NerveXJobPhase } from "./schema.ts";

@@ -6,7 +6,7 @@
 import type { KubeObject } from "../../../protocol/index.ts";
 import type { ControllerSettings } from "../../kit/controller.ts";
 import { injectEnv, type EnvVar } from "../../kit/container-env.ts";
-import { controllerRef } from "../../kit/owner.ts";
+import { controllerRef } from "../../../protocol/kube/owner.ts";
 import type { Container, PodSpec, PodTemplate } from "../../kit/pod.ts";
 import { replicaLabels, type ReplicaType } from "./labels.ts";
 import { coordinatorName } from "./names.ts";

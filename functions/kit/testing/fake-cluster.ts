@@ -10,7 +10,7 @@
 import type { Decided, Decision, SnapshotController } from "../controller.ts";
 import type { EventAction, KubeObject, ReconcileRequest, Trigger, TypeRef, Watch } from "../../../protocol/index.ts";
 import { ControllerManifest, KubeObject as KubeObjectSchema, groupOf, kindKey, objectKey, snapshotPart } from "../../../protocol/index.ts";
-import { matchesSelector, parseLabelSelector } from "../../../protocol/kube/label-selector.ts";
+import { matchesLabelRequirements, parseLabelSelector } from "../../../protocol/kube/selectors.ts";
 import { reconcileRequest } from "../../../protocol/snapshot/build.ts";
 import type { SnapshotCaches } from "../../../protocol/snapshot/caches.ts";
 import { DeliveredFields } from "../../../protocol/snapshot/fields.ts";
@@ -200,8 +200,8 @@ export class FakeCluster implements SnapshotCaches {
   /** The cluster's objects a watch sees (its kind, its label selector), read as the relay's cache of it serves them. */
   forWatch(watch: Watch): StoreView {
     if (watch.fieldSelector) throw new Error(`the fake cluster does not apply field selectors (watch of ${kindKey(watch)}: ${watch.fieldSelector})`);
-    const selector = watch.labelSelector ? parseLabelSelector(watch.labelSelector) : [];
-    return new StoreView(watch.namespaced, this.ofKind(watch).filter((o) => matchesSelector(selector, o.metadata.labels)));
+    const selector = parseLabelSelector(watch.labelSelector);
+    return new StoreView(watch.namespaced, this.ofKind(watch).filter((o) => matchesLabelRequirements(o.metadata.labels, selector)));
   }
 
   /** Every object of a kind, as the relay's unfiltered cache of it serves them (`related` objects come from it). */

@@ -5,6 +5,7 @@
  * its indexes this finds by scanning: the same objects, for a test's few.
  */
 import { objectKey, valuesAt, type KubeObject } from "../../../protocol/index.ts";
+import { controllerOf } from "../../../protocol/kube/owner.ts";
 import type { CacheView, RelatedCache } from "../../../protocol/snapshot/caches.ts";
 
 /** A read-only view of some of a fake cluster's objects (the stored objects themselves: a snapshot is cloned once built). */
@@ -28,7 +29,7 @@ export class StoreView implements CacheView, RelatedCache {
 
   /** Objects whose controller ownerReference has this uid (the relay's owner index keys by it alone). */
   ownedBy(uid: string): KubeObject[] {
-    return this.#objects.filter((o) => o.metadata.ownerReferences?.find((r) => r.controller === true)?.uid === uid);
+    return this.#objects.filter((o) => controllerOf(o)?.uid === uid);
   }
 
   withField(path: string, value: string): KubeObject[] {

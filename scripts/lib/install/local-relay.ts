@@ -15,6 +15,7 @@ import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
 import { crdsOf } from "../../../functions/kit/crd/generate.ts";
 import { createRegistry } from "../../../functions/registry.ts";
 import { StatusError, type KubeObject, type Manifest } from "../../../protocol/index.ts";
+import { splitResource } from "../../../protocol/kube/api-version.ts";
 import type { Logger } from "../../../cli/log.ts";
 import { KubeClient } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
@@ -124,9 +125,9 @@ interface Attributes {
 
 /** Every (group, resource, verb) the rules grant, as SubjectAccessReview attributes. */
 export function grantedAttributes(manifest: Manifest, namespace: string): Attributes[] {
-  const split = (resource: string): { resource: string; subresource?: string } => {
-    const [main = "", sub] = resource.split("/");
-    return sub ? { resource: main, subresource: sub } : { resource: main };
+  const split = (name: string): { resource: string; subresource?: string } => {
+    const { resource, subresource } = splitResource(name);
+    return subresource ? { resource, subresource } : { resource };
   };
   const cluster = relayRules(manifest).flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ group, ...split(resource), verb })))));
   const leader = LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => ({ group: rule.apiGroups[0], resource: rule.resources[0], verb, namespace, ...("resourceNames" in rule ? { name: rule.resourceNames[0] } : {}) })));

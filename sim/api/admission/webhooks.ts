@@ -6,9 +6,10 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { KubeObject } from "../../../protocol/index.ts";
+import { matchesLabelRequirements, requirementsOfLabelSelector, type LabelSelectorObject } from "../../../protocol/kube/selectors.ts";
+import { splitResource } from "../../../protocol/kube/api-version.ts";
 import { ApiError } from "../../contract.ts";
 import { jsonPatch } from "../../patch/json.ts";
-import { matchLabels, requirementsOf, type LabelSelectorObject } from "../../selectors.ts";
 import type { ResourceType } from "../../registry/resource.ts";
 import { asObj, type Obj } from "../objects.ts";
 import type { Write } from "../write.ts";
@@ -55,7 +56,7 @@ const matches = (list: readonly string[] | undefined, value: string): boolean =>
 function resourceMatches(rules: readonly string[] | undefined, plural: string, subresource: string): boolean {
   return (rules ?? []).some((rule) => {
     if (rule === "*/*") return true;
-    const [resource, sub = ""] = rule.split("/");
+    const { resource, subresource: sub } = splitResource(rule);
     if (resource !== "*" && resource !== plural) return false;
     return sub === "*" ? subresource !== "" : sub === subresource;
   });
@@ -72,10 +73,10 @@ function ruleMatches(rule: Rule, a: AdmissionAttributes): boolean {
 function selected(webhook: WebhookEntry, a: AdmissionAttributes): boolean {
   if (!(webhook.rules ?? []).some((rule) => ruleMatches(rule, a))) return false;
   // namespaceSelector applies to namespaced objects (and to Namespaces themselves).
-  if (a.namespace !== undefined && !matchLabels(requirementsOf(webhook.namespaceSelector), a.namespaceLabels)) return false;
-  const objectSelector = requirementsOf(webhook.objectSelector);
+  if (a.namespace !== undefined && !matchesLabelRequirements(a.namespaceLabels, requirementsOfLabelSelector(webhook.namespaceSelector))) return false;
+  const objectSelector = requirementsOfLabelSelector(webhook.objectSelector);
   if (objectSelector.length === 0) return true;
-  return [a.object, a.oldObject].some((o) => o !== null && matchLabels(objectSelector, o.metadata.labels));
+  return [a.object, a.oldObject].some((o) => o !== null && matchesLabelRequirements(o.metadata.labels, objectSelector));
 }
 
 function reviewOf(a: AdmissionAttributes, uid: string): Obj {

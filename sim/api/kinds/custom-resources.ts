@@ -8,8 +8,8 @@ import { applyDefaults, prune, validate, type Schema } from "../../crd/schema.ts
 import type { Json } from "../../patch/merge.ts";
 import { withoutStatus } from "../../pipeline/defaults.ts";
 import { invalid, type Cause } from "../../pipeline/errors.ts";
-import { dnsSubdomainName } from "../../pipeline/names.ts";
-import { splitApiVersion } from "../../registry/resource.ts";
+import { dnsSubdomainName } from "../../../protocol/kube/names.ts";
+import { splitApiVersion } from "../../../protocol/kube/api-version.ts";
 import type { Write } from "../write.ts";
 import type { Kind } from "./kind.ts";
 

@@ -10,7 +10,7 @@ import type { KubeObject } from "../../../protocol/index.ts";
 import type { ApiError, DeleteOptions } from "../../contract.ts";
 import { dropEmpty, withoutStatus } from "../../pipeline/defaults.ts";
 import type { Cause } from "../../pipeline/errors.ts";
-import { dnsSubdomainName, type NameRule } from "../../pipeline/names.ts";
+import { dnsSubdomainName, type NameRule } from "../../../protocol/kube/names.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { ResourceType } from "../../registry/resource.ts";
 import type { Deletion } from "../deletion.ts";

@@ -8,7 +8,7 @@
 import type { KubeObject } from "../../../protocol/index.ts";
 import type { DeleteOptions } from "../../contract.ts";
 import { defaultNamespace, defaultNamespaceUpdate } from "../../pipeline/defaults.ts";
-import { dnsLabelName } from "../../pipeline/names.ts";
+import { dnsLabelName } from "../../../protocol/kube/names.ts";
 import { asObj, timestamp, type Obj } from "../objects.ts";
 import { builtinKind, type BuiltinKind } from "./kind.ts";
 

@@ -5,7 +5,7 @@
  */
 import { storageKey, type ResourceType } from "../../registry/resource.ts";
 import { defaultEvent } from "../../pipeline/defaults.ts";
-import { pathSegmentName } from "../../pipeline/names.ts";
+import { pathSegmentName } from "../../../protocol/kube/names.ts";
 import { CONFIG_MAP, SECRET } from "./config.ts";
 import { CRD } from "./crds.ts";
 import { CUSTOM_RESOURCE } from "./custom-resources.ts";

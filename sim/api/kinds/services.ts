@@ -1,7 +1,7 @@
 /** core/v1 Service: a ClusterIP allocated on create, DNS-1035 names, its spec's ports validated. */
 import type { KubeObject } from "../../../protocol/index.ts";
 import { defaultService, withIpMode } from "../../pipeline/defaults.ts";
-import { dns1035Name } from "../../pipeline/names.ts";
+import { dns1035Name } from "../../../protocol/kube/names.ts";
 import { validateServiceSpec } from "../../pipeline/validation.ts";
 import { asObj, type Obj } from "../objects.ts";
 import { builtinKind, type BuiltinKind } from "./kind.ts";

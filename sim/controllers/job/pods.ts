@@ -4,8 +4,12 @@
  * and the pod made from the template (with the completion index for Indexed Jobs).
  */
 import type { KubeObject } from "../../../protocol/index.ts";
+import { controllerRef } from "../../../protocol/kube/owner.ts";
 import { arr, obj, podReady, terminal, type Obj } from "../runtime.ts";
 import { completionIndex, INDEX_ANNOTATION } from "./indexes.ts";
+
+/** The owner a Job's pods name, at the version the Job controller writes. */
+const JOB = { apiVersion: "batch/v1", kind: "Job" };
 
 /** The finalizer that keeps a finished pod until the controller has counted it. */
 export const TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking";
@@ -158,7 +162,7 @@ export function podForJob(job: KubeObject, index?: number): KubeObject {
       labels,
       ...(annotations ? { annotations } : {}),
       finalizers,
-      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name, uid: job.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [controllerRef(job, JOB)],
     },
     spec,
   } as KubeObject;

@@ -5,6 +5,7 @@
  * nothing, and the rows come from a pass computed without writing.
  */
 import type { ApiAnswer, ApiRequest } from "../../../../protocol/index.ts";
+import { isDns1123Label } from "../../../../protocol/kube/names.ts";
 import { GANG_QUEUE } from "../bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "../queue-name.ts";
 import { GANGS_PATH, type GangList } from "./schema.ts";
@@ -20,7 +21,7 @@ export async function listGangs(request: ApiRequest, context: DurableContext): P
   if (request.path !== GANGS_PATH && request.path !== `${GANGS_PATH}/`) return refused(404, "not_found", `no such path ${request.path}; the gang queue is at ${GANGS_PATH}`, "path");
   if (request.method !== "GET" && request.method !== "HEAD") return refused(405, "method_not_allowed", `${request.method} is not served; ${GANGS_PATH} answers GET`, "method");
   const namespace = request.query.namespace;
-  if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) return refused(400, "invalid_namespace", `namespace ${JSON.stringify(namespace.slice(0, 80))} is not a valid namespace name`, "query.namespace");
+  if (namespace !== undefined && isDns1123Label(namespace).length > 0) return refused(400, "invalid_namespace", `namespace ${JSON.stringify(namespace.slice(0, 80))} is not a valid namespace name`, "query.namespace");
   const nowMs = Date.parse(request.now);
   const rows = await context.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME).groups(nowMs);
   const body: GangList = { now: request.now, items: namespace === undefined ? rows : rows.filter((row) => row.namespace === namespace) };

@@ -48,10 +48,10 @@ export { backfill, type BackfillInput, type GroupStart, type PassResult, type Re
 export { candidatesFor, feasibility, type Candidates, type Feasibility } from "./feasible.ts";
 export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, SCHEDULER_NAME, groupOf, isOurs, parseGroupSize, type GroupIdentity } from "./group.ts";
 export { compileGroup, fitsEver, matchGroup, tryPlace, type MatchGroup, type MatchPod, type MatchResult } from "./matcher.ts";
-export { checkNode, nodeFacts, podConstraints, tolerates, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
+export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";
 export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, type GatherOptions, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
 export { UNKNOWN_TIME, parseNode, parsePod, type NodeRecord, type PodRecord } from "./records.ts";
-export { formatAmount, nodeAllocatable, parseQuantity, podRequests, type Resources } from "./resources.ts";
+export { formatAmount, nodeAllocatable, podRequests, type Resources } from "./resources.ts";
 export { buildView, type Allocation, type ClusterView, type HeldPod } from "./view.ts";

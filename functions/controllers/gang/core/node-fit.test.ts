@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkNode, nodeFacts, podConstraints, tolerates } from "./node-fit.ts";
+import { checkNode, nodeFacts, podConstraints } from "./node-fit.ts";
 import { rawNode, rawPod } from "./testing/build.ts";
 
 function fits(pod: Record<string, unknown>, node: Record<string, unknown>, transient = true): string | undefined {
@@ -45,7 +45,6 @@ test("taints NoSchedule and NoExecute must be tolerated; PreferNoSchedule is not
   assert.equal(fits(rawPod("p", { tolerations: [{ key: "gpu", operator: "Exists", effect: "NoExecute" }] }), gpuNode), "taint");
   assert.equal(fits(rawPod("p"), rawNode("n", { taints: [{ key: "x", effect: "NoExecute" }] })), "taint");
   assert.equal(fits(rawPod("p"), rawNode("n", { taints: [{ key: "x", effect: "PreferNoSchedule" }] })), undefined);
-  assert.equal(tolerates({ key: "", operator: "Equal", value: "", effect: "" }, { key: "a", value: "", effect: "NoSchedule" }), false);
 });
 
 test("cordoned nodes take only pods tolerating node.kubernetes.io/unschedulable; NotReady nodes none", () => {

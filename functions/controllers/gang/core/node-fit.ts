@@ -5,24 +5,12 @@
  * filters). Pod and node are parsed once into the records below; the check itself reads
  * only those.
  */
-import { requirementHolds } from "../../../../protocol/index.ts";
+import { matchesNodeSelectorTerms, type NodeSelectorRequirement, type NodeSelectorTerm } from "../../../../protocol/kube/selectors.ts";
+import { taintTolerated, type Taint as KubeTaint, type Toleration as KubeToleration } from "../../../../protocol/kube/taints.ts";
 import { asArray, asObject, asString, asStringMap, dig } from "./read.ts";
 
-/** One requirement of a node selector term (`matchExpressions` or `matchFields`). */
-export interface Requirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values: readonly string[];
-}
-
-/** A `nodeSelectorTerms` entry: all its expressions and fields must match. */
-export interface SelectorTerm {
-  readonly expressions: readonly Requirement[];
-  readonly fields: readonly Requirement[];
-}
-
-/** A pod toleration; `operator` defaults to Equal, an empty `effect` matches every effect. */
-export interface Toleration {
+/** A pod toleration, its fields read as strings ("" when absent); `operator` defaults to Equal. */
+export interface Toleration extends KubeToleration {
   readonly key: string;
   readonly operator: string;
   readonly value: string;
@@ -30,17 +18,15 @@ export interface Toleration {
 }
 
 /** A node taint that keeps pods off (NoSchedule or NoExecute; PreferNoSchedule is only a preference and is not kept). */
-export interface Taint {
-  readonly key: string;
+export interface Taint extends KubeTaint {
   readonly value: string;
-  readonly effect: string;
 }
 
 /** Where a pod may go, as parsed from its spec. */
 export interface Constraints {
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** Required node affinity terms (ORed), or undefined when the pod sets none. */
-  readonly terms: readonly SelectorTerm[] | undefined;
+  readonly terms: readonly NodeSelectorTerm[] | undefined;
   readonly tolerations: readonly Toleration[];
   /** A canonical text of the above: pods with equal keys fit the same nodes (used to cache feasibility). */
   readonly key: string;
@@ -68,7 +54,7 @@ export const UNSCHEDULABLE_TAINT: Taint = { key: "node.kubernetes.io/unschedulab
 /** Taints with this prefix are set and cleared by Kubernetes itself (not-ready, unreachable, pressure...): transient. */
 const LIFECYCLE_TAINT_PREFIX = "node.kubernetes.io/";
 
-function requirements(value: unknown): Requirement[] {
+function requirements(value: unknown): NodeSelectorRequirement[] {
   return asArray(value).map((item) => ({
     key: asString(dig(item, "key")) ?? "",
     operator: asString(dig(item, "operator")) ?? "",
@@ -81,7 +67,7 @@ export function podConstraints(pod: unknown): Constraints {
   const spec = asObject(dig(pod, "spec"));
   const nodeSelector = asStringMap(spec?.["nodeSelector"]);
   const required = asObject(dig(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"));
-  const terms = required === undefined ? undefined : asArray(required["nodeSelectorTerms"]).map((term) => ({ expressions: requirements(dig(term, "matchExpressions")), fields: requirements(dig(term, "matchFields")) }));
+  const terms = required === undefined ? undefined : asArray(required["nodeSelectorTerms"]).map((term) => ({ matchExpressions: requirements(dig(term, "matchExpressions")), matchFields: requirements(dig(term, "matchFields")) }));
   const tolerations = asArray(spec?.["tolerations"]).map((item) => ({
     key: asString(dig(item, "key")) ?? "",
     operator: asString(dig(item, "operator")) || "Equal",
@@ -106,30 +92,6 @@ export function nodeFacts(node: unknown): NodeFacts {
   };
 }
 
-/** Kubernetes' `ToleratesTaint`. */
-export function tolerates(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect !== "" && toleration.effect !== taint.effect) return false;
-  if (toleration.key !== taint.key && !(toleration.key === "" && toleration.operator === "Exists")) return false;
-  if (toleration.operator === "Exists") return true;
-  return toleration.operator === "Equal" && toleration.value === taint.value;
-}
-
-/** Whether some toleration tolerates `taint`. */
-function tolerated(tolerations: readonly Toleration[], taint: Taint): boolean {
-  return tolerations.some((toleration) => tolerates(toleration, taint));
-}
-
-/** One requirement against a label-like map (`labels`, or `{ metadata.name }` for fields). */
-export function matchesRequirement(have: Readonly<Record<string, string>>, requirement: Requirement): boolean {
-  return requirementHolds(requirement.operator, requirement.values, Object.hasOwn(have, requirement.key) ? have[requirement.key] : undefined);
-}
-
-/** One term: a term with neither expressions nor fields matches nothing (as in Kubernetes). */
-function matchesTerm(node: NodeFacts, term: SelectorTerm): boolean {
-  if (term.expressions.length === 0 && term.fields.length === 0) return false;
-  const fields = { "metadata.name": node.name };
-  return term.expressions.every((r) => matchesRequirement(node.labels, r)) && term.fields.every((r) => r.key === "metadata.name" && matchesRequirement(fields, r));
-}
 
 /**
  * Why `node` may not take a pod with `constraints`, or undefined when it may. With
@@ -139,14 +101,14 @@ function matchesTerm(node: NodeFacts, term: SelectorTerm): boolean {
  */
 export function checkNode(constraints: Constraints, node: NodeFacts, transient = true): FitFailure | undefined {
   if (transient && !node.ready) return { kind: "not-ready", text: "node is not Ready" };
-  if (transient && node.unschedulable && !tolerated(constraints.tolerations, UNSCHEDULABLE_TAINT)) return { kind: "unschedulable", text: "node is unschedulable (cordoned)" };
+  if (transient && node.unschedulable && !taintTolerated(constraints.tolerations, UNSCHEDULABLE_TAINT)) return { kind: "unschedulable", text: "node is unschedulable (cordoned)" };
   for (const [key, want] of Object.entries(constraints.nodeSelector)) {
     if (node.labels[key] !== want) return { kind: "node-selector", text: "node didn't match the pod's nodeSelector" };
   }
-  if (constraints.terms !== undefined && !constraints.terms.some((term) => matchesTerm(node, term))) return { kind: "node-affinity", text: "node didn't match the pod's required node affinity" };
+  if (constraints.terms !== undefined && !matchesNodeSelectorTerms(node, constraints.terms)) return { kind: "node-affinity", text: "node didn't match the pod's required node affinity" };
   for (const taint of node.taints) {
     if (!transient && taint.key.startsWith(LIFECYCLE_TAINT_PREFIX)) continue;
-    if (!tolerated(constraints.tolerations, taint)) return { kind: "taint", text: `node had untolerated taint {${taint.key}${taint.value === "" ? "" : `=${taint.value}`}:${taint.effect}}` };
+    if (!taintTolerated(constraints.tolerations, taint)) return { kind: "taint", text: `node had untolerated taint {${taint.key}${taint.value === "" ? "" : `=${taint.value}`}:${taint.effect}}` };
   }
   return undefined;
 }

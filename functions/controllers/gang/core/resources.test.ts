@@ -1,25 +1,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatAmount, nodeAllocatable, parseQuantity, podRequests } from "./resources.ts";
+import { amount, formatAmount, nodeAllocatable, podRequests, resourceList } from "./resources.ts";
 
-test("quantities parse exactly, rounded up", () => {
-  assert.equal(parseQuantity("500m", 1000), 500);
-  assert.equal(parseQuantity("2", 1000), 2000);
-  assert.equal(parseQuantity("1.5", 1000), 1500);
-  assert.equal(parseQuantity("0.1", 1000), 100);
-  assert.equal(parseQuantity(20, 1000), 20000);
-  assert.equal(parseQuantity("1e3"), 1000);
-  assert.equal(parseQuantity("1E3"), 1000);
-  assert.equal(parseQuantity("1Gi"), 2 ** 30);
-  assert.equal(parseQuantity("1.5Gi"), 1.5 * 2 ** 30);
-  assert.equal(parseQuantity("128974848"), 128974848);
-  assert.equal(parseQuantity("129M"), 129_000_000);
-  assert.equal(parseQuantity("1P"), 1e15);
-  assert.equal(parseQuantity("1E"), Number.MAX_SAFE_INTEGER, "beyond 2^53 is clamped");
-  assert.equal(parseQuantity("100n", 1000), 1);
-  assert.equal(parseQuantity("0.5"), 1);
-  assert.equal(parseQuantity("1e400"), Number.MAX_SAFE_INTEGER);
-  for (const bad of ["", "abc", "1Gb", "--1", "1.2.3", {}, null]) assert.equal(parseQuantity(bad), undefined, String(bad));
+test("resource lists: cpu in millicores, the rest in units, rounded up and clamped; what is no quantity counts 0", () => {
+  const cases: [string, unknown, number][] = [
+    ["cpu", "500m", 500],
+    ["cpu", "2", 2000],
+    ["cpu", "1.5", 1500],
+    ["cpu", "0.1", 100],
+    ["cpu", 20, 20000],
+    ["memory", "1e3", 1000],
+    ["memory", "1E3", 1000],
+    ["memory", "1Gi", 2 ** 30],
+    ["memory", "1.5Gi", 1.5 * 2 ** 30],
+    ["memory", "128974848", 128974848],
+    ["memory", "129M", 129_000_000],
+    ["memory", "1P", 1e15],
+    ["memory", "1E", Number.MAX_SAFE_INTEGER],
+    ["cpu", "100n", 1],
+    ["pods", "0.5", 1],
+    ["nvidia.com/gpu", "1e400", Number.MAX_SAFE_INTEGER],
+    ["cpu", "-1", 0],
+  ];
+  for (const [name, value, want] of cases) assert.equal(amount(resourceList({ [name]: value }), name), want, `${name}: ${String(value)}`);
+  for (const bad of ["", "abc", "1Gb", "--1", "1.2.3", {}, null]) assert.equal(amount(resourceList({ "nvidia.com/gpu": bad }), "nvidia.com/gpu"), 0, String(bad));
 });
 
 test("a pod requests max(sum of containers, each init container) plus overhead and one pod slot", () => {

@@ -1,9 +1,10 @@
 /**
- * Resource amounts as kube-scheduler reads them: Kubernetes quantities parsed exactly into
- * integers (cpu in millicores, memory and every other resource in whole units, rounded up
- * as `resource.Quantity.MilliValue`/`Value` do), a pod's effective requests, and a node's
- * allocatable.
+ * Resource amounts as kube-scheduler reads them: Kubernetes quantities (parsed exactly by
+ * protocol/kube/quantity.ts) as integers, cpu in millicores, memory and every other
+ * resource in whole units, rounded up as `resource.Quantity.MilliValue`/`Value` do; a
+ * pod's effective requests, and a node's allocatable.
  */
+import { parseQuantity, quantityMilliValue, quantityValue } from "../../../../protocol/kube/quantity.ts";
 import { asArray, asObject, asString, dig } from "./read.ts";
 
 /** Compact resource amounts: cpu millicores, memory bytes, pod slots, and extended resources (e.g. `nvidia.com/gpu`) by name. */
@@ -23,43 +24,16 @@ export const CPU = "cpu";
 export const MEMORY = "memory";
 export const PODS = "pods";
 
-/** The largest quantity kept: beyond it amounts are clamped (no real node or pod comes near). */
+/** The largest amount kept: beyond it amounts are clamped (no real node or pod comes near). */
 const MAX = Number.MAX_SAFE_INTEGER;
-const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d{1,4})|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
-const BINARY: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const DECIMAL: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-
-/**
- * A Kubernetes quantity (`500m`, `1Gi`, `1e3`, `2`, `1.5`, or a JSON number) times `scale`
- * (1000 for millicores), rounded up to an integer; undefined when it does not parse.
- * Exact: the decimal digits are scaled with bigint arithmetic, so `0.1` cpu is 100m.
- */
-export function parseQuantity(value: unknown, scale: 1 | 1000 = 1): number | undefined {
-  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : asString(value)?.trim();
-  if (text === undefined) return undefined;
-  const match = QUANTITY.exec(text);
-  if (match === null) return undefined;
-  const [, sign = "", number = "0", exponent, suffix] = match;
-  const [whole = "", fraction = ""] = number.split(".");
-  const digits = BigInt(`${whole}${fraction}` || "0");
-  if (digits === 0n) return 0;
-  let exp10 = -fraction.length + (scale === 1000 ? 3 : 0) + (exponent !== undefined ? Number(exponent) : (DECIMAL[suffix ?? ""] ?? 0));
-  const exp2 = BINARY[suffix ?? ""] ?? 0;
-  if (exp10 + exp2 * 0.302 > 20) return sign === "-" ? -MAX : MAX;
-  exp10 = Math.max(exp10, -40);
-  const numerator = digits * 2n ** BigInt(exp2) * 10n ** BigInt(Math.max(exp10, 0));
-  const denominator = 10n ** BigInt(Math.max(-exp10, 0));
-  const rounded = (numerator + denominator - 1n) / denominator;
-  const amount = Math.min(Number(rounded), MAX);
-  return sign === "-" ? -amount : amount;
-}
 
 /** The amount of `name` a `{ "cpu": "2", ... }` map gives, in this module's units, or undefined when absent or malformed. */
 function amountOf(map: Readonly<Record<string, unknown>> | undefined, name: string): number | undefined {
   const raw = map?.[name];
   if (raw === undefined) return undefined;
-  const amount = parseQuantity(raw, name === CPU ? 1000 : 1);
-  return amount === undefined ? undefined : Math.max(amount, 0);
+  const quantity = parseQuantity(raw);
+  if (quantity === undefined) return undefined;
+  return Math.max(name === CPU ? quantityMilliValue(quantity) : quantityValue(quantity), 0);
 }
 
 /** A resource list (`requests`, `allocatable`...) as compact amounts; `fallback` fills the names the list lacks (limits for requests). */

@@ -5,6 +5,7 @@
  * did not list. Allocations, groups and timers are the scheduler's own decisions and
  * survive relists.
  */
+import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
 import { parseNode, parsePod, type Allocation, type NodeRecord, type PodRecord } from "../core/index.ts";
 import type { Sql } from "./sql.ts";
 
@@ -333,12 +334,16 @@ function allocationOf(json: string): Allocation {
   return { ...parsed, endsAt: parsed.endsAt ?? undefined };
 }
 
-/** The controller ownerReference of a pod, else its first one. */
+/** The controller ownerReference of a pod, else its first one (the owner a root delete walks up through). */
 function ownerOf(object: unknown): OwnerRef | undefined {
   const metadata = (object as { metadata?: { ownerReferences?: unknown } } | null)?.metadata;
-  const refs = Array.isArray(metadata?.ownerReferences) ? (metadata.ownerReferences as unknown[]) : [];
-  const valid = refs.filter((ref): ref is Record<string, unknown> => typeof ref === "object" && ref !== null && typeof (ref as Record<string, unknown>)["kind"] === "string" && typeof (ref as Record<string, unknown>)["name"] === "string" && typeof (ref as Record<string, unknown>)["apiVersion"] === "string");
-  const ref = valid.find((r) => r["controller"] === true) ?? valid[0];
-  if (ref === undefined) return undefined;
-  return { apiVersion: ref["apiVersion"] as string, kind: ref["kind"] as string, name: ref["name"] as string, uid: typeof ref["uid"] === "string" ? ref["uid"] : undefined };
+  const refs: unknown[] = Array.isArray(metadata?.ownerReferences) ? metadata.ownerReferences : [];
+  const owners = refs.flatMap((value) => {
+    const ref = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+    const { apiVersion, kind, name, uid } = ref;
+    if (typeof apiVersion !== "string" || typeof kind !== "string" || typeof name !== "string") return [];
+    return [{ apiVersion, kind, name, uid: typeof uid === "string" ? uid : undefined, controller: ref["controller"] === true }];
+  });
+  const owner = ownerToFollow({ metadata: { ownerReferences: owners } });
+  return owner && { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid };
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { NamespaceName } from "../../../../protocol/index.ts";
+import { parseQuantity } from "../../../../protocol/kube/quantity.ts";
 import { failure, success, type Outcome } from "./envelope.ts";
 import { describeIssue } from "./issues.ts";
 
@@ -18,24 +19,26 @@ export const MAX_GPUS = 256;
 /** The most pods one request may name (in `/failed`). */
 export const MAX_NAMED_PODS = 100;
 
-/** A Kubernetes quantity (`500m`, `2Gi`, `1.5`, `1e3`), non-negative. */
-const QUANTITY = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
+/** The longest quantity string accepted. */
+const MAX_QUANTITY_LENGTH = 64;
 
 /**
  * A resource quantity as a string or a number (upstream's `resource.Quantity` reads
- * both); `""` and `null` mean none. The result is the quantity string, or undefined.
+ * both), non-negative, as the API server parses it (`500m`, `2Gi`, `1.5`, `1e3`); `""`
+ * and `null` mean none. The result is the quantity string, or undefined.
  */
 export const Quantity = z.unknown().optional().transform((value, context): string | undefined => {
   if (value === null || value === undefined || value === "") return undefined;
-  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return String(value);
-  if (typeof value === "string" && value.length <= 64 && QUANTITY.test(value)) return value;
+  const text = typeof value === "number" ? String(value) : typeof value === "string" && value.length <= MAX_QUANTITY_LENGTH ? value : undefined;
+  const quantity = text === undefined || text.trim() !== text ? undefined : parseQuantity(text);
+  if (text !== undefined && quantity !== undefined && quantity.nanos >= 0n) return text;
   context.addIssue({ code: "custom", message: "expected a non-negative Kubernetes quantity such as 500m, 2Gi or 1.5" });
   return z.NEVER;
 });
 
 /** Whether a quantity (as `Quantity` returns it) is zero, whatever its suffix (`0`, `0m`, `0.0Gi`). */
 export function isZeroQuantity(quantity: string): boolean {
-  return Number.parseFloat(quantity) === 0;
+  return parseQuantity(quantity)?.nanos === 0n;
 }
 
 /** A whole number of GPUs, as a number or a quantity string (`"2"`); none is 0. */

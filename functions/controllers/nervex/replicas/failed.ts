@@ -12,6 +12,7 @@
  */
 import { changeAnswer } from "./change.ts";
 import { type Action, type ApiAnswer, type ApiRequest, type KubeObject } from "../../../../protocol/index.ts";
+import { isControlledByUid } from "../../../../protocol/kube/owner.ts";
 import { injectEnv } from "../../../kit/container-env.ts";
 import { boundedLabelValue } from "../../../kit/names.ts";
 import { PodSpec } from "../../../kit/pod.ts";
@@ -19,7 +20,7 @@ import { POD_NAME_LABEL, replicaLabels, type ReplicaType } from "../labels.ts";
 import { PORT_NAME } from "../ports.ts";
 import { FailedBody, parseBody } from "./body.ts";
 import { failedAnswer, failure, success, type Outcome } from "./envelope.ts";
-import { AGGREGATOR_NAME_LABEL, controlledBy, findCoordinator, findJob, POD_KEY, relatedIn, SERVICE_KEY, type CoordinatedPods } from "./lookup.ts";
+import { AGGREGATOR_NAME_LABEL, findCoordinator, findJob, POD_KEY, relatedIn, SERVICE_KEY, type CoordinatedPods } from "./lookup.ts";
 import { nameSource, type NameSource } from "./naming.ts";
 import { removeReplica } from "./removal.ts";
 import type { ReplicaSet } from "./replica-set.ts";
@@ -35,7 +36,7 @@ const LEARNER_TYPES: readonly ReplicaType[] = ["learner", "aggregator", "ddp-lea
 
 /** Whether `pod` is the job's: controlled by it, or by one of its pods (upstream's ddp-learners, owned by their aggregator). */
 function ofJob(pod: KubeObject, coordinated: CoordinatedPods): boolean {
-  return controlledBy(pod, coordinated.job.uid) || coordinated.pods.some((owner) => owner.metadata.uid !== undefined && owner.metadata.uid !== "" && controlledBy(pod, owner.metadata.uid));
+  return isControlledByUid(pod, coordinated.job.uid) || coordinated.pods.some((owner) => owner.metadata.uid !== undefined && isControlledByUid(pod, owner.metadata.uid));
 }
 
 /** The named pods, checked: each a replica of the job of one of `types`; 404 naming the list entry otherwise. */

@@ -5,9 +5,10 @@
  * another job (or of nobody) is never listed or touched, whatever its labels say.
  */
 import type { ApiRequest, KubeObject, OwnerReference } from "../../../../protocol/index.ts";
+import { controllerOfType, isControlledByUid } from "../../../../protocol/kube/owner.ts";
 import { boundedLabelValue } from "../../../kit/names.ts";
 import { AggregatorConfig, DEFAULT_AGGREGATOR_CONFIG } from "../aggregator-config.ts";
-import { NERVEX_API_VERSION, NERVEX_GROUP } from "../group.ts";
+import { NERVEX_API_VERSION } from "../group.ts";
 import type { ReplicaType } from "../labels.ts";
 import { NerveXJob } from "../schema.ts";
 import { failure, success, type Outcome } from "./envelope.ts";
@@ -51,14 +52,8 @@ export function relatedIn(request: ApiRequest, key: string, namespace: string): 
 
 /** The NerveXJob controller ownerReference of a pod, if any. */
 export function jobRefOf(pod: KubeObject): OwnerReference | undefined {
-  return (pod.metadata.ownerReferences ?? []).find(
-    (ref) => ref.controller === true && ref.kind === "NerveXJob" && ref.apiVersion.startsWith(`${NERVEX_GROUP}/`) && ref.uid !== "",
-  );
-}
-
-/** Whether `pod` is controlled by the object with this uid. */
-export function controlledBy(pod: KubeObject, uid: string): boolean {
-  return (pod.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid);
+  const ref = controllerOfType(pod, { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob" });
+  return ref && ref.uid !== "" ? ref : undefined;
 }
 
 /** Whether the object is being deleted. */
@@ -69,7 +64,7 @@ export function terminating(object: KubeObject): boolean {
 /** The pods of a job (by its uid) in a namespace, by name. */
 export function podsOfJob(request: ApiRequest, namespace: string, jobUid: string): KubeObject[] {
   return relatedIn(request, POD_KEY, namespace)
-    .filter((pod) => controlledBy(pod, jobUid))
+    .filter((pod) => isControlledByUid(pod, jobUid))
     .sort(byName);
 }
 
@@ -135,6 +130,6 @@ export function ddpLearnersOf(aggregator: KubeObject, jobUid: string, namespaceP
   const label = boundedLabelValue(aggregator.metadata.name ?? "");
   const uid = aggregator.metadata.uid;
   return live(namespacePods, "ddp-learner")
-    .filter((pod) => (controlledBy(pod, jobUid) && pod.metadata.labels?.[AGGREGATOR_NAME_LABEL] === label) || (uid !== undefined && uid !== "" && controlledBy(pod, uid)))
+    .filter((pod) => (isControlledByUid(pod, jobUid) && pod.metadata.labels?.[AGGREGATOR_NAME_LABEL] === label) || (uid !== undefined && uid !== "" && isControlledByUid(pod, uid)))
     .sort(byName);
 }

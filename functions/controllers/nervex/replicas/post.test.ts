@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { isDns1035Label, isValidLabelValue } from "../../../../protocol/kube/names.ts";
 import type { KubeObject } from "../../../../protocol/index.ts";
-import { isDnsLabel, isLabelValue } from "../../../kit/names.ts";
 import { call, created, envelope, existing, mockJob, node, related, request } from "./testing/world.ts";
 
 const job = mockJob("job-a", "team-a");
@@ -93,8 +93,8 @@ test("names and label values stay within 63 characters for a 253-character job n
   const objects = [...created(answer), ...created(answer, "Service")];
   assert.equal(objects.length, 8);
   for (const object of objects) {
-    assert.ok(isDnsLabel(object.metadata.name ?? "", "dns1035"), object.metadata.name ?? "");
-    for (const value of Object.values(object.metadata.labels ?? {})) assert.ok(isLabelValue(value), value);
+    assert.ok(isDns1035Label(object.metadata.name ?? "").length === 0, object.metadata.name ?? "");
+    for (const value of Object.values(object.metadata.labels ?? {})) assert.ok(isValidLabelValue(value).length === 0, value);
   }
 });
 

@@ -5,7 +5,7 @@ import { shortHash } from "../../../kit/hash.ts";
 import { SPEC_HASH_LABEL, WORKER_SLOT_LABEL } from "../../../kit/labels.ts";
 import { boundedName } from "../../../kit/names.ts";
 import { workerLabels } from "../labels.ts";
-import { controllerRef } from "../../../kit/owner.ts";
+import { controllerRef } from "../../../../protocol/kube/owner.ts";
 import { applyStorage, planStorage, storageEnv, type StorageSource } from "../storage.ts";
 import type { FederatedLearningSpec } from "./schema.ts";
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { isDns1035Label, isDns1123Label, isValidLabelValue } from "../../../../protocol/kube/names.ts";
 import type { Decision } from "../../../kit/controller.ts";
 import type { KubeObject, Trigger } from "../../../../protocol/index.ts";
 import { SPEC_HASH_LABEL } from "../../../kit/labels.ts";
-import { isDnsLabel, isLabelValue } from "../../../kit/names.ts";
 import { FakeCluster, actionsOf, deletedTrigger, parseManifests, type Applied } from "../../../kit/testing/index.ts";
 import controller from "./controller.ts";
 import { reconcileJointInference } from "./reconcile.ts";
@@ -420,11 +420,11 @@ for (const length of [63, 70, 253]) {
     assert.equal(deployments.length, 2);
     assert.equal(hpas.length, 2);
     assert.ok(service);
-    assert.ok(isDnsLabel(service.metadata.name ?? "", "dns1035"), `Service ${service.metadata.name ?? ""}`);
+    assert.ok(isDns1035Label(service.metadata.name ?? "").length === 0, `Service ${service.metadata.name ?? ""}`);
     assert.match(service.metadata.name ?? "", /-cloud$/);
     for (const object of [...deployments, ...hpas, service]) {
-      assert.ok(isDnsLabel(object.metadata.name ?? ""), `${object.kind} ${object.metadata.name ?? ""}`);
-      for (const value of Object.values(object.metadata.labels ?? {})) assert.ok(isLabelValue(value), `label value ${value}`);
+      assert.ok(isDns1123Label(object.metadata.name ?? "").length === 0, `${object.kind} ${object.metadata.name ?? ""}`);
+      for (const value of Object.values(object.metadata.labels ?? {})) assert.ok(isValidLabelValue(value).length === 0, `label value ${value}`);
     }
     const byType = (type: string): KubeObject | undefined => deployments.find((d) => d.metadata.labels?.["jointinferenceservice.sedna.io/worker-type"] === type);
     const cloud = byType("cloud");

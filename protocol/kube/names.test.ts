@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { dns1035Name, dnsLabelName, dnsSubdomainName, isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue, isValidPathSegmentName, isValidPortName, isValidPortNum, pathSegmentName } from "./names.ts";
+import { dns1035Name, dnsLabelName, dnsSubdomainName, generatedName, isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue, isValidPathSegmentName, isValidPortName, isValidPortNum, pathSegmentName } from "./names.ts";
 
 // The messages are apimachinery's util/validation, word for word (its double space after the first example included).
 const SUBDOMAIN_REGEX = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
@@ -51,6 +51,7 @@ test("label values: empty or a qualified name part, 63 characters at most", () =
   assert.deepEqual(isValidLabelValue(""), []);
   assert.deepEqual(isValidLabelValue("v1.2_x"), []);
   assert.deepEqual(isValidLabelValue("a".repeat(64)), ["must be no more than 63 bytes"]);
+  assert.equal(isValidLabelValue("é".repeat(32))[0], "must be no more than 63 bytes", "counted in UTF-8 bytes, as Go's len");
   assert.deepEqual(isValidLabelValue("-x"), [
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
   ]);
@@ -71,4 +72,13 @@ test("ports, port names and config keys", () => {
   assert.deepEqual(isValidPortName("a-very-long-port-name"), ["must be no more than 15 characters"]);
   assert.deepEqual(isConfigMapKey("app.properties"), []);
   assert.deepEqual(isConfigMapKey("bad key"), ["a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]);
+});
+
+test("generateName: the prefix cut to 58 characters and 5 characters without vowels", () => {
+  const values = [0, 0.5, 0.99, 0.2, 0.7];
+  let i = 0;
+  const random = (): number => values[i++ % values.length] ?? 0;
+  assert.equal(generatedName("web-", random), "web-br9hx");
+  assert.equal(generatedName("x".repeat(70), random), `${"x".repeat(58)}br9hx`);
+  for (let n = 0; n < 20; n += 1) assert.match(generatedName("p-"), /^p-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
 });

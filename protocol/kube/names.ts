@@ -1,6 +1,8 @@
 /**
- * The name and label syntax rules of apimachinery's `util/validation` (kube-apiserver
- * v1.32), with its messages word for word: each check returns the failures it found.
+ * Object names, label keys and values, and the other syntax rules of apimachinery's
+ * `util/validation` (kube-apiserver v1.32), with its messages word for word: each check
+ * returns the failures it found (none: valid). The one home of these rules for the sim's
+ * validation, the protocol's schemas and the controllers' generated names. Pure.
  */
 
 const DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
@@ -82,11 +84,21 @@ export function isQualifiedName(value: string): string[] {
   return errors;
 }
 
+/** How many bytes `text` takes in UTF-8 (Go's `len` of a string). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
 /** A label value: empty, or a qualified name part of at most 63 characters. */
 export function isValidLabelValue(value: string): string[] {
   const errors: string[] = [];
   // kube-apiserver v1.36 counts a label value in bytes (checked by npm run conformance).
-  if (Buffer.byteLength(value, "utf8") > 63) errors.push("must be no more than 63 bytes");
+  if (utf8Length(value) > 63) errors.push("must be no more than 63 bytes");
   if (!LABEL_VALUE_RE.test(value)) errors.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE, "MyValue", "my_value", "12345"));
   return errors;
 }
@@ -146,3 +158,19 @@ export const dnsLabelName: NameRule = (name, prefix) => isDns1123Label(prefix ? 
 export const dns1035Name: NameRule = (name, prefix) => isDns1035Label(prefix ? maskTrailingDash(name) : name);
 /** `ValidateRBACName` (a path segment, prefix or not): RBAC kinds, whose names may hold `:`. */
 export const pathSegmentName: NameRule = (name) => isValidPathSegmentName(name);
+
+/** The characters of a generated name's suffix: no vowels, no look-alikes (`util/rand.String`). */
+const GENERATED_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+/** The longest `generateName` prefix kept: the name stays within 63 characters with the suffix. */
+const MAX_GENERATED_PREFIX = 58;
+
+/**
+ * The name the API server gives an object created with `generateName` (its
+ * `SimpleNameGenerator`): the prefix cut to 58 characters, then 5 random characters.
+ * `random` returns a number in [0, 1), as `Math.random` does.
+ */
+export function generatedName(prefix: string, random: () => number = Math.random): string {
+  let suffix = "";
+  for (let i = 0; i < 5; i += 1) suffix += GENERATED_CHARS[Math.floor(random() * GENERATED_CHARS.length)] ?? "";
+  return `${prefix.slice(0, MAX_GENERATED_PREFIX)}${suffix}`;
+}
