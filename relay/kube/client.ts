@@ -7,6 +7,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
 import { StatusError, type TypeRef } from "../../protocol/index.ts";
+import { groupOf } from "../../protocol/kube/api-version.ts";
 
 /**
  * How many times one request is sent again after a 429, or a 5xx carrying `Retry-After`,
@@ -34,7 +35,7 @@ export interface RequestMetrics {
 
 /** The REST path of an API group version: `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
 function groupVersionPath(apiVersion: string): string {
-  return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return groupOf(apiVersion) === "" ? `/api/${apiVersion}` : `/apis/${apiVersion}`;
 }
 
 /** Client settings beyond the KubeConfig. */

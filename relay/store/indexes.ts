@@ -5,10 +5,11 @@
  * bookkeeping, fed every add, update and delete by the cache.
  */
 import { objectKey, valuesAt, type KubeObject } from "../../protocol/index.ts";
+import { controllerOf } from "../../protocol/kube/owner.ts";
 import { ObjectIndex } from "./object-index.ts";
 
 function controllerOwnerUid(object: KubeObject): readonly string[] {
-  const uid = object.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+  const uid = controllerOf(object)?.uid;
   return uid ? [uid] : [];
 }
 
