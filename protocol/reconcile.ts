@@ -9,7 +9,7 @@ export type WatchEventType = z.infer<typeof WatchEventType>;
  * One event that made a key dirty. A DELETED object carries its last state; any other
  * only what names and relates it (apiVersion, kind, identifying metadata, labels, owners):
  * its state is in the snapshot. The relay sends each such event once
- * (`relay/dispatch/triggers.ts`).
+ * (`relay/deliver/triggers.ts`).
  */
 export const Trigger = z.object({
   type: WatchEventType,

@@ -1,14 +1,14 @@
-/** The relay, startable in-process (npm start, tests) or from relay/main.ts. */
+/** The relay, startable in-process (npm start, tests) or from relay/main.ts; its stages, in order, are listed in relay/README.md. */
 import { KubeConfig } from "@kubernetes/client-node";
 import { http1Only } from "./kube/http1.ts";
-import { startApiServer, startFront, startOpsServer } from "./http.ts";
+import { startApiServer, startFront, startOpsServer } from "./front/servers.ts";
 import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
-import { LeaderElector, type LeaderOptions } from "./leader.ts";
+import { LeaderElector, type LeaderOptions } from "./ops/leader.ts";
 import { RelayEngine } from "./engine.ts";
-import type { WorkerTransport } from "./worker-client.ts";
+import type { WorkerTransport } from "./deliver/worker-client.ts";
 
-/** Relay settings (see relay/config.ts for their parsing and defaults). */
+/** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
 export interface RelayOptions {
   readonly workerUrl: string;
   readonly secret: string;

@@ -1,7 +1,7 @@
 /** `npm run relay -- --worker-url URL [...]`: the relay as a process (in a cluster or against any kubeconfig). */
 import { cli, fail } from "../cli/args.ts";
 import { stopOnSignal } from "../cli/signals.ts";
-import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./ops/config.ts";
 import { startRelay } from "./index.ts";
 import { chooseLogFormat, createLogger } from "../cli/log.ts";
 

@@ -1,18 +1,23 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { errorFromZod, type ErrorBody } from "../../protocol/index.ts";
+import { errorFromZod, StatusError, type ErrorBody } from "../../protocol/index.ts";
 
-/** A failure a route answers with a JSON `ErrorBody`. */
-export class HttpError extends Error {
-  readonly status: ContentfulStatusCode;
-  readonly code: string;
+/**
+ * A failure a route answers with a JSON `ErrorBody`: the protocol's {@link StatusError}
+ * (its `reason` is the body's `code`), which the relay's Worker client reads back as one.
+ */
+export class HttpError extends StatusError {
+  declare readonly status: ContentfulStatusCode;
   readonly path: string;
   constructor(status: ContentfulStatusCode, code: string, message: string, path = "") {
-    super(message);
-    this.status = status;
-    this.code = code;
+    super(status, code, message);
     this.path = path;
+  }
+
+  /** The body's `code` (`not_found`, `too_deep`...). */
+  get code(): string {
+    return this.reason;
   }
 
   /** A 400 naming the first field zod refused (`prefix` is prepended to its path). */

@@ -1,6 +1,6 @@
 /**
  * An object cut to a set of field paths (pure): what a cache keeps of an object
- * (`relay/watch/projection.ts`) and what a delivery gives of it (`./fields.ts`). Paths are
+ * (`relay/store/projection.ts`) and what a delivery gives of it (`./fields.ts`). Paths are
  * dotted, `[]` marking an array whose every element is cut alike (`spec.containers[].image`).
  */
 

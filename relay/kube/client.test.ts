@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { KubeConfig } from "@kubernetes/client-node";
-import { KubeClient, KubeError, RETRY_AFTER_RETRIES, retryAfterMs } from "./client.ts";
+import { KubeClient, RETRY_AFTER_RETRIES, retryAfterMs } from "./client.ts";
+import { StatusError } from "../../protocol/index.ts";
 
 /** A server answering each request with the next of `answers` (the last one repeated). */
 async function scripted(answers: readonly { status: number; retryAfter?: string }[]): Promise<{ server: Server; url: string; calls: () => number }> {
@@ -51,13 +52,13 @@ test("a 500 without Retry-After is not retried by the client; retries that run o
   const busy = await scripted([{ status: 429, retryAfter: "4" }]);
   try {
     const waits: number[] = [];
-    await assert.rejects(clientFor(plain.url, waits).request("GET", "/x"), (error: unknown) => error instanceof KubeError && error.status === 500 && error.retryAfterMs === undefined);
+    await assert.rejects(clientFor(plain.url, waits).request("GET", "/x"), (error: unknown) => error instanceof StatusError && error.status === 500 && error.retryAfterMs === undefined);
     assert.equal(plain.calls(), 1);
-    await assert.rejects(clientFor(busy.url, waits).request("GET", "/x"), (error: unknown) => error instanceof KubeError && error.status === 429 && error.retryAfterMs === 4_000);
+    await assert.rejects(clientFor(busy.url, waits).request("GET", "/x"), (error: unknown) => error instanceof StatusError && error.status === 429 && error.retryAfterMs === 4_000);
     assert.equal(busy.calls(), RETRY_AFTER_RETRIES + 1);
     assert.ok(waits.every((ms) => ms === 4_000));
     const none: number[] = [];
-    await assert.rejects(clientFor(busy.url, none, 0).request("GET", "/x"), (error: unknown) => error instanceof KubeError && error.retryAfterMs === 4_000);
+    await assert.rejects(clientFor(busy.url, none, 0).request("GET", "/x"), (error: unknown) => error instanceof StatusError && error.retryAfterMs === 4_000);
     assert.deepEqual(none, [], "with no retries the caller gets the wait");
   } finally {
     plain.server.close();

@@ -6,21 +6,8 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node/dist/gen/http/http.js";
 import { request as httpRequest, type Dispatcher } from "undici";
-import type { TypeRef } from "../../protocol/index.ts";
-import type { RequestMetrics } from "../metrics.ts";
-
-/** A failed API call, with the Kubernetes `Status` message and code, and the server's `Retry-After` (ms) when it gave one. */
-export class KubeError extends Error {
-  readonly status: number;
-  readonly reason: string;
-  readonly retryAfterMs: number | undefined;
-  constructor(status: number, reason: string, message: string, retryAfterMs?: number) {
-    super(message);
-    this.status = status;
-    this.reason = reason;
-    this.retryAfterMs = retryAfterMs;
-  }
-}
+import { StatusError, type TypeRef } from "../../protocol/index.ts";
+import { groupOf } from "../../protocol/kube/api-version.ts";
 
 /**
  * How many times one request is sent again after a 429, or a 5xx carrying `Retry-After`,
@@ -38,6 +25,17 @@ export function retryAfterMs(status: number, header: string | string[] | undefin
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
   return Number(value) * 1000;
+}
+
+/** Told of every request the relay's Kubernetes clients send (`rest_client_requests_total`). */
+export interface RequestMetrics {
+  /** One request: its HTTP method, the server's `host:port`, and the status code or `<error>` when none came. */
+  request(method: string, host: string, code: string): void;
+}
+
+/** The REST path of an API group version: `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
+function groupVersionPath(apiVersion: string): string {
+  return groupOf(apiVersion) === "" ? `/api/${apiVersion}` : `/apis/${apiVersion}`;
 }
 
 /** Client settings beyond the KubeConfig. */
@@ -112,20 +110,19 @@ export class KubeClient {
     const key = `${type.apiVersion}|${type.kind}`;
     const known = this.#resources.get(key);
     if (known) return known;
-    const path = type.apiVersion.includes("/") ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
-    const list = (await this.request("GET", path)) as { resources?: { name: string; kind: string; namespaced: boolean }[] };
+    const list = (await this.request("GET", groupVersionPath(type.apiVersion))) as { resources?: { name: string; kind: string; namespaced: boolean }[] };
     for (const r of list.resources ?? []) {
       if (!r.name.includes("/")) this.#resources.set(`${type.apiVersion}|${r.kind}`, { plural: r.name, namespaced: r.namespaced });
     }
     const found = this.#resources.get(key);
-    if (!found) throw new KubeError(404, "NotFound", `the server has no resource for ${type.kind} in ${type.apiVersion}`);
+    if (!found) throw new StatusError(404, "NotFound", `the server has no resource for ${type.kind} in ${type.apiVersion}`);
     return found;
   }
 
   /** The REST path of a collection or an object (and subresource). */
   async path(type: TypeRef, namespace: string | undefined, name?: string, subresource?: string): Promise<string> {
     const info = await this.resource(type);
-    const base = type.apiVersion.includes("/") ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
+    const base = groupVersionPath(type.apiVersion);
     const ns = info.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
     return `${base}${ns}/${info.plural}${name ? `/${encodeURIComponent(name)}` : ""}${subresource ? `/${subresource}` : ""}`;
   }
@@ -144,7 +141,7 @@ export class KubeClient {
     return this.#auth;
   }
 
-  /** One request; resolves with the parsed JSON body, throws `KubeError` for non-2xx. */
+  /** One request; resolves with the parsed JSON body, throws `StatusError` for non-2xx. */
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<unknown> {
     const url = new URL(`${this.#server}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
@@ -167,7 +164,7 @@ export class KubeClient {
     }
     if (response.status >= 200 && response.status < 300) return json;
     const status = (json ?? {}) as { message?: string; reason?: string };
-    throw new KubeError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300), retryAfterMs(response.status, response.retryAfter));
+    throw new StatusError(response.status, status.reason ?? "Unknown", status.message ?? response.text.slice(0, 300), retryAfterMs(response.status, response.retryAfter));
   }
 
   async #send(method: Method, url: URL, body: string | undefined, options: RequestOptions, auth: Auth): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {

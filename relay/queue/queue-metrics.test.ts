@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { parentQueueKey as key } from "./key.ts";
 import { reconcileResult, WorkQueueMetrics, type QueueMetricsSink } from "./queue-metrics.ts";
 
 /** A sink writing each call as one line. */
@@ -20,49 +21,49 @@ function recording(): { sink: QueueMetricsSink; calls: string[] } {
 function metricsAt(): { metrics: WorkQueueMetrics; calls: string[]; at: (ms: number) => void } {
   let now = 0;
   const { sink, calls } = recording();
-  const metrics = new WorkQueueMetrics(sink, { nameOf: (key) => key.split("|")[0] ?? "", now: () => now });
+  const metrics = new WorkQueueMetrics(sink, () => now);
   return { metrics, calls, at: (ms) => void (now = ms) };
 }
 
 test("an add counts once until the key is taken, as client-go's dirty set; latency is add to get, work is get to done", () => {
   const { metrics, calls, at } = metricsAt();
-  metrics.add("c|a");
+  metrics.add(key("c", "a"));
   at(5);
-  metrics.add("c|a");
+  metrics.add(key("c", "a"));
   at(30);
-  metrics.get("c|a");
+  metrics.get(key("c", "a"));
   at(80);
-  metrics.done("c|a", { kind: "done" });
+  metrics.done(key("c", "a"), { kind: "done" });
   assert.deepEqual(calls, ["named c", "added c", "depth c 1", "depth c -1", "queued c 0.03", "worked c 0.05", "reconciled c success 0.05"]);
 });
 
 test("added again while in flight: counted again, and the earlier processing's time is unaffected", () => {
   const { metrics, calls, at } = metricsAt();
-  metrics.add("c|a");
-  metrics.get("c|a");
+  metrics.add(key("c", "a"));
+  metrics.get(key("c", "a"));
   at(10);
-  metrics.add("c|a");
+  metrics.add(key("c", "a"));
   at(30);
-  metrics.done("c|a", { kind: "done" });
-  metrics.get("c|a");
+  metrics.done(key("c", "a"), { kind: "done" });
+  metrics.get(key("c", "a"));
   assert.deepEqual(calls.slice(5), ["added c", "depth c 1", "worked c 0.03", "reconciled c success 0.03", "depth c -1", "queued c 0.02"]);
 });
 
 test("unfinished work: summed and longest ages of the keys in flight, per controller; zero for an idle one", () => {
   const { metrics, at } = metricsAt();
-  for (const key of ["c|a", "c|b", "d|x"]) metrics.add(key);
-  metrics.get("c|a");
+  for (const queued of [key("c", "a"), key("c", "b"), key("d", "x")]) metrics.add(queued);
+  metrics.get(key("c", "a"));
   at(1_000);
-  metrics.get("c|b");
-  metrics.get("d|x");
-  metrics.done("d|x", { kind: "retry" });
+  metrics.get(key("c", "b"));
+  metrics.get(key("d", "x"));
+  metrics.done(key("d", "x"), { kind: "retry" });
   at(3_000);
   assert.deepEqual(Object.fromEntries(metrics.unfinished()), { c: { unfinishedSeconds: 5, longestSeconds: 3 }, d: { unfinishedSeconds: 0, longestSeconds: 0 } });
 });
 
 test("retries are counted per controller; results follow controller-runtime", () => {
   const { metrics, calls } = metricsAt();
-  metrics.retry("c|a");
+  metrics.retry(key("c", "a"));
   assert.deepEqual(calls, ["named c", "retried c"]);
   assert.equal(reconcileResult({ kind: "done" }), "success");
   assert.equal(reconcileResult({ kind: "done", requeueAfterMs: 0 }), "success");
@@ -74,8 +75,8 @@ test("retries are counted per controller; results follow controller-runtime", ()
 
 test("a done or get for a key never seen changes nothing", () => {
   const { metrics, calls } = metricsAt();
-  metrics.done("c|a", { kind: "done" });
+  metrics.done(key("c", "a"), { kind: "done" });
   assert.deepEqual(calls, []);
-  metrics.get("c|a");
+  metrics.get(key("c", "a"));
   assert.deepEqual(calls, ["named c"]);
 });

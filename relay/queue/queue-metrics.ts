@@ -1,8 +1,8 @@
 /**
  * client-go's workqueue metrics (k8s.io/client-go/util/workqueue/metrics.go) and
  * controller-runtime's reconcile metrics, kept from what the work queue tells its
- * {@link QueueObserver}. The relay has one queue for every controller: each key is
- * attributed to its controller (`name`), so each controller reads as if it had its own
+ * {@link QueueObserver}. The relay has one queue for every controller: each key names
+ * its controller (`name` of the series), so each controller reads as if it had its own
  * queue, as under controller-runtime. Pure: time comes from an injected clock, numbers go
  * to a {@link QueueMetricsSink}; no metrics library here.
  */
@@ -40,12 +40,10 @@ export interface UnfinishedWork {
   readonly longestSeconds: number;
 }
 
-/** How the queue's keys and time are read. */
-export interface QueueMetricsOptions {
-  /** The controller a queue key belongs to. */
-  readonly nameOf: (key: string) => string;
-  /** Milliseconds, monotonic (default `performance.now()`). */
-  readonly now?: () => number;
+/** What the metrics read of a queue key: its identity and the controller it belongs to. */
+export interface ControllerKey {
+  readonly id: string;
+  readonly controller: string;
 }
 
 /** controller-runtime's result for a queue outcome. */
@@ -55,53 +53,52 @@ export function reconcileResult(outcome: Outcome): ReconcileResult {
 }
 
 /** The observer keeping the metrics, per controller. */
-export class WorkQueueMetrics implements QueueObserver {
+export class WorkQueueMetrics implements QueueObserver<ControllerKey> {
   readonly #sink: QueueMetricsSink;
-  readonly #nameOf: (key: string) => string;
   readonly #now: () => number;
-  /** Keys added and not yet taken, with when (client-go's `addTimes`: its dirty set). */
+  /** Keys (by id) added and not yet taken, with when (client-go's `addTimes`: its dirty set). */
   readonly #addTimes = new Map<string, number>();
-  /** Keys in flight, with when they were taken (client-go's `processingStartTimes`). */
-  readonly #startTimes = new Map<string, number>();
+  /** Keys in flight, with their controller and when they were taken (client-go's `processingStartTimes`). */
+  readonly #startTimes = new Map<string, { readonly controller: string; readonly at: number }>();
   readonly #names = new Set<string>();
 
-  constructor(sink: QueueMetricsSink, options: QueueMetricsOptions) {
+  /** `now`: milliseconds, monotonic (default `performance.now()`). */
+  constructor(sink: QueueMetricsSink, now: () => number = () => performance.now()) {
     this.#sink = sink;
-    this.#nameOf = options.nameOf;
-    this.#now = options.now ?? ((): number => performance.now());
+    this.#now = now;
   }
 
-  add(key: string): void {
+  add(key: ControllerKey): void {
     // Told again while it waits: client-go counts an add only when the key was not dirty.
-    if (this.#addTimes.has(key)) return;
+    if (this.#addTimes.has(key.id)) return;
     const name = this.#name(key);
-    this.#addTimes.set(key, this.#now());
+    this.#addTimes.set(key.id, this.#now());
     this.#sink.added(name);
     this.#sink.depth(name, 1);
   }
 
-  get(key: string): void {
+  get(key: ControllerKey): void {
     const name = this.#name(key);
     const now = this.#now();
-    this.#startTimes.set(key, now);
-    const added = this.#addTimes.get(key);
+    this.#startTimes.set(key.id, { controller: name, at: now });
+    const added = this.#addTimes.get(key.id);
     if (added === undefined) return;
-    this.#addTimes.delete(key);
+    this.#addTimes.delete(key.id);
     this.#sink.depth(name, -1);
     this.#sink.queued(name, seconds(now - added));
   }
 
-  done(key: string, outcome: Outcome): void {
-    const started = this.#startTimes.get(key);
+  done(key: ControllerKey, outcome: Outcome): void {
+    const started = this.#startTimes.get(key.id);
     if (started === undefined) return;
-    this.#startTimes.delete(key);
+    this.#startTimes.delete(key.id);
     const name = this.#name(key);
-    const took = seconds(this.#now() - started);
+    const took = seconds(this.#now() - started.at);
     this.#sink.worked(name, took);
     this.#sink.reconciled(name, reconcileResult(outcome), took);
   }
 
-  retry(key: string): void {
+  retry(key: ControllerKey): void {
     this.#sink.retried(this.#name(key));
   }
 
@@ -110,9 +107,9 @@ export class WorkQueueMetrics implements QueueObserver {
     const now = this.#now();
     const work = new Map<string, { unfinishedSeconds: number; longestSeconds: number }>();
     for (const name of this.#names) work.set(name, { unfinishedSeconds: 0, longestSeconds: 0 });
-    for (const [key, started] of this.#startTimes) {
-      const age = seconds(now - started);
-      const entry = work.get(this.#nameOf(key));
+    for (const { controller, at } of this.#startTimes.values()) {
+      const age = seconds(now - at);
+      const entry = work.get(controller);
       if (!entry) continue;
       entry.unfinishedSeconds += age;
       entry.longestSeconds = Math.max(entry.longestSeconds, age);
@@ -120,8 +117,8 @@ export class WorkQueueMetrics implements QueueObserver {
     return work;
   }
 
-  #name(key: string): string {
-    const name = this.#nameOf(key);
+  #name(key: ControllerKey): string {
+    const name = key.controller;
     if (!this.#names.has(name)) {
       this.#names.add(name);
       this.#sink.named(name);

@@ -2,8 +2,8 @@
  * A work queue with client-go's guarantees: a dirty key is queued once however many
  * times it is added; one key is never processed twice at once (added while in flight,
  * it runs again afterwards); failures back off per key exponentially; an overall token
- * bucket bounds the rate; concurrency is bounded. Triggers accumulate per key until
- * the key is processed.
+ * bucket bounds the rate; concurrency is bounded. Items (the triggers) accumulate per key
+ * until the key is processed. Keys are typed values (`./key.ts`), kept by their `id`.
  */
 
 /**
@@ -12,20 +12,38 @@
  */
 export type Outcome = { readonly kind: "done"; readonly requeueAfterMs?: number; readonly terminal?: boolean } | { readonly kind: "retry"; readonly afterMs?: number };
 
+/** What a queue key must have: its identity, the same string for equal keys. */
+export interface Keyed {
+  readonly id: string;
+}
+
+/** The queue's input: what marks keys dirty (the router). */
+export interface KeySink<K extends Keyed, T> {
+  /** Marks `key` dirty with `item`, to run as soon as it may. */
+  add(key: K, item?: T): void;
+  /** Marks `key` dirty with `item`, to run `ms` from now unless it runs sooner (the changes of a burst ride on one run). */
+  addBatched(key: K, item: T | undefined, ms: number): void;
+}
+
+/** The queue's output: what processes one key with the items gathered for it (the reconciler). */
+export interface KeyWorker<K extends Keyed, T> {
+  process(key: K, items: T[]): Promise<Outcome>;
+}
+
 /**
  * Told what the queue does, at the points where client-go's workqueue calls its metrics
  * (`add`, `get`, `done`, and `retry` from the delaying queue's `AddAfter`), so that its
  * metrics can be kept outside the queue. Every method must be cheap and must not throw.
  */
-export interface QueueObserver {
+export interface QueueObserver<K> {
   /** `key` is due for processing (ready, or dirty again while in flight); told again while it waits. */
-  add(key: string): void;
+  add(key: K): void;
   /** `key` was taken for processing. */
-  get(key: string): void;
+  get(key: K): void;
   /** Processing of `key` ended with `outcome` (a thrown error is a `retry`). */
-  done(key: string, outcome: Outcome): void;
+  done(key: K, outcome: Outcome): void;
   /** `key` is put back for later after its processing: a retry after a failure, or a requeue it asked for. */
-  retry(key: string): void;
+  retry(key: K): void;
 }
 
 /** Clock and timers, injectable for tests. */
@@ -43,7 +61,7 @@ export const systemClock: Clock = {
 };
 
 /** Work queue settings. */
-export interface WorkQueueOptions {
+export interface WorkQueueOptions<K> {
   readonly concurrency: number;
   /** First retry delay of a failing key (doubles per failure). Default 5 ms. */
   readonly baseDelayMs?: number;
@@ -54,18 +72,24 @@ export interface WorkQueueOptions {
   readonly burst?: number;
   readonly clock?: Clock;
   /** Told of adds, gets, dones and retries (metrics). */
-  readonly observer?: QueueObserver;
+  readonly observer?: QueueObserver<K>;
 }
 
-const NO_OBSERVER: QueueObserver = { add: () => undefined, get: () => undefined, done: () => undefined, retry: () => undefined };
+const NO_OBSERVER: QueueObserver<unknown> = { add: () => undefined, get: () => undefined, done: () => undefined, retry: () => undefined };
 
-/** The work queue. `T` is what accumulates per key (the triggers). */
-export class WorkQueue<T> {
-  readonly #dirty = new Map<string, T[]>();
-  readonly #ready: string[] = [];
+/** A dirty key and the items gathered for its next run. */
+interface Dirty<K, T> {
+  readonly key: K;
+  readonly items: T[];
+}
+
+/** The work queue. `K` is the key, `T` what accumulates per key (the triggers). Maps are kept by the keys' ids. */
+export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
+  readonly #dirty = new Map<string, Dirty<K, T>>();
+  readonly #ready: K[] = [];
   readonly #readySet = new Set<string>();
   readonly #inFlight = new Set<string>();
-  readonly #delayed = new Map<string, { at: number; handle: unknown }>();
+  readonly #delayed = new Map<string, { key: K; at: number; handle: unknown }>();
   readonly #failures = new Map<string, number>();
   /** Failing keys whose last failure came with a wait the server asked for (see {@link retryFailedNow}). */
   readonly #toldToWait = new Set<string>();
@@ -73,17 +97,17 @@ export class WorkQueue<T> {
   readonly #batchedDue = new Map<string, number>();
   /** Keys in flight made dirty by an immediate add: they run again as soon as they are done. */
   readonly #urgent = new Set<string>();
-  readonly #options: Required<Omit<WorkQueueOptions, "clock" | "observer">>;
+  readonly #options: Required<Omit<WorkQueueOptions<K>, "clock" | "observer">>;
   readonly #clock: Clock;
-  readonly #observer: QueueObserver;
+  readonly #observer: QueueObserver<K>;
   #tokens: number;
   #refilledAt: number;
   #tokenTimer: unknown = undefined;
-  #process: ((key: string, items: T[]) => Promise<Outcome>) | undefined;
+  #worker: KeyWorker<K, T> | undefined;
   #stopped = false;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(options: WorkQueueOptions) {
+  constructor(options: WorkQueueOptions<K>) {
     const { clock, observer, ...settings } = options;
     this.#options = { baseDelayMs: 5, maxDelayMs: 30_000, ratePerSecond: 1_000, burst: 2_000, ...settings };
     this.#clock = clock ?? systemClock;
@@ -99,15 +123,15 @@ export class WorkQueue<T> {
    */
   get depth(): number {
     const waiting = new Set(this.#readySet);
-    for (const key of this.#dirty.keys()) waiting.add(key);
-    for (const key of this.#delayed.keys()) waiting.add(key);
+    for (const id of this.#dirty.keys()) waiting.add(id);
+    for (const id of this.#delayed.keys()) waiting.add(id);
     return waiting.size;
   }
 
   /** Keys backing off after a failed run (also counted in {@link depth}). */
   get retrying(): number {
     let count = 0;
-    for (const key of this.#delayed.keys()) if (this.#failures.has(key)) count += 1;
+    for (const id of this.#delayed.keys()) if (this.#failures.has(id)) count += 1;
     return count;
   }
 
@@ -117,34 +141,31 @@ export class WorkQueue<T> {
   }
 
   /** Marks `key` dirty, remembering `item` for its next processing. */
-  add(key: string, item?: T): void {
+  add(key: K, item?: T): void {
     if (this.#stopped) return;
-    const items = this.#dirty.get(key) ?? [];
-    if (item !== undefined) items.push(item);
-    this.#dirty.set(key, items);
-    this.#cancelDelay(key);
-    if (this.#inFlight.has(key)) this.#urgent.add(key);
+    const id = key.id;
+    this.#gather(key, item);
+    this.#cancelDelay(id);
+    if (this.#inFlight.has(id)) this.#urgent.add(id);
     this.#observer.add(key);
-    if (!this.#inFlight.has(key) && !this.#readySet.has(key)) {
-      this.#ready.push(key);
-      this.#readySet.add(key);
-    }
+    if (!this.#inFlight.has(id) && !this.#readySet.has(id)) this.#makeReady(key);
     this.#pump();
   }
 
   /** Marks `key` dirty after `ms` (an earlier pending delay wins). */
-  addAfter(key: string, ms: number): void {
+  addAfter(key: K, ms: number): void {
     if (this.#stopped) return;
     if (ms <= 0) return this.add(key);
+    const id = key.id;
     const at = this.#clock.now() + ms;
-    const existing = this.#delayed.get(key);
+    const existing = this.#delayed.get(id);
     if (existing && existing.at <= at) return;
     if (existing) this.#clock.clearTimeout(existing.handle);
     const handle = this.#clock.setTimeout(() => {
-      this.#delayed.delete(key);
+      this.#delayed.delete(id);
       this.add(key);
     }, ms);
-    this.#delayed.set(key, { at, handle });
+    this.#delayed.set(id, { key, at, handle });
   }
 
   /**
@@ -152,27 +173,26 @@ export class WorkQueue<T> {
    * ready, in flight (it runs again when done) or due sooner: the changes of a burst ride
    * on one processing.
    */
-  addBatched(key: string, item: T | undefined, ms: number): void {
+  addBatched(key: K, item: T | undefined, ms: number): void {
     if (this.#stopped) return;
     if (ms <= 0) return this.add(key, item);
-    const items = this.#dirty.get(key) ?? [];
-    if (item !== undefined) items.push(item);
-    this.#dirty.set(key, items);
-    if (this.#inFlight.has(key)) this.#observer.add(key);
-    if (this.#inFlight.has(key)) {
+    const id = key.id;
+    this.#gather(key, item);
+    if (this.#inFlight.has(id)) {
+      this.#observer.add(key);
       const due = this.#clock.now() + ms;
-      if (due < (this.#batchedDue.get(key) ?? Infinity)) this.#batchedDue.set(key, due);
+      if (due < (this.#batchedDue.get(id) ?? Infinity)) this.#batchedDue.set(id, due);
       return;
     }
-    if (this.#readySet.has(key)) return;
-    const existing = this.#delayed.get(key);
+    if (this.#readySet.has(id)) return;
+    const existing = this.#delayed.get(id);
     if (existing && existing.at <= this.#clock.now() + ms) return;
     this.#requeue(key, ms);
   }
 
-  /** Starts processing with `process`. */
-  start(process: (key: string, items: T[]) => Promise<Outcome>): void {
-    this.#process = process;
+  /** Starts processing with `worker`. */
+  start(worker: KeyWorker<K, T>): void {
+    this.#worker = worker;
     this.#pump();
   }
 
@@ -194,10 +214,11 @@ export class WorkQueue<T> {
    */
   retryFailedNow(): number {
     let released = 0;
-    for (const key of [...this.#failures.keys()]) {
-      if (this.#toldToWait.has(key) || !this.#delayed.has(key)) continue;
-      this.#failures.delete(key);
-      this.#requeue(key, 0);
+    for (const id of [...this.#failures.keys()]) {
+      const delayed = this.#delayed.get(id);
+      if (this.#toldToWait.has(id) || !delayed) continue;
+      this.#failures.delete(id);
+      this.#requeue(delayed.key, 0);
       released += 1;
     }
     return released;
@@ -208,11 +229,24 @@ export class WorkQueue<T> {
     return Math.min(this.#options.maxDelayMs, this.#options.baseDelayMs * 2 ** Math.max(0, failures - 1));
   }
 
-  #cancelDelay(key: string): void {
-    const delayed = this.#delayed.get(key);
+  /** Keeps `item` (if any) for the next run of `key`, which is dirty from now on. */
+  #gather(key: K, item: T | undefined): void {
+    const dirty = this.#dirty.get(key.id);
+    if (dirty) {
+      if (item !== undefined) dirty.items.push(item);
+    } else this.#dirty.set(key.id, { key, items: item === undefined ? [] : [item] });
+  }
+
+  #makeReady(key: K): void {
+    this.#ready.push(key);
+    this.#readySet.add(key.id);
+  }
+
+  #cancelDelay(id: string): void {
+    const delayed = this.#delayed.get(id);
     if (!delayed) return;
     this.#clock.clearTimeout(delayed.handle);
-    this.#delayed.delete(key);
+    this.#delayed.delete(id);
   }
 
   #takeToken(): boolean {
@@ -234,80 +268,90 @@ export class WorkQueue<T> {
   }
 
   #pump(): void {
-    const process = this.#process;
-    if (!process || this.#stopped) return;
+    const worker = this.#worker;
+    if (!worker || this.#stopped) return;
     while (this.#inFlight.size < this.#options.concurrency && this.#ready.length > 0) {
       if (!this.#takeToken()) return;
-      const key = this.#ready.shift() as string;
-      this.#readySet.delete(key);
-      const items = this.#dirty.get(key) ?? [];
-      this.#dirty.delete(key);
-      this.#inFlight.add(key);
+      const key = this.#ready.shift() as K;
+      const id = key.id;
+      this.#readySet.delete(id);
+      const items = this.#dirty.get(id)?.items ?? [];
+      this.#dirty.delete(id);
+      this.#inFlight.add(id);
       this.#observer.get(key);
-      void this.#run(process, key, items);
+      void this.#run(worker, key, items);
     }
   }
 
-  async #run(process: (key: string, items: T[]) => Promise<Outcome>, key: string, items: T[]): Promise<void> {
+  async #run(worker: KeyWorker<K, T>, key: K, items: T[]): Promise<void> {
     let outcome: Outcome;
     try {
-      outcome = await process(key, items);
+      outcome = await worker.process(key, items);
     } catch {
       outcome = { kind: "retry" };
     }
-    this.#inFlight.delete(key);
-    const urgent = this.#urgent.delete(key);
-    const batchedDue = this.#batchedDue.get(key);
-    this.#batchedDue.delete(key);
+    const id = key.id;
+    this.#inFlight.delete(id);
+    const urgent = this.#urgent.delete(id);
+    const batchedDue = this.#batchedDue.get(id);
+    this.#batchedDue.delete(id);
     this.#observer.done(key, outcome);
-    if (outcome.kind === "retry") {
-      const failures = (this.#failures.get(key) ?? 0) + 1;
-      this.#failures.set(key, failures);
-      // The triggers were not handled: keep them for the retry.
-      const pending = this.#dirty.get(key) ?? [];
-      this.#dirty.set(key, [...items, ...pending]);
-      this.#observer.retry(key);
-      if ((outcome.afterMs ?? 0) > 0) this.#toldToWait.add(key);
-      else this.#toldToWait.delete(key);
-      this.#requeue(key, Math.max(outcome.afterMs ?? 0, this.backoff(failures)));
-    } else {
-      this.#failures.delete(key);
-      this.#toldToWait.delete(key);
-      // Dirty again while in flight: run again now (that run decides any requeue); a
-      // requeue must never hold back a change that arrived meanwhile. Changes that were
-      // all batched still wait out their batch: run at once, a reconcile slower than the
-      // batch period made every change of a burst a reconcile of its own.
-      if (this.#dirty.has(key) && !urgent && batchedDue !== undefined && batchedDue > this.#clock.now()) this.#requeueBy(key, batchedDue);
-      else if (this.#dirty.has(key)) this.add(key);
-      else if (outcome.requeueAfterMs !== undefined) {
-        this.#observer.retry(key);
-        this.addAfter(key, outcome.requeueAfterMs);
-      }
-    }
+    if (outcome.kind === "retry") this.#retryLater(key, items, outcome);
+    else this.#finished(key, outcome, urgent, batchedDue);
     if (this.#inFlight.size === 0 && this.#idleWaiters.length > 0) this.#idleWaiters.splice(0).forEach((resolve) => resolve());
     this.#pump();
   }
 
+  /** A failed run: its items are kept for the retry, after the backoff (or the wait the server asked for, if longer). */
+  #retryLater(key: K, items: T[], outcome: Outcome & { kind: "retry" }): void {
+    const id = key.id;
+    const failures = (this.#failures.get(id) ?? 0) + 1;
+    this.#failures.set(id, failures);
+    // The triggers were not handled: keep them for the retry, ahead of those that came meanwhile.
+    const pending = this.#dirty.get(id)?.items ?? [];
+    this.#dirty.set(id, { key, items: [...items, ...pending] });
+    this.#observer.retry(key);
+    if ((outcome.afterMs ?? 0) > 0) this.#toldToWait.add(id);
+    else this.#toldToWait.delete(id);
+    this.#requeue(key, Math.max(outcome.afterMs ?? 0, this.backoff(failures)));
+  }
+
+  /**
+   * A run that is done. Dirty again while in flight: run again now (that run decides any
+   * requeue); a requeue must never hold back a change that arrived meanwhile. Changes that
+   * were all batched still wait out their batch: run at once, a reconcile slower than the
+   * batch period made every change of a burst a reconcile of its own.
+   */
+  #finished(key: K, outcome: Outcome & { kind: "done" }, urgent: boolean, batchedDue: number | undefined): void {
+    const id = key.id;
+    this.#failures.delete(id);
+    this.#toldToWait.delete(id);
+    if (this.#dirty.has(id) && !urgent && batchedDue !== undefined && batchedDue > this.#clock.now()) this.#requeueBy(key, batchedDue);
+    else if (this.#dirty.has(id)) this.add(key);
+    else if (outcome.requeueAfterMs !== undefined) {
+      this.#observer.retry(key);
+      this.addAfter(key, outcome.requeueAfterMs);
+    }
+  }
+
   /** Queues `key` at `at` unless it is already due sooner. */
-  #requeueBy(key: string, at: number): void {
-    const existing = this.#delayed.get(key);
+  #requeueBy(key: K, at: number): void {
+    const existing = this.#delayed.get(key.id);
     if (existing && existing.at <= at) return;
     this.#requeue(key, at - this.#clock.now());
   }
 
-  #requeue(key: string, ms: number): void {
+  #requeue(key: K, ms: number): void {
     if (this.#stopped) return;
+    const id = key.id;
     const handle = this.#clock.setTimeout(() => {
-      this.#delayed.delete(key);
+      this.#delayed.delete(id);
       this.#observer.add(key);
-      if (!this.#inFlight.has(key) && !this.#readySet.has(key)) {
-        this.#ready.push(key);
-        this.#readySet.add(key);
-      }
+      if (!this.#inFlight.has(id) && !this.#readySet.has(id)) this.#makeReady(key);
       this.#pump();
     }, ms);
-    const existing = this.#delayed.get(key);
+    const existing = this.#delayed.get(id);
     if (existing) this.#clock.clearTimeout(existing.handle);
-    this.#delayed.set(key, { at: this.#clock.now() + ms, handle });
+    this.#delayed.set(id, { key, at: this.#clock.now() + ms, handle });
   }
 }

@@ -3,15 +3,15 @@
  * does for objects this tool owns): POST when absent, PUT with the current
  * resourceVersion when present.
  */
-import type { KubeObject } from "../../protocol/index.ts";
-import { KubeError, type KubeClient } from "../../relay/kube/client.ts";
+import { StatusError, type KubeObject } from "../../protocol/index.ts";
+import type { KubeClient } from "../../relay/kube/client.ts";
 
 /** The object as the cluster has it now, or undefined. */
 export async function readObject(client: KubeClient, object: KubeObject): Promise<KubeObject | undefined> {
   try {
     return (await client.request("GET", await client.path(object, object.metadata.namespace, object.metadata.name))) as KubeObject;
   } catch (error) {
-    if (error instanceof KubeError && error.status === 404) return undefined;
+    if (error instanceof StatusError && error.status === 404) return undefined;
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
 import { waitFor } from "../../cli/wait.ts";
-import { RELAY_ENVIRONMENT } from "../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
-import { signRequest, type KubeObject } from "../../protocol/index.ts";
-import { WorkerClient, WorkerError } from "../../relay/worker-client.ts";
+import { signRequest, StatusError, type KubeObject } from "../../protocol/index.ts";
+import { WorkerClient } from "../../relay/deliver/worker-client.ts";
 import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { e2eStack, frontCall, type E2EStack } from "./harness.ts";
 
@@ -107,10 +107,10 @@ test("a Worker that is down is retried with backoff, and the loop converges when
 
 test("a request signed with another key is refused and nothing is applied", async () => {
   const impostor = new WorkerClient(stack.worker.url, "not-the-shared-secret-0000");
-  await assert.rejects(impostor.manifest(), (error: unknown) => error instanceof WorkerError && error.status === 401);
+  await assert.rejects(impostor.manifest(), (error: unknown) => error instanceof StatusError && error.status === 401);
   await assert.rejects(
     impostor.reconcile("mirror", { controller: "mirror", key: "default/zeta", parent: parent("zeta"), children: { "ConfigMap.v1": [] }, now: new Date().toISOString() }),
-    (error: unknown) => error instanceof WorkerError && error.status === 401,
+    (error: unknown) => error instanceof StatusError && error.status === 401,
   );
   assert.equal(await stack.cluster.find(CM, "default", "zeta-mirror"), undefined);
 });

@@ -21,7 +21,7 @@ import autonomy from "../../functions/controllers/autonomy/controller.ts";
 import { EDGE_WORKER, NODE_POOL } from "../../functions/controllers/autonomy/names.ts";
 import nervex from "../../functions/controllers/nervex/controller.ts";
 import federatedLearning from "../../functions/controllers/sedna/federatedlearning/controller.ts";
-import { Informers } from "../../relay/informers.ts";
+import { Caches } from "../../relay/store/caches.ts";
 import { KubeClient } from "../../relay/kube/client.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
 
@@ -63,7 +63,8 @@ async function fakeOf(controller: SnapshotController): Promise<FakeCluster> {
 /** The snapshot the relay's informer caches, started on the sim for this controller's manifest, build for `key`. */
 async function relaySnapshot(controller: SnapshotController, key: string): Promise<ReconcileRequest> {
   const manifest = createRegistry([controller]).manifest;
-  const informers = new Informers(kc, new KubeClient(kc), { onEvent: () => undefined, onResync: () => undefined, onRestart: () => undefined, onError: () => undefined });
+  const informers = new Caches(kc, new KubeClient(kc), { relisted: () => undefined, restarted: () => undefined, failed: () => undefined });
+  informers.subscribe({ added: () => undefined, modified: () => undefined, deleted: () => undefined });
   try {
     await informers.ensure(manifest);
     const [entry] = manifest.controllers;

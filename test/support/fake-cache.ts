@@ -5,7 +5,7 @@
  */
 import { objectKey, type KubeObject } from "../../protocol/index.ts";
 import type { CacheView, RelatedCache } from "../../protocol/snapshot/caches.ts";
-import { CacheIndexes } from "../../relay/watch/indexes.ts";
+import { CacheIndexes } from "../../relay/store/indexes.ts";
 
 /** A cache filled by the test. */
 export class FakeCache implements CacheView, RelatedCache {

@@ -5,8 +5,8 @@
  * message, details from the Status body), so assertions on them hold on both.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { KubeObject, TypeRef } from "../../protocol/index.ts";
-import { KubeClient, KubeError } from "../../relay/kube/client.ts";
+import { StatusError, type KubeObject, type TypeRef } from "../../protocol/index.ts";
+import { KubeClient } from "../../relay/kube/client.ts";
 import { http1Only } from "../../relay/kube/http1.ts";
 import { ApiError, type Cluster, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type SubresourceOptions } from "../../sim/contract.ts";
 
@@ -86,7 +86,7 @@ export class HttpCluster implements TestCluster {
     try {
       return await request();
     } catch (error) {
-      if (error instanceof KubeError) throw new ApiError(error.status, error.reason, error.message);
+      if (error instanceof StatusError) throw new ApiError(error.status, error.reason, error.message);
       throw error;
     }
   }

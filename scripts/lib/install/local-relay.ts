@@ -14,10 +14,10 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
 import { crdsOf } from "../../../functions/kit/crd/generate.ts";
 import { createRegistry } from "../../../functions/registry.ts";
-import type { KubeObject, Manifest } from "../../../protocol/index.ts";
+import { StatusError, type KubeObject, type Manifest } from "../../../protocol/index.ts";
 import { splitResource } from "../../../protocol/kube/api-version.ts";
 import type { Logger } from "../../../cli/log.ts";
-import { KubeClient, KubeError } from "../../../relay/kube/client.ts";
+import { KubeClient } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
 import { loadControllers } from "../controllers.ts";
 import { LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
@@ -88,7 +88,7 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
 /** An apply that failed, naming the object and carrying the server's message (or why the server was not reached). */
 function refused(object: KubeObject, error: unknown): InstallError {
   const name = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata.name ?? ""}`;
-  return new InstallError(error instanceof KubeError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
+  return new InstallError(error instanceof StatusError ? `the API server refused ${name} (${error.status} ${error.reason}): ${error.message}` : `could not apply ${name}: ${(error as Error).message}`);
 }
 
 /** Waits until the API server reports `pending()` empty (a condition of the server, not a timing guess); an InstallError naming what is still pending otherwise. */

@@ -5,8 +5,8 @@
  * registered since: a configuration whose webhooks call nothing, with failurePolicy
  * Fail, would refuse every write it matches.
  */
-import type { KubeObject, WebhookSpec } from "../../../protocol/index.ts";
-import { KubeError, type KubeClient } from "../../../relay/kube/client.ts";
+import { StatusError, type KubeObject, type WebhookSpec } from "../../../protocol/index.ts";
+import type { KubeClient } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
 import { webhookConfigurations } from "./objects.ts";
 
@@ -39,7 +39,7 @@ export async function removeLocalWebhooks(admin: KubeClient, objects: readonly K
     if (!current || !(current.webhooks ?? []).every((hook) => hook.clientConfig?.url?.startsWith(`${frontUrl}/`) === true)) continue;
     const path = await admin.path(object, undefined, object.metadata.name);
     await admin.request("DELETE", path, { body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { uid: current.metadata.uid } } }).catch((error: unknown) => {
-      if (!(error instanceof KubeError && (error.status === 404 || error.status === 409))) throw error;
+      if (!(error instanceof StatusError && (error.status === 404 || error.status === 409))) throw error;
     });
   }
 }

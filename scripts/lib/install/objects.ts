@@ -5,7 +5,7 @@
  * configurations (caBundle set), and the CRDs.
  */
 import type { KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
-import { RELAY_ENVIRONMENT } from "../../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 
@@ -130,11 +130,11 @@ function webhookConfiguration(type: "mutating" | "validating", hooks: readonly W
   } as KubeObject;
 }
 
-/** The Lease the relay replicas elect their leader with (relay/config.ts `--lease-name` default). */
+/** The Lease the relay replicas elect their leader with (relay/ops/config.ts `--lease-name` default). */
 export const LEASE_NAME = NAME;
 
 /**
- * What leader election sends (relay/leader.ts): GET the Lease, POST it when missing, PUT
+ * What leader election sends (relay/ops/leader.ts): GET the Lease, POST it when missing, PUT
  * it to renew, take over or release. A create cannot be limited to a name (RBAC knows no
  * name before the object exists); reading and updating are limited to the one Lease.
  */

@@ -35,7 +35,7 @@ const GRANTS: Record<Access, { readonly status: boolean; readonly verbs: readonl
 /** `<kind>/finalizers` is never written directly: the API server checks `update` on it for blockOwnerDeletion. */
 const FINALIZERS_VERBS: readonly string[] = ["update"];
 
-/** The relay's own needs, whatever the controllers: recording core/v1 Events (`relay/apply.ts` POSTs them; it never patches nor uses events.k8s.io). */
+/** The relay's own needs, whatever the controllers: recording core/v1 Events (`relay/apply/requests.ts` POSTs them; it never patches nor uses events.k8s.io). */
 const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [{ group: "", resource: "events", verbs: ["create"] }];
 
 /** The rules the manifest's permissions grant, merged per group and verb set, sorted for stable output. */

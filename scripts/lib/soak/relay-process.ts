@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../../cli/wait.ts";
-import { RELAY_ENVIRONMENT } from "../../../relay/config.ts";
+import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { ROOT } from "../controllers.ts";
 import type { Stack } from "../stack.ts";
 import { freePort } from "../../../cli/ports.ts";

@@ -8,7 +8,7 @@
 import { cli, fail } from "../../../cli/args.ts";
 import { chooseLogFormat, createLogger } from "../../../cli/log.ts";
 import { stopOnSignal } from "../../../cli/signals.ts";
-import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "../../../relay/config.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "../../../relay/ops/config.ts";
 import { startRelay } from "../../../relay/index.ts";
 import { startInProcessWorker, type InProcessWorker } from "./worker.ts";
 

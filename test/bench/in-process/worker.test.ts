@@ -7,7 +7,8 @@ import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { LEDGER } from "../../../durable/table.ts";
-import { WorkerClient, WorkerError } from "../../../relay/worker-client.ts";
+import { StatusError } from "../../../protocol/index.ts";
+import { WorkerClient } from "../../../relay/deliver/worker-client.ts";
 import { startWorker, type RunningWorker } from "../../../scripts/lib/worker.ts";
 import { SECRET } from "../../worker/client.ts";
 import { bundleWorkerForNode } from "./bundle.ts";
@@ -57,7 +58,7 @@ test("a request signed with another secret is refused alike (401)", async () => 
       () => undefined,
       (e: unknown) => e,
     );
-    assert.ok(error instanceof WorkerError);
+    assert.ok(error instanceof StatusError);
     return error.status;
   };
   const other = "another-secret-0123456789";

@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DurableObjectDeclaration } from "../../../durable/declaration.ts";
-import type { WorkerTransport } from "../../../relay/worker-client.ts";
+import type { WorkerTransport } from "../../../relay/deliver/worker-client.ts";
 import { allDurableObjects, familyVars, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 

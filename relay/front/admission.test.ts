@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Manifest, WebhookSpec, type AdmissionReviewResponse } from "../../protocol/index.ts";
+import { Admission } from "./admission.ts";
+
+/** Admission whose Worker answers every review (allowed, with a warning marker) and counts the calls. */
+function admission(spec: WebhookSpec): { admission: Admission; calls: () => number } {
+  let calls = 0;
+  const manifest = Manifest.parse({ version: "v1", controllers: [{ name: "c", delivery: "snapshot", watches: [], webhooks: [spec] }] });
+  const worker = {
+    admission: (_name: string, review: unknown): Promise<AdmissionReviewResponse> => {
+      calls += 1;
+      const uid = (review as { request: { uid: string } }).request.uid;
+      return Promise.resolve({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid, allowed: true, warnings: ["from the Worker"] } });
+    },
+  };
+  return { admission: new Admission({ manifests: { manifest }, related: () => undefined, worker, log: () => undefined }), calls: () => calls };
+}
+
+function review(object: Record<string, unknown>): string {
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, resource: { group: "", version: "v1", resource: "pods" }, operation: "CREATE", namespace: "default", name: "p", object, userInfo: { username: "u" } },
+  });
+}
+
+test("onlyWhen: a request holding no value at any of the paths is allowed by the relay without calling the Worker", async () => {
+  const spec = WebhookSpec.parse({ name: "pods", type: "mutating", rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], failurePolicy: "Ignore", onlyWhen: ["object.spec.nodeName"] });
+  const { admission: webhooks, calls } = admission(spec);
+  const unbound = await webhooks.review("pods", review({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { nodeName: "" } }));
+  assert.deepEqual(unbound, { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: "u1", allowed: true } } });
+  assert.equal(calls(), 0);
+  const bound = await webhooks.review("pods", review({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { nodeName: "edge-1" } }));
+  assert.equal(calls(), 1, "a pod created bound is reviewed by the Worker");
+  assert.deepEqual((bound.body as { response: { warnings: string[] } }).response.warnings, ["from the Worker"]);
+});
+

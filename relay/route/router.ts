@@ -1,0 +1,131 @@
+/**
+ * The route stage: each change of a cache, to every controller watching it. For a
+ * snapshot controller, the echo filter (`./echoes.ts`) first drops the echo of a status
+ * write of its own plans on a parent; then the parent keys the change maps to
+ * (`./dirty-keys.ts`) are marked dirty in the work queue, with the change as their
+ * trigger. An events controller's watch events are buffered in order for its next batch.
+ * The routes are resolved once per manifest, so an event costs a map lookup, not a scan
+ * of the manifest. A resync marks every parent dirty and relists every events controller.
+ */
+import { kindKey, objectKey, type ControllerManifest, type KubeObject, type Manifest, type Watch } from "../../protocol/index.ts";
+import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
+import { parentIsNamespaced, selfWatch, type ParentsIn } from "../../protocol/snapshot/mapping.ts";
+import type { EventSink } from "../deliver/events.ts";
+import type { QueuedTrigger } from "../deliver/triggers.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import { parentQueueKey, type QueueKey } from "../queue/key.ts";
+import type { KeySink } from "../queue/workqueue.ts";
+import { cacheId, type Cache, type CacheSubscriber } from "../store/cache.ts";
+import type { Caches } from "../store/caches.ts";
+import { servingCacheId } from "../store/sharing.ts";
+import { batchMilliseconds, dirtyKeys, type SnapshotRoute } from "./dirty-keys.ts";
+import type { OwnStatusWrites } from "./echoes.ts";
+
+/** `selector`: the watch shares its kind's unfiltered cache and sees only what its label selector matches (ADR 0016). */
+type Route = { readonly kind: string; readonly selector?: readonly LabelRequirement[] } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest });
+
+type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
+
+/** What the router uses. */
+export interface RouterDeps {
+  readonly caches: Pick<Caches, "forWatch">;
+  /** The work queue: dirty parent keys with their triggers. */
+  readonly keys: KeySink<QueueKey, QueuedTrigger>;
+  /** The events controllers' buffers. */
+  readonly events: EventSink;
+  /** The echo filter: status writes of this relay's own reconcile plans. */
+  readonly echoes: OwnStatusWrites;
+  readonly metrics: Metrics;
+}
+
+/** Cache changes to controllers. */
+export class EventRouter implements CacheSubscriber {
+  readonly #deps: RouterDeps;
+  #routes = new Map<string, Route[]>();
+  #manifest: Manifest = { version: "v1", controllers: [] };
+
+  constructor(deps: RouterDeps) {
+    this.#deps = deps;
+  }
+
+  /** Resolves the routes of a manifest (before its caches start: their first lists are routed too). */
+  use(manifest: Manifest): void {
+    const routes = new Map<string, Route[]>();
+    const watches = manifest.controllers.flatMap((c) => c.watches);
+    for (const controller of manifest.controllers) {
+      for (const watch of controller.watches) {
+        const id = servingCacheId(watch, watches);
+        const selector = watch.labelSelector && id !== cacheId(watch) ? { selector: parseLabelSelector(watch.labelSelector) } : {};
+        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), ...selector, delivery: "events", controller } : { kind: kindKey(watch), ...selector, delivery: "snapshot", snapshot: this.#snapshotRoute(controller, watch) };
+        routes.set(id, [...(routes.get(id) ?? []), route]);
+      }
+    }
+    this.#routes = routes;
+    this.#manifest = manifest;
+  }
+
+  added(cache: Cache, object: KubeObject, initial: boolean): void {
+    this.#route(cache, "ADDED", object, initial, undefined);
+  }
+
+  modified(cache: Cache, object: KubeObject, previous: KubeObject | undefined, initial: boolean): void {
+    this.#route(cache, "MODIFIED", object, initial, previous);
+  }
+
+  deleted(cache: Cache, object: KubeObject, initial: boolean): void {
+    this.#route(cache, "DELETED", object, initial, undefined);
+  }
+
+  /** Marks every parent of every snapshot controller dirty, and relists every events controller (a periodic resync, SIGHUP). */
+  resync(): void {
+    for (const controller of this.#manifest.controllers) {
+      if (controller.delivery === "events") this.#deps.events.relist(controller);
+      else this.#resync(controller);
+    }
+  }
+
+  /** One change of one cache, to every controller watching it. */
+  #route(cache: Cache, type: ChangeType, object: KubeObject, initial: boolean, previous: KubeObject | undefined): void {
+    this.#deps.metrics.inc("edgeloop_watch_events_total", { kind: cache.watch.kind, type });
+    for (const route of this.#routes.get(cache.id) ?? []) {
+      // A shared cache's object outside a watch's selector: an addition is not for it, but a
+      // change or deletion may be of an object that just left it (a label removed), which a
+      // cache of its own would have delivered as DELETED; its mapping finds the parent, whose
+      // snapshot no longer holds the object. Events controllers get only what they select.
+      if (route.selector && !matchesSelector(route.selector, object.metadata.labels) && (type === "ADDED" || route.delivery === "events")) continue;
+      if (route.delivery === "events") this.#deps.events.buffer(route.controller, { type, kind: route.kind, object, initial });
+      else this.#markDirty(route.snapshot, route.kind, cache, type, object, previous);
+    }
+  }
+
+  /**
+   * Marks dirty every parent key the object maps to, and those its previous state mapped
+   * to (after the watch's batch period, unless it is a deletion), unless the change is the
+   * echo of a status write of our own on a parent (counted, and nothing marked).
+   */
+  #markDirty(route: SnapshotRoute, kind: string, cache: Cache, type: ChangeType, object: KubeObject, previous: KubeObject | undefined): void {
+    if (route.self && type === "MODIFIED" && this.#deps.echoes.isEcho(object, previous)) {
+      this.#deps.metrics.inc("edgeloop_status_echoes_ignored_total", { controller: route.controller.name });
+      return;
+    }
+    // The object as the cache holds it: a deletion is cut to its watch's fields when it is sent (`deliver/triggers.ts`).
+    const trigger: QueuedTrigger = { type, kind, object, watch: route.watch, cache };
+    const batch = batchMilliseconds(route.watch, type);
+    for (const key of dirtyKeys(route, object, previous)) this.#deps.keys.addBatched(parentQueueKey(route.controller.name, key), trigger, batch);
+  }
+
+  #resync(controller: ControllerManifest): void {
+    const self = selfWatch(controller);
+    const cache = self && this.#deps.caches.forWatch(self);
+    for (const parent of cache?.list() ?? []) this.#deps.keys.add(parentQueueKey(controller.name, objectKey(parent.metadata)));
+  }
+
+  /** The route of changes of `watch` to `controller`'s parents. */
+  #snapshotRoute(controller: ControllerManifest, watch: Watch): SnapshotRoute {
+    const self = selfWatch(controller);
+    const caches = this.#deps.caches;
+    // An index lookup: the parents' cache indexes the paths of the controller's `reference` mappings.
+    const parents: ParentsIn = (_namespace, path, value) => (self && caches.forWatch(self)?.withField(path, value)) ?? [];
+    return { controller, watch, self: self === watch, parentNamespaced: parentIsNamespaced(controller), parents };
+  }
+}
