@@ -10,10 +10,11 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { AdmissionReviewRequest, holdsValue, type AdmissionReviewResponse, type WebhookSpec } from "../protocol/index.ts";
+import { AdmissionReviewRequest, type AdmissionReviewResponse, type WebhookSpec } from "../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 import type { Logger } from "../cli/log.ts";
 import type { RelayEngine } from "./engine.ts";
+import { forwards } from "../protocol/snapshot/admission-gate.ts";
 import { relatedObjects } from "../protocol/snapshot/related.ts";
 
 /** A body over the limit: answered 413 (the rest of it is read and dropped, so the client gets the answer, not a reset). */
@@ -88,7 +89,7 @@ export async function admit(engine: RelayEngine, webhook: string, body: string, 
     return { status: 400, body: { error: { code: "invalid", message: `not an AdmissionReview: ${(error as Error).message}`, path: "" } } };
   }
   if (!spec) return { status: 404, body: { error: { code: "unknown_webhook", message: `no webhook named ${webhook}`, path: "webhook" } } };
-  if (spec.onlyWhen && !spec.onlyWhen.some((path) => holdsValue(review.request, path))) return { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true } } };
+  if (!forwards(spec, review.request, engine.relatedCaches)) return { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true } } };
   // `namedBy` paths of a webhook start from the AdmissionRequest.
   const related = relatedObjects(spec.related, { namespace: review.request.namespace, root: review.request }, engine.relatedCaches);
   try {
