@@ -42,6 +42,20 @@ test("a webhook or API may relate only kinds its controller watches without sele
   assert.doesNotThrow(() => createRegistry([controller("a", [sharing])]), "sharing labels of its own kind");
 });
 
+test("a webhook's forwardWhen may find objects only of kinds its controller watches without selectors", () => {
+  const gated = (kind: string): SnapshotController => ({
+    ...controller("a"),
+    webhooks: [
+      {
+        spec: { name: "pods", type: "mutating", rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], failurePolicy: "Ignore", forwardWhen: [{ found: { apiVersion: "v1", kind, namedBy: ["object.spec.configMap"] } }] },
+        review: (request) => ({ uid: request.uid, allowed: true }),
+      },
+    ],
+  });
+  assert.throws(() => createRegistry([gated("Secret")]), /pods \(forwardWhen\) of controller a relates Secret.v1, which the controller does not watch/);
+  assert.doesNotThrow(() => createRegistry([gated("ConfigMap")]));
+});
+
 test("narrowing a cluster-scoped kind by namespace is refused; by name or selector it is not", () => {
   const node = { apiVersion: "v1", kind: "Node" };
   const withNodes = (related: HttpApi["spec"]["related"]): SnapshotController => ({

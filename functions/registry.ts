@@ -71,11 +71,14 @@ function manifestEntry({ controller, webhooks, apis, related }: Parsed): Control
  * The relay attaches `related` objects from its informer caches, which exist only for
  * watched kinds: a webhook or API relating a kind its controller does not watch (without
  * selectors) would silently see nothing. Narrowing by namespace needs a namespaced kind.
+ * A webhook's `forwardWhen` objects are found in those caches too (one never found would
+ * keep every request from the webhook).
  */
 function checkRelated({ controller, webhooks, apis, related: snapshotRelated }: Parsed): void {
   const watched = new Map(controller.watches.filter((w) => !w.labelSelector && !w.fieldSelector).map((w) => [kindKey(w), w] as const));
   const users = [...webhooks, ...apis, { spec: { name: "its snapshots", related: snapshotRelated } }];
-  const uses = users.flatMap((user) => user.spec.related.map((related) => [user.spec.name, related] as const));
+  const gates = webhooks.map(({ spec }) => ({ spec: { name: `${spec.name} (forwardWhen)`, related: (spec.forwardWhen ?? []).flatMap((condition) => ("found" in condition ? [condition.found] : [])) } }));
+  const uses = [...users, ...gates].flatMap((user) => user.spec.related.map((related) => [user.spec.name, related] as const));
   for (const [user, related] of uses) {
     const watch = watched.get(kindKey(related));
     if (!watch) throw new Error(`${user} of controller ${controller.name} relates ${kindKey(related)}, which the controller does not watch without selectors`);

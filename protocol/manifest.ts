@@ -51,6 +51,18 @@ export const WebhookRule = z.object({
 });
 export type WebhookRule = z.infer<typeof WebhookRule>;
 
+/**
+ * One condition the relay checks before forwarding an admission request: `found`, a cached
+ * object that this `related` entry finds for the request (narrowed as a webhook's
+ * `related` are); or `hasKey`, the map at `path` of the AdmissionRequest holding one of
+ * `keys` (an annotation or label key, which a field path cannot spell).
+ */
+export const ForwardCondition = z.union([
+  z.object({ found: RelatedObjects }).strict(),
+  z.object({ path: FieldPath, hasKey: z.array(z.string().min(1).max(317)).min(1).max(16) }).strict(),
+]);
+export type ForwardCondition = z.infer<typeof ForwardCondition>;
+
 /** An admission webhook the Worker serves at `POST /v1/admission/{name}`. */
 export const WebhookSpec = z.object({
   name: z.string().regex(/^[a-z0-9-]+$/),
@@ -71,6 +83,15 @@ export const WebhookSpec = z.object({
    * no hop. Like a webhook's `matchConditions`, decided by the relay.
    */
   onlyWhen: z.array(FieldPath).min(1).max(16).optional(),
+  /**
+   * Of the requests `onlyWhen` lets through, the relay forwards only those for which one of
+   * these holds, and allows the others at once: for a webhook that acts only when its
+   * cached objects or the object say so (a pod's webhook that has nothing to do unless the
+   * pod's node carries a label, or the pod an annotation), the other requests cost their
+   * creator no Worker call. It must hold for every request the webhook would answer with
+   * more than a plain allow.
+   */
+  forwardWhen: z.array(ForwardCondition).min(1).max(8).optional(),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 

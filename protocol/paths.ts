@@ -32,6 +32,16 @@ export function valuesAt(value: unknown, path: string): string[] {
 
 /** Whether `path` (dot segments, `[]` for every element) holds anything but absence, null, "", 0 or false. */
 export function holdsValue(root: unknown, path: string): boolean {
+  return reached(root, path).some((value) => value !== undefined && value !== null && value !== "" && value !== 0 && value !== false);
+}
+
+/** Whether an object at `path` (a map such as `object.metadata.annotations`) has one of `keys`, whatever its value. */
+export function hasKeyAt(root: unknown, path: string, keys: readonly string[]): boolean {
+  return reached(root, path).some((value) => typeof value === "object" && value !== null && !Array.isArray(value) && keys.some((key) => Object.hasOwn(value, key)));
+}
+
+/** Every value `path` reaches in `root` (`undefined` where a last step is missing). */
+function reached(root: unknown, path: string): unknown[] {
   let values: unknown[] = [root];
   for (const segment of path.split(".")) {
     const many = segment.endsWith("[]");
@@ -42,5 +52,5 @@ export function holdsValue(root: unknown, path: string): boolean {
       return many ? (Array.isArray(next) ? (next as unknown[]) : []) : [next];
     });
   }
-  return values.some((value) => value !== undefined && value !== null && value !== "" && value !== 0 && value !== false);
+  return values;
 }

@@ -2,10 +2,11 @@
  * Admission through the relay's TLS front: a review is forwarded, signed, to the Worker
  * with the cached objects its webhook declared (`related`), narrowed to the request; when
  * the Worker cannot decide, it is answered per the webhook's failurePolicy. A webhook
- * declaring `onlyWhen` paths is answered `allowed` at once for a request holding no value
- * at any of them. The relay knows no webhook by name: the manifest lists them.
+ * declaring `onlyWhen` paths or `forwardWhen` conditions is answered `allowed` at once for
+ * a request the gate (`protocol/snapshot/admission-gate.ts`) keeps from the Worker. The relay knows no webhook by name: the manifest lists them.
  */
-import { AdmissionReviewRequest, holdsValue, type AdmissionReviewResponse, type WebhookSpec } from "../../protocol/index.ts";
+import { AdmissionReviewRequest, type AdmissionReviewResponse, type WebhookSpec } from "../../protocol/index.ts";
+import { forwards } from "../../protocol/snapshot/admission-gate.ts";
 import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
 import { relatedObjects } from "../../protocol/snapshot/related.ts";
 import type { Logger } from "../../cli/log.ts";
@@ -50,7 +51,7 @@ export class Admission {
       return { status: 400, body: { error: { code: "invalid", message: `not an AdmissionReview: ${(error as Error).message}`, path: "" } } };
     }
     if (!spec) return { status: 404, body: { error: { code: "unknown_webhook", message: `no webhook named ${webhook}`, path: "webhook" } } };
-    if (spec.onlyWhen && !spec.onlyWhen.some((path) => holdsValue(review.request, path))) return { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true } } };
+    if (!forwards(spec, review.request, this.#deps.related)) return { status: 200, body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true } } };
     // `namedBy` paths of a webhook start from the AdmissionRequest.
     const related = relatedObjects(spec.related, { namespace: review.request.namespace, root: review.request }, this.#deps.related);
     try {

@@ -122,6 +122,8 @@ async function endToEnd(report: Report, progress: (message: string) => void, scr
           if (process.env.EDGELOOP_BENCH_DEBUG) progress(counterGrowth(before, await relay.metrics(), run.deleted));
           const perDeletion = (ms: number | undefined): string => (ms === undefined ? "?" : (ms / Math.max(1, run.deleted)).toFixed(1));
           progress(`${rate}/s: ${run.deleted} deleted at ${Math.round(run.achievedRate)}/s, ${run.skipped} skipped (every slot waiting), ${run.unhealed} not healed in 60 s; CPU ms per deletion: sim ${perDeletion(used.selfMs)}, relay ${perDeletion(used.othersMs["relay"])}, workerd ${perDeletion(used.othersMs["workerd"])}; machine ${Math.round(used.machineBusy * 100)}% busy`);
+          const spread = (latencies: readonly number[]): string => `p50 ${tenth(percentile(latencies, 50))} ms, p99 ${tenth(percentile(latencies, 99))} ms`;
+          progress(`${rate}/s: ${run.behindOther.length} heal(s) of a job already healing its other pod (behind that reconcile): ${spread(run.behindOther)}; the other ${run.alone.length}: ${spread(run.alone)}`);
           report({ metric: `self_heal_${rate}ps_p50_ms`, value: tenth(percentile(run.latencies, 50)), unit: "ms" });
           report({ metric: `self_heal_${rate}ps_p99_ms`, value: tenth(percentile(run.latencies, 99)), unit: "ms", ...(rate === 200 ? { target: "<= 100" } : {}) });
         }

@@ -16,6 +16,15 @@ const SLOT_LABEL = "edgeloop.dev/worker";
 export interface RateRun {
   /** Deletion to replacement, ms, ascending. */
   readonly latencies: number[];
+  /**
+   * Of those, the heals whose job was already healing its other training pod when this
+   * one was deleted (ascending): their reconcile waits for the other's whole plan (the
+   * relay runs one reconcile per parent at a time), so they tell the queueing behind a
+   * busy parent from the rest.
+   */
+  readonly behindOther: number[];
+  /** The other heals: their job had no other heal in flight (ascending). */
+  readonly alone: number[];
   /** Deletions sent. */
   readonly deleted: number;
   /** Deletions not sent on time because every live pod's slot was waiting for a replacement. */
@@ -33,6 +42,11 @@ function slotOf(pod: KubeObject): string | undefined {
   return `${labels[JOB_LABEL] ?? ""}/${labels[SLOT_LABEL] ?? ""}`;
 }
 
+/** The job of a slot (`job/worker`). */
+function jobOf(slot: string): string {
+  return slot.slice(0, slot.lastIndexOf("/"));
+}
+
 /**
  * Deletes `count` training pods of `namespace` at `rate` per second, then waits (up to
  * `healDeadlineMs`) for every replacement. Victims go round the live pods, so the
@@ -40,8 +54,10 @@ function slotOf(pod: KubeObject): string | undefined {
  */
 export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" | "delete">, namespace: string, rate: number, count: number, healDeadlineMs = 60_000): Promise<RateRun> {
   const live = new Map<string, string>(); // pod name → slot
-  const waiting = new Map<string, number>(); // slot → when its pod was deleted
+  const waiting = new Map<string, { readonly since: number; readonly behindOther: boolean }>(); // slot → when its pod was deleted, and whether its job was healing already
   const latencies: number[] = [];
+  const behindOther: number[] = [];
+  const alone: number[] = [];
   const stop = cluster.watch(POD, (event) => {
     const pod = event.object;
     const slot = slotOf(pod);
@@ -52,9 +68,11 @@ export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" 
       return;
     }
     if (event.type === "ADDED") {
-      const since = waiting.get(slot);
-      if (since !== undefined) {
-        latencies.push(performance.now() - since);
+      const deleted = waiting.get(slot);
+      if (deleted !== undefined) {
+        const latency = performance.now() - deleted.since;
+        latencies.push(latency);
+        (deleted.behindOther ? behindOther : alone).push(latency);
         waiting.delete(slot);
       }
     }
@@ -81,7 +99,8 @@ export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" 
       const [name, slot] = victim;
       // Rotated to the back: the next victim is another job's pod.
       live.delete(name);
-      waiting.set(slot, performance.now());
+      const job = jobOf(slot);
+      waiting.set(slot, { since: performance.now(), behindOther: [...waiting.keys()].some((other) => jobOf(other) === job) });
       deleted += 1;
       deletions.push(cluster.delete(POD, namespace, name, { gracePeriodSeconds: 0 }).catch(() => waiting.delete(slot)));
     }
@@ -91,7 +110,7 @@ export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" 
     await waitFor("every slot healed (slots waiting)", () => waiting.size, (left) => left === 0, { timeoutMs: healDeadlineMs, intervalMs: 20 }).catch((error: unknown) => {
       if (!(error instanceof WaitTimeout)) throw error;
     });
-    return { latencies: latencies.sort((a, b) => a - b), deleted, skipped, unhealed: waiting.size, achievedRate };
+    return { latencies: latencies.sort((a, b) => a - b), behindOther: behindOther.sort((a, b) => a - b), alone: alone.sort((a, b) => a - b), deleted, skipped, unhealed: waiting.size, achievedRate };
   } finally {
     stop();
   }

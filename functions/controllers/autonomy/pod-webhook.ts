@@ -8,6 +8,7 @@
 import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
 import type { Webhook, WebhookDeclaration } from "../../kit/controller.ts";
 import { allow, patchWith } from "../../kit/admission.ts";
+import { EDGE_WORKER, ORIGINAL_NOT_READY, ORIGINAL_UNREACHABLE } from "./names.ts";
 import { NODE_KEY, boundNodeOf, targetFor } from "./target.ts";
 import { tolerationsAtCreate } from "./tolerations.ts";
 import { nodesAndPools } from "./related.ts";
@@ -18,7 +19,10 @@ export const UNWATCHED_NAMESPACES: readonly string[] = ["kube-system", "kube-nod
 /**
  * The webhook as declared. `related` is left to the controller declaration (the pod's
  * node, named at `object.spec.nodeName`, and the nodes of its pool). `onlyWhen` keeps
- * unbound pods, nearly all of them, at the relay.
+ * unbound pods, nearly all of them, at the relay; `forwardWhen` keeps there the pods bound
+ * to a node that is not an edge node too (a Sedna replacement on a cloud node), unless
+ * they carry kept originals: for those alone {@link reviewPod} has something to do (an
+ * edge node's pods are set or restored, other pods' kept originals restored).
  */
 export const podWebhookSpec: WebhookDeclaration = {
   name: "autonomy-pods",
@@ -28,6 +32,10 @@ export const podWebhookSpec: WebhookDeclaration = {
   timeoutSeconds: 3,
   namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [...UNWATCHED_NAMESPACES] }] },
   onlyWhen: ["object.spec.nodeName"],
+  forwardWhen: [
+    { found: { apiVersion: "v1", kind: "Node", namedBy: ["object.spec.nodeName"], selector: { matchLabels: { [EDGE_WORKER]: "true" } } } },
+    { path: "object.metadata.annotations", hasKey: [ORIGINAL_NOT_READY, ORIGINAL_UNREACHABLE] },
+  ],
   related: nodesAndPools(["object.spec.nodeName"]),
 };
 
