@@ -4,9 +4,19 @@ import { Mapping } from "./mapping.ts";
 import { LabelSelector, TypeRef } from "./objects.ts";
 import { Permission } from "./permissions.ts";
 import { FieldPath } from "./paths.ts";
+import { parseLabelSelector } from "./kube/selectors.ts";
 import { RelatedObjects } from "./related.ts";
 
 /** One kind a controller watches. */
+/** Refuses a label selector string with the API server's own message. */
+function validLabelSelector(selector: string, context: z.RefinementCtx): void {
+  try {
+    parseLabelSelector(selector);
+  } catch (error) {
+    context.addIssue({ code: "custom", message: (error as Error).message });
+  }
+}
+
 export const Watch = z.object({
   apiVersion: z.string().min(1),
   kind: z.string().min(1),
@@ -14,7 +24,8 @@ export const Watch = z.object({
   resource: z.string().min(1),
   namespaced: z.boolean(),
   mapping: Mapping,
-  labelSelector: z.string().optional(),
+  /** A label selector string, refused here when the API server would refuse it (the relay parses it once per manifest). */
+  labelSelector: z.string().superRefine(validLabelSelector).optional(),
   fieldSelector: z.string().optional(),
   /**
    * Additions and changes of this kind make their parent dirty after this many

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { RelayOptions } from "../index.ts";
 import { LEVELS, LOG_FORMATS } from "../../cli/log.ts";
+import { isDns1123Subdomain } from "../../protocol/kube/names.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -35,7 +36,7 @@ export const RelayFlags = z
     "log-level": z.enum(LEVELS).default("info"),
     "log-format": z.enum(LOG_FORMATS).optional(),
     "leader-elect": z.boolean().default(false),
-    "lease-name": z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain").default("edgeloop-relay"),
+    "lease-name": z.string().refine((name) => isDns1123Subdomain(name).length === 0, "must be a DNS subdomain").default("edgeloop-relay"),
     "lease-namespace": z.string().min(1).optional(),
     "lease-duration-seconds": z.coerce.number().int().min(2).max(300).default(15),
   })

@@ -8,7 +8,7 @@
  * of the manifest. A resync marks every parent dirty and relists every events controller.
  */
 import { kindKey, objectKey, type ControllerManifest, type KubeObject, type Manifest, type Watch } from "../../protocol/index.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
+import { matchesLabelRequirements, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 import { parentIsNamespaced, selfWatch, type ParentsIn } from "../../protocol/snapshot/mapping.ts";
 import type { EventSink } from "../deliver/events.ts";
 import type { QueuedTrigger } from "../deliver/triggers.ts";
@@ -92,7 +92,7 @@ export class EventRouter implements CacheSubscriber {
       // change or deletion may be of an object that just left it (a label removed), which a
       // cache of its own would have delivered as DELETED; its mapping finds the parent, whose
       // snapshot no longer holds the object. Events controllers get only what they select.
-      if (route.selector && !matchesSelector(route.selector, object.metadata.labels) && (type === "ADDED" || route.delivery === "events")) continue;
+      if (route.selector && !matchesLabelRequirements(object.metadata.labels, route.selector) && (type === "ADDED" || route.delivery === "events")) continue;
       if (route.delivery === "events") this.#deps.events.buffer(route.controller, { type, kind: route.kind, object, initial });
       else this.#markDirty(route.snapshot, route.kind, cache, type, object, previous);
     }

@@ -12,7 +12,7 @@
  * shared with deliveries).
  */
 import { ALWAYS_KEPT, pathTree, projectValue, type PathTree } from "../../protocol/snapshot/path-tree.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
+import { matchesLabelRequirements, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 import type { ObjectTransform } from "../watch/transform.ts";
 
 /** One watch's need: the objects it selects (a label selector string; absent: all) and their fields (absent: whole). */
@@ -92,7 +92,7 @@ export class Projection implements ObjectTransform {
     if (this.whole) return object;
     const labels = (object as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;
     let key = "";
-    for (const rule of this.#rules) key += rule.selector === undefined || matchesSelector(rule.selector, labels) ? "1" : "0";
+    for (const rule of this.#rules) key += rule.selector === undefined || matchesLabelRequirements(labels, rule.selector) ? "1" : "0";
     let tree = this.#trees.get(key);
     if (!this.#trees.has(key)) {
       const matching = this.#rules.filter((_, i) => key[i] === "1");

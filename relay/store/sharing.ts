@@ -6,7 +6,7 @@
  */
 import type { KubeObject, Watch } from "../../protocol/index.ts";
 import { cacheId, type Cache } from "./cache.ts";
-import { matchesSelector, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/label-selector.ts";
+import { matchesLabelRequirements, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 
 /** Whether `watch` lists its kind without selectors. */
 function unselected(watch: Watch): boolean {
@@ -37,7 +37,7 @@ export class SelectedView {
 
   /** Whether the view holds `object`. */
   selects(object: KubeObject): boolean {
-    return matchesSelector(this.#requirements, object.metadata.labels);
+    return matchesLabelRequirements(object.metadata.labels, this.#requirements);
   }
 
   get namespaced(): boolean {
