@@ -53,6 +53,9 @@ export interface RunningRelay {
   stop(): Promise<void>;
 }
 
+/** A server the relay started: its port, and how to close it. */
+type ClosableServer = Awaited<ReturnType<typeof startApiServer>>;
+
 /** Starts the relay; resolves when its informers have synced. */
 export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const log = options.log ?? createLogger(options.logLevel ?? "info", "relay");
@@ -75,19 +78,33 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   });
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
-  await engine.start();
-  const elector = options.leaderElection
-    ? new LeaderElector(new KubeClient(kubeconfig, { requests: engine.metrics.restClient }), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log, engine.metrics.leaderElection)
-    : undefined;
-  if (elector) {
-    const lost = options.onLostLeadership ?? ((): void => undefined);
-    void elector.campaign(lost).then(
-      () => engine.lead(),
-      () => undefined,
-    );
-  } else engine.lead();
-  const front = options.front ? await startFront(engine, options.front.port, options.front.host ?? "127.0.0.1", options.front.certFile, options.front.keyFile, log) : undefined;
-  const api = options.api ? await startApiServer(engine, options.api.port, options.api.host ?? "127.0.0.1", log) : undefined;
+  let elector: LeaderElector | undefined;
+  let front: ClosableServer | undefined;
+  let api: ClosableServer | undefined;
+  const stop = async (): Promise<void> => {
+    await engine.stop();
+    await elector?.stop();
+    await api?.close();
+    await front?.close();
+    await ops.close();
+  };
+  try {
+    await engine.start();
+    elector = options.leaderElection ? new LeaderElector(new KubeClient(kubeconfig, { requests: engine.metrics.restClient }), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log, engine.metrics.leaderElection) : undefined;
+    if (elector) {
+      const lost = options.onLostLeadership ?? ((): void => undefined);
+      void elector.campaign(lost).then(
+        () => engine.lead(),
+        () => undefined,
+      );
+    } else engine.lead();
+    front = options.front ? await startFront(engine, options.front.port, options.front.host ?? "127.0.0.1", options.front.certFile, options.front.keyFile, log) : undefined;
+    api = options.api ? await startApiServer(engine, options.api.port, options.api.host ?? "127.0.0.1", log) : undefined;
+  } catch (error) {
+    // A start that fails halfway (a port taken) leaves nothing running: no informer, timer or server keeps the process alive.
+    await stop().catch(() => undefined);
+    throw error;
+  }
   const frontUrl = front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined;
   const apiUrl = api ? `http://${options.api?.host ?? "127.0.0.1"}:${api.port}` : undefined;
   log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(frontUrl ? { front: frontUrl } : {}), ...(apiUrl ? { api: apiUrl } : {}) });
@@ -97,12 +114,6 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     opsUrl: `http://${opsHost}:${ops.port}`,
     frontUrl,
     apiUrl,
-    async stop(): Promise<void> {
-      await engine.stop();
-      await elector?.stop();
-      await api?.close();
-      await front?.close();
-      await ops.close();
-    },
+    stop,
   };
 }

@@ -1,6 +1,8 @@
 /** Two relay replicas with leader election: one reconciles; the other takes over when the lease is released or lapses. */
 import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
+import { freePort, portFree } from "../../cli/ports.ts";
 import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
@@ -66,4 +68,17 @@ test("exactly one replica leads; the standby takes over when the leader releases
   const transitions = (await stack.sim.cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease" }, "default", "edgeloop-relay")) as unknown as { spec: { leaseTransitions: number; holderIdentity: string } };
   assert.equal(transitions.spec.holderIdentity, "relay-c");
   assert.equal(transitions.spec.leaseTransitions, 2);
+});
+
+test("a replica that cannot take its API port fails to start and leaves nothing running: its ops port is free again", async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  try {
+    const opsPort = await freePort();
+    const start = startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath: stack.sim.kubeconfigPath ?? "", opsPort, logLevel: "error", api: { port: (taken.address() as AddressInfo).port } });
+    await assert.rejects(start, /EADDRINUSE/);
+    assert.equal(await portFree(opsPort), true, "the ops server was closed with the rest");
+  } finally {
+    taken.close();
+  }
 });
