@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isDns1123Label, isQualifiedName, isValidLabelValue } from "./kube/names.ts";
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from "./kube/names.ts";
 
 /** An ownerReference as Kubernetes stores it. */
 export const OwnerReference = z.object({
@@ -110,8 +110,14 @@ export function kindKey(type: TypeRef): string {
   return `${type.kind}.${type.apiVersion}`;
 }
 
+/** Whether `key` is `namespace/name` or `name`, each part a DNS subdomain (the names the API server accepts). */
+function isObjectKey(key: string): boolean {
+  const parts = key.split("/");
+  return parts.length <= 2 && parts.every((part) => isDns1123Subdomain(part).length === 0);
+}
+
 /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. */
-export const ObjectKey = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected namespace/name or name");
+export const ObjectKey = z.string().refine(isObjectKey, "expected namespace/name or name");
 export type ObjectKey = z.infer<typeof ObjectKey>;
 
 /** The key of an object: `namespace/name`, or `name` when cluster-scoped. */

@@ -5,6 +5,7 @@
  * allowed.
  */
 import { z } from "zod";
+import { splitResource } from "./kube/api-version.ts";
 import { isDns1123Subdomain } from "./kube/names.ts";
 
 /**
@@ -19,12 +20,18 @@ import { isDns1123Subdomain } from "./kube/names.ts";
 export const Access = z.enum(["read", "get", "write", "status", "create", "patch", "delete"]);
 export type Access = z.infer<typeof Access>;
 
+/** Whether `path` is a plural resource, or resource/subresource with a lower-case subresource. */
+function isResourcePath(path: string): boolean {
+  const { resource, subresource } = splitResource(path);
+  return isDns1123Subdomain(resource).length === 0 && (path === resource || /^[a-z]+$/.test(subresource));
+}
+
 /** What a controller may do to one resource. */
 export const Permission = z.object({
   /** The API group: "" for the core group (pods, services), `apps`, `example.com`. */
   group: z.string().refine((group) => group === "" || isDns1123Subdomain(group).length === 0, "expected an API group such as apps, or \"\" for core"),
   /** The plural resource, or resource/subresource (`pods/binding`). */
-  resource: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z]+)?$/, "expected a plural resource such as pods, or pods/binding"),
+  resource: z.string().refine(isResourcePath, "expected a plural resource such as pods, or pods/binding"),
   access: z.array(Access).min(1),
 });
 export type Permission = z.infer<typeof Permission>;
