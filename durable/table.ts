@@ -2,7 +2,7 @@
  * The floor's Durable Objects, declared once: the Worker's `durableObject` accessor, the
  * proof that each class answers its contract (`functions/bindings.ts`) and miniflare's
  * options are derived from them, and `wrangler.jsonc` binds exactly these (a test fails
- * when it disagrees). A controller family declares its own in its folder (ADR 0023).
+ * when it disagrees). A controller family declares its own in its folder (ADR 0022).
  * Plain data, no runtime imports.
  */
 import type { LedgerContract, OutboxContract, ReplayContract } from "./contracts.ts";

@@ -1,7 +1,7 @@
 /**
  * The Worker's bindings: the HMAC secret, the API address, and one Durable Object
  * namespace per declaration (the floor's, `durable/table.ts`, and each family's own,
- * ADR 0023). A binding is reached through its declaration, which types it by its
+ * ADR 0022). A binding is reached through its declaration, which types it by its
  * contract; wrangler's deploy configuration and miniflare's options are derived from the
  * same declarations (`scripts/lib/wrangler-config.ts`, `scripts/lib/worker.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * The floors name no controller family (ADR 0023): `protocol/`, `durable/`, the Worker
+ * The floors name no controller family (ADR 0022): `protocol/`, `durable/`, the Worker
  * outside `functions/controllers/`, `relay/` and `wrangler.jsonc` serve every family the
  * same, so adding or removing one touches only its folder. Production files only, comments
  * included (an example names a kind, not a family); tests and test support may use a

@@ -1,5 +1,5 @@
 /**
- * Each Kubernetes basic exists once, in protocol/kube/ (ADR 0024): the code that parses an
+ * Each Kubernetes basic exists once, in protocol/kube/ (ADR 0023): the code that parses an
  * apiVersion, finds a controller reference, checks a DNS name or parses a quantity is
  * written there and imported everywhere else. This scans the production code of every
  * side for the telltale lines of a copy, so that one written again fails here.

@@ -4,7 +4,7 @@
  * {@link FamilyBindings} as default, and its `durable.ts` exports the classes. The deploy
  * configuration, miniflare's options and the Worker's exports are derived from these;
  * controllers reach the objects through the declarations (`context.durableObject`).
- * Adding a family's Durable Object touches only its folder (ADR 0023).
+ * Adding a family's Durable Object touches only its folder (ADR 0022).
  */
 import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 
@@ -21,7 +21,7 @@ export interface FamilyBindings {
 
 /**
  * Declares a family's Durable Object whose objects answer `Contract`. Its `migration` tag
- * is `YYYY-MM-DD-name`, the day it is written (ADR 0023).
+ * is `YYYY-MM-DD-name`, the day it is written (ADR 0022).
  */
 export function declareDurableObject<Contract>(declaration: Omit<DurableObjectDeclaration, "contract">): DurableObjectDeclaration<Contract> {
   return declaration;

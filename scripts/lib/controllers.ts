@@ -33,13 +33,13 @@ function familyFiles(name: string): string[] {
 /**
  * Absolute paths of every family's Durable Object module (`durable.ts`): the classes the
  * Worker exports besides `durable/`'s (ADR 0012), each declared in its family's
- * `bindings.ts` (ADR 0023).
+ * `bindings.ts` (ADR 0022).
  */
 export function durableFiles(): string[] {
   return familyFiles("durable.ts");
 }
 
-/** Absolute paths of every family's bindings declaration (`bindings.ts`, ADR 0023). */
+/** Absolute paths of every family's bindings declaration (`bindings.ts`, ADR 0022). */
 export function bindingsFiles(): string[] {
   return familyFiles("bindings.ts");
 }

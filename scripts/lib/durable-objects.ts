@@ -1,6 +1,6 @@
 /**
  * Every Durable Object of the Worker, the floor's (`durable/table.ts`) and each controller
- * family's (its `bindings.ts`), checked, and the migration history they make (ADR 0023):
+ * family's (its `bindings.ts`), checked, and the migration history they make (ADR 0022):
  * what the deploy configuration, miniflare's options and the in-process Worker derive
  * their bindings from.
  */
@@ -101,8 +101,8 @@ export function declarationProblems(declarations: readonly DurableObjectDeclarat
   for (const [tag, classes] of byTag(declarations)) {
     const names = classes.map((d) => d.className).join(", ");
     const numbered = NUMBERED_TAGS.get(tag);
-    if (numbered === undefined && !isDated(tag)) problems.push(`migration ${tag} (${names}) is not dated: tags are YYYY-MM-DD-name, the day they are written (ADR 0023)`);
-    else if (numbered !== undefined && classes.length > numbered) problems.push(`migration ${tag} was applied with ${String(numbered)} class(es) and cannot gain one (${names}): give the new class a dated tag (ADR 0023)`);
+    if (numbered === undefined && !isDated(tag)) problems.push(`migration ${tag} (${names}) is not dated: tags are YYYY-MM-DD-name, the day they are written (ADR 0022)`);
+    else if (numbered !== undefined && classes.length > numbered) problems.push(`migration ${tag} was applied with ${String(numbered)} class(es) and cannot gain one (${names}): give the new class a dated tag (ADR 0022)`);
     else if (numbered === undefined && classes.length > 1) problems.push(`migration ${tag} creates several classes (${names}): one dated tag per class`);
   }
   return problems;

@@ -1,7 +1,7 @@
 /**
  * What `npm run build:worker` and `npm run deploy` write: the Worker bundle where
  * `wrangler.jsonc`'s `main` says (dist/worker.js) and, beside it, the configuration to
- * deploy it with (`dist/wrangler.json`: wrangler.jsonc plus every family's bindings, ADR 0023).
+ * deploy it with (`dist/wrangler.json`: wrangler.jsonc plus every family's bindings, ADR 0022).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -1,7 +1,7 @@
 /**
  * Runs the Worker in real workerd through Miniflare, on 127.0.0.1: the same bundle,
  * Durable Objects (SQLite-backed) and bindings that the deploy configuration declares
- * (the floor's and every family's declarations, ADR 0023).
+ * (the floor's and every family's declarations, ADR 0022).
  */
 import { Miniflare } from "miniflare";
 import type { DurableObjectDeclaration } from "../../durable/declaration.ts";

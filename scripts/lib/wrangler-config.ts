@@ -1,5 +1,5 @@
 /**
- * The wrangler configuration the Worker is deployed with (ADR 0023): `wrangler.jsonc`,
+ * The wrangler configuration the Worker is deployed with (ADR 0022): `wrangler.jsonc`,
  * which binds the floor's Durable Objects and names no controller family, plus every
  * family's bindings (`bindings.ts`): their Durable Objects, the whole migration history in
  * the order wrangler applies it, and their variables' defaults (a `vars` entry of

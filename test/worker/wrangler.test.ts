@@ -1,5 +1,5 @@
 /**
- * What Cloudflare deploys agrees with what the code declares (ADR 0023): `wrangler.jsonc`
+ * What Cloudflare deploys agrees with what the code declares (ADR 0022): `wrangler.jsonc`
  * binds the floor's Durable Objects (`durable/table.ts`) and names no controller family;
  * the configuration `npm run deploy` writes from it adds every family's declarations
  * (`bindings.ts`), with the whole migration history in order; the Worker bundle exports

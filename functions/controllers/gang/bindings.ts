@@ -1,5 +1,5 @@
 /**
- * What the gang scheduler adds to the Worker's bindings (ADR 0023): its queue's Durable
+ * What the gang scheduler adds to the Worker's bindings (ADR 0022): its queue's Durable
  * Object (the class in `durable.ts`, ADR 0012), with the contract the controller and the
  * inspection API call it by, and its variables with their defaults (`settings.ts`). The
  * deploy configuration and miniflare's options are derived from this; nothing outside
@@ -18,7 +18,7 @@ export interface GangQueueContract {
   groups(nowMs: number): Promise<GangRow[]>;
 }
 
-/** The queue's Durable Object. Its migration tag predates dated tags (ADR 0023) and stays as deployed. */
+/** The queue's Durable Object. Its migration tag predates dated tags (ADR 0022) and stays as deployed. */
 export const GANG_QUEUE = declareDurableObject<GangQueueContract>({ binding: "GANG", className: "GangQueue", migration: "v3" });
 
 const bindings: FamilyBindings = {

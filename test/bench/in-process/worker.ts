@@ -4,7 +4,7 @@
  * hands each request to the app's `fetch(request, env, ctx)` directly: the same routes,
  * zod parsing and signature checks as in workerd, with no socket, no workerd and no
  * isolate. The env holds the secret, the variables and one {@link InProcessNamespace} per
- * declared Durable Object binding (the floor's and every family's, ADR 0023).
+ * declared Durable Object binding (the floor's and every family's, ADR 0022).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
