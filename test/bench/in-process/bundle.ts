@@ -5,10 +5,12 @@
  * Worker uses only web-platform APIs Node also has (fetch's Request/Response, Web Crypto).
  */
 import { build, type Plugin } from "esbuild";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workerBuildOptions } from "../../../scripts/lib/bundle.ts";
+import { bindingsFileOf, type BundledBindings } from "./bindings-file.ts";
+import { allDurableObjects, familyVars, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
 
 const SHIM = join(import.meta.dirname, "cloudflare-workers.ts");
 
@@ -37,5 +39,10 @@ export async function bundleWorkerForNode(extraControllerDirs: readonly string[]
     outfile,
     plugins: [cloudflareShim, ...(base.plugins ?? [])],
   });
+  // What the env binds is read here, in the repository: a relay bundled elsewhere that
+  // runs this Worker in its process cannot find the families' declarations on disk.
+  const families = await loadFamilyBindings();
+  const bindings: BundledBindings = { durableObjects: allDurableObjects(families).map(({ binding, className }) => ({ binding, className })), vars: familyVars(families) };
+  writeFileSync(bindingsFileOf(outfile), JSON.stringify(bindings));
   return outfile;
 }

@@ -6,12 +6,12 @@
  * isolate. The env holds the secret, the variables and one {@link InProcessNamespace} per
  * declared Durable Object binding (the floor's and every family's, ADR 0022).
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DurableObjectDeclaration } from "../../../durable/declaration.ts";
 import type { WorkerTransport } from "../../../relay/deliver/worker-client.ts";
-import { allDurableObjects, familyVars, loadFamilyBindings } from "../../../scripts/lib/durable-objects.ts";
+import { bindingsFileOf, type BundledBindings } from "./bindings-file.ts";
 import { InProcessNamespace, type DurableObjectClass } from "./namespace.ts";
 
 /** What the Worker bundle exports: its handler and its Durable Object classes. */
@@ -52,10 +52,10 @@ const EXECUTION_CONTEXT = {
 /** Imports the bundle and builds its env; the transport is ready at once. */
 export async function startInProcessWorker(options: InProcessOptions): Promise<InProcessWorker> {
   const module = (await import(pathToFileURL(options.modulePath).href)) as WorkerModule;
-  const families = await loadFamilyBindings();
-  const env: Record<string, unknown> = { ...familyVars(families), ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
+  const bindings = JSON.parse(readFileSync(bindingsFileOf(options.modulePath), "utf8")) as BundledBindings;
+  const env: Record<string, unknown> = { ...bindings.vars, ...options.vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) };
   const namespaces = new Map<string, InProcessNamespace>();
-  for (const { binding, className } of allDurableObjects(families)) {
+  for (const { binding, className } of bindings.durableObjects) {
     const Class = module[className];
     if (typeof Class !== "function") throw new Error(`the Worker bundle exports no class ${className} (binding ${binding})`);
     const storageDir = options.storageDir === undefined ? undefined : join(options.storageDir, binding);
