@@ -7,7 +7,6 @@ import { FieldPath } from "./paths.ts";
 import { parseLabelSelector } from "./kube/selectors.ts";
 import { RelatedObjects } from "./related.ts";
 
-/** One kind a controller watches. */
 /** Refuses a label selector string with the API server's own message. */
 function validLabelSelector(selector: string, context: z.RefinementCtx): void {
   try {
@@ -17,6 +16,7 @@ function validLabelSelector(selector: string, context: z.RefinementCtx): void {
   }
 }
 
+/** One kind a controller watches. */
 export const Watch = z.object({
   apiVersion: z.string().min(1),
   kind: z.string().min(1),

@@ -6,6 +6,7 @@ import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./ops/leader.ts";
 import { RelayEngine } from "./engine.ts";
+import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
 
 /** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
@@ -70,7 +71,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     concurrency: options.concurrency ?? 16,
     maxRate: options.maxRate ?? 2_000,
     resyncSeconds: options.resyncSeconds ?? 600,
-    watchSilenceSeconds: options.watchSilenceSeconds ?? 300,
+    watchSilenceSeconds: options.watchSilenceSeconds ?? DEFAULT_SILENCE_SECONDS,
     manifestRefreshSeconds: options.manifestRefreshSeconds ?? 60,
     outboxWaitSeconds: options.outboxWaitSeconds ?? 20,
     log,

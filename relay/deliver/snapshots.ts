@@ -6,6 +6,7 @@
 import { refOf, splitKey, type ControllerManifest, type KubeObject, type ObjectRef, type Plan, type ReconcileRequest, type Trigger } from "../../protocol/index.ts";
 import { reconcileRequest } from "../../protocol/snapshot/build.ts";
 import type { SnapshotCaches } from "../../protocol/snapshot/caches.ts";
+import { fromCache } from "../../protocol/snapshot/fields.ts";
 import type { DeliveredCuts } from "../store/delivered-cuts.ts";
 import { compactTriggers, type QueuedTrigger } from "./triggers.ts";
 import type { WorkerClient } from "./worker-client.ts";
@@ -59,6 +60,6 @@ export class SnapshotDelivery {
 
   /** The triggers as sent: compacted, each deletion cut to its watch's fields (once per object: `store/delivered-cuts.ts`). */
   #compact(triggers: readonly QueuedTrigger[]): Trigger[] {
-    return compactTriggers(triggers, (deletion) => this.#cuts.cut(deletion.object, deletion.watch, deletion.cache));
+    return compactTriggers(triggers, (deletion) => fromCache(this.#cuts.ofWatch(deletion.watch), deletion.cache)(deletion.object));
   }
 }

@@ -11,6 +11,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { ControllerManifest, Manifest, TypeRef, Watch } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { fieldsOf } from "../../protocol/snapshot/fields.ts";
+import { selfWatch } from "../../protocol/snapshot/mapping.ts";
 import type { InformerOptions, WatchReporter } from "../watch/informer.ts";
 import { Cache, cacheId, type CacheSubscriber } from "./cache.ts";
 import { Projection, type ProjectionRule } from "./projection.ts";
@@ -55,7 +56,7 @@ function signature(rules: readonly ProjectionRule[]): string {
 
 /** The id of the cache of a controller's parents (its `self` watch), if it has one. */
 function parentsCache(controller: ControllerManifest): string | undefined {
-  const self = controller.watches.find((w) => w.mapping.by === "self");
+  const self = selfWatch(controller);
   return self && cacheId(self);
 }
 
@@ -139,6 +140,7 @@ export class Caches {
       if (entry && signature(entry.rules) === this.#projections.get(id)) continue;
       await cache.stop();
       this.#caches.delete(id);
+      this.#projections.delete(id);
     }
     const starting: Promise<void>[] = [];
     for (const [id, { watch, fieldPaths, labels, rules }] of wanted) {

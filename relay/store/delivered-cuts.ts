@@ -36,12 +36,6 @@ export class DeliveredCuts extends DeliveredFields {
     return this.#once(super.ofKind(controller, kind));
   }
 
-  /** `object` as `watch` delivers it, from `cache`: as it is when the cache holds it cut already, else its watch's cut. */
-  cut(object: KubeObject, watch: Watch, cache: { trimmed(object: KubeObject): boolean }): KubeObject {
-    const project = this.ofWatch(watch);
-    return project === WHOLE || cache.trimmed(object) ? object : project(object);
-  }
-
   #once(project: Projector): Projector {
     let made = this.#byProjector.get(project);
     if (!made) {

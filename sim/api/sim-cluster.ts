@@ -8,7 +8,7 @@
  * same things.
  */
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
-import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { versionOf } from "../../protocol/kube/api-version.ts";
 import { generatedName } from "../../protocol/kube/names.ts";
 import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector, SelectorError } from "../../protocol/kube/selectors.ts";
 import { ApiError, type Cluster, type ClusterEvent, type DeleteOptions, type ListOptions, type ObjectList, type PatchType, type ServedResource, type SubresourceOptions } from "../contract.ts";
@@ -257,7 +257,7 @@ export class SimCluster implements Cluster {
     // Webhooks are told the stored object's version; a custom resource is checked with the schema of the version written.
     const write = this.#write(resource, kind, incoming.apiVersion || current.apiVersion, options, {
       operation: "UPDATE",
-      version: splitApiVersion(current.apiVersion).version,
+      version: versionOf(current.apiVersion),
       subresource,
       namespace: current.metadata.namespace,
       name,
@@ -279,12 +279,12 @@ export class SimCluster implements Cluster {
 
   /** The write the admission steps and the kinds' hooks are given: at `apiVersion` (the version webhooks are told, unless `request` says another). */
   #write(resource: ResourceType, kind: Kind, apiVersion: string, options: WriteOptions, request: Pick<Write, "operation" | "namespace" | "name" | "body" | "oldObject"> & Partial<Write>): Write {
-    return { resource, kind, version: splitApiVersion(apiVersion).version, apiVersion, subresource: "", uid: "", dryRun: options.dryRun ?? false, server: this.#server, ...request };
+    return { resource, kind, version: versionOf(apiVersion), apiVersion, subresource: "", uid: "", dryRun: options.dryRun ?? false, server: this.#server, ...request };
   }
 
   /** The object as served at `apiVersion` (CRDs serve one schema at several versions). */
   #served(resource: ResourceType, object: KubeObject, apiVersion: string): KubeObject {
-    return object.apiVersion === apiVersion || !resource.versions.includes(splitApiVersion(apiVersion).version) ? object : { ...object, apiVersion: objectApiVersion(resource, splitApiVersion(apiVersion).version) };
+    return object.apiVersion === apiVersion || !resource.versions.includes(versionOf(apiVersion)) ? object : { ...object, apiVersion: objectApiVersion(resource, versionOf(apiVersion)) };
   }
 
   #stamp(object: KubeObject): KubeObject {

@@ -9,7 +9,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError } from "../contract.ts";
 import { prune, type Schema } from "../crd/schema.ts";
 import type { Json } from "../patch/merge.ts";
-import { splitApiVersion } from "../../protocol/kube/api-version.ts";
+import { splitApiVersion, versionOf } from "../../protocol/kube/api-version.ts";
 import type { ResourceType } from "../registry/resource.ts";
 import { builtinSchema, builtinSchemaName, OBJECT_META } from "../schema/builtin.ts";
 
@@ -79,7 +79,7 @@ export function strictDecodingMessage(unknown: readonly string[]): string {
 
 /** The 400 of a Strict create or update: `Pod in version "v1" cannot be handled as a Pod: strict decoding error: ...`. */
 export function strictDecodingError(kind: string, apiVersion: string, unknown: readonly string[]): ApiError {
-  return new ApiError(400, "BadRequest", `${kind} in version ${JSON.stringify(splitApiVersion(apiVersion).version)} cannot be handled as a ${kind}: ${strictDecodingMessage(unknown)}`);
+  return new ApiError(400, "BadRequest", `${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${kind}: ${strictDecodingMessage(unknown)}`);
 }
 
 /** The 422 of a Strict patch: the patch (as upstream prints it) is the invalid value. */

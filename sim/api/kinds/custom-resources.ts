@@ -9,13 +9,13 @@ import type { Json } from "../../patch/merge.ts";
 import { withoutStatus } from "../../pipeline/defaults.ts";
 import { invalid, type Cause } from "../../pipeline/errors.ts";
 import { dnsSubdomainName } from "../../../protocol/kube/names.ts";
-import { splitApiVersion } from "../../../protocol/kube/api-version.ts";
+import { versionOf } from "../../../protocol/kube/api-version.ts";
 import type { Write } from "../write.ts";
 import type { Kind } from "./kind.ts";
 
 /** Unknown fields pruned, defaults applied, the schema checked (422 on what it refuses). */
 function bySchema(object: KubeObject, write: Write): KubeObject {
-  const schema = write.resource.crd?.schemas.get(splitApiVersion(write.apiVersion).version) as Schema | undefined;
+  const schema = write.resource.crd?.schemas.get(versionOf(write.apiVersion)) as Schema | undefined;
   if (!schema) return object;
   const pruned = applyDefaults(schema, prune(schema, object as unknown as Json, true)) as unknown as KubeObject;
   const causes = validate(schema, pruned, "").filter((c) => !c.field.startsWith("metadata") && c.field !== "apiVersion" && c.field !== "kind");
