@@ -43,6 +43,7 @@ test("the telltales recognise the copies they stand for", () => {
     "const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true);",
     "const DNS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;",
     "const SUFFIXES = { Ki: 1024, Mi: 1024 ** 2 };",
+    'if (operator === "notin") values = text.slice(open + 1, close).split(",");',
   ];
   for (const [index, sample] of samples.entries()) assert.ok(TELLTALES[index]?.pattern.test(sample), `telltale ${index} finds: ${sample}`);
 });

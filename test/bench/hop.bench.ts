@@ -145,7 +145,11 @@ async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerMod
   );
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await waitFor(`the ${mode} relay to be ready`, async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), (ok) => ok, { timeoutMs: 120_000, intervalMs: 20 });
+  // A relay that never gets ready is stopped here: the caller has no handle on it yet.
+  await waitFor(`the ${mode} relay to be ready`, async () => await fetch(`${opsUrl}/readyz`).then((r) => r.ok, () => false), (ok) => ok, { timeoutMs: 120_000, intervalMs: 20 }).catch(async (error: unknown) => {
+    await stopChild(child);
+    throw error;
+  });
   return { child, metrics: async () => (await fetch(`${opsUrl}/metrics`)).text() };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The gang scheduler's Durable Object (declared in `bindings.ts`, ADR 0012 and 0023): the
+ * The gang scheduler's Durable Object (declared in `bindings.ts`, ADR 0012 and 0022): the
  * queue's state machine (`queue/`) over the object's SQLite storage, its timers as the
  * object's one alarm. What an alarm decides (a deadline's root deletes, a warning) goes to
  * the Worker's Outbox through a table of its own first, in the same transaction that
