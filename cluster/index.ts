@@ -24,6 +24,22 @@ const SERVICE_IP = "10.96.0.1";
 const STAGES_FILE = join(import.meta.dirname, "kwok-stages.yaml");
 const AUDIT_POLICY_FILE = join(import.meta.dirname, "audit-policy.yaml");
 
+/**
+ * On by default: the release's native gang-scheduling API (KEP-4671, alpha in 1.36:
+ * `scheduling.k8s.io/v1alpha2` Workload and PodGroup, a pod's `spec.schedulingGroup`) and
+ * kube-scheduler's gang plugin. kube-scheduler only acts on pods whose `schedulerName` is
+ * its own, so pods of another scheduler are untouched by it.
+ */
+export const DEFAULT_FEATURE_GATES: Readonly<Record<string, boolean>> = { GenericWorkload: true, GangScheduling: true };
+/** The alpha API group version the gates above serve. */
+export const DEFAULT_RUNTIME_CONFIG: Readonly<Record<string, boolean>> = { "scheduling.k8s.io/v1alpha2": true };
+
+/** `--feature-gates=A=true,B=false`. */
+function gatesArg(gates: Readonly<Record<string, boolean>>): string[] {
+  const entries = Object.entries(gates).sort(([a], [b]) => (a < b ? -1 : 1));
+  return entries.length === 0 ? [] : [`--feature-gates=${entries.map(([k, v]) => `${k}=${String(v)}`).join(",")}`];
+}
+
 /** How to start the control plane. */
 export interface ControlPlaneOptions {
   /** Certificates, etcd's data, kubeconfigs, logs and the audit log. */
@@ -38,6 +54,16 @@ export interface ControlPlaneOptions {
   readonly nodeGraceSeconds?: number;
   /** Start empty: discard etcd's data, the certificates and the logs. */
   readonly fresh?: boolean;
+  /**
+   * Feature gates for kube-apiserver, kube-controller-manager and kube-scheduler, over
+   * {@link DEFAULT_FEATURE_GATES} (the release's gang-scheduling API, KEP-4671, is on unless
+   * turned off here).
+   */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
+  /** kube-apiserver `--runtime-config` entries, over {@link DEFAULT_RUNTIME_CONFIG}. */
+  readonly runtimeConfig?: Readonly<Record<string, boolean>>;
+  /** Replaces kube-scheduler: another binary (a peer scheduler built elsewhere) and the arguments added to the usual ones. */
+  readonly scheduler?: { readonly binary: string; readonly extraArgs?: readonly string[] };
   readonly go?: string;
   /** The environment the Go build runs with (the entry point's). */
   readonly env: NodeJS.ProcessEnv;
@@ -136,7 +162,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
     await waitUntil(etcd, "healthy", () => etcdHealthy(etcdPort));
     check("starting etcd");
 
-    const apiServerSpec = { name: "kube-apiserver", binary: toolchain.bin("kube-apiserver"), args: apiServerArgs({ port, etcdPort, files, auditLog: layout.audit }) };
+    const gates = gatesArg({ ...DEFAULT_FEATURE_GATES, ...options.featureGates });
+    const runtimeConfig = Object.entries({ ...DEFAULT_RUNTIME_CONFIG, ...options.runtimeConfig }).map(([k, v]) => `${k}=${String(v)}`);
+    const apiServerArgList = [...apiServerArgs({ port, etcdPort, files, auditLog: layout.audit }), ...gates, ...(runtimeConfig.length > 0 ? [`--runtime-config=${runtimeConfig.join(",")}`] : [])];
+    const apiServerSpec = { name: "kube-apiserver", binary: toolchain.bin("kube-apiserver"), args: apiServerArgList };
     progress(`starting kube-apiserver ${KUBERNETES.version} (${url})`);
     let apiServer = run(apiServerSpec);
     await waitUntil(apiServer, "ready", () => healthy(port, "/readyz", pki.ca.certPem), 120_000);
@@ -144,11 +173,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
 
     const grace = options.nodeGraceSeconds ?? 40;
     for (const [name, args] of [
-      ["kube-controller-manager", controllerManagerArgs(kubeconfigs["kube-controller-manager"] ?? "", files, await freePort(), grace)],
-      ["kube-scheduler", schedulerArgs(kubeconfigs["kube-scheduler"] ?? "", await freePort())],
+      ["kube-controller-manager", [...controllerManagerArgs(kubeconfigs["kube-controller-manager"] ?? "", files, await freePort(), grace), ...gates]],
+      ["kube-scheduler", [...schedulerArgs(kubeconfigs["kube-scheduler"] ?? "", await freePort()), ...(options.scheduler === undefined ? gates : (options.scheduler.extraArgs ?? []))]],
     ] as const) {
       progress(`starting ${name}`);
-      const process = run({ name, binary: toolchain.bin(name), args });
+      const binary = name === "kube-scheduler" && options.scheduler !== undefined ? options.scheduler.binary : toolchain.bin(name);
+      const process = run({ name, binary, args });
       const healthPort = Number(args[args.indexOf("--secure-port") + 1]);
       await waitUntil(process, "healthy", () => healthy(healthPort, "/healthz"));
       check(`starting ${name}`);
