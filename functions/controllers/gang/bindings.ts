@@ -23,7 +23,7 @@ export const GANG_QUEUE = declareDurableObject<GangQueueContract>({ binding: "GA
 
 const bindings: FamilyBindings = {
   durableObjects: [GANG_QUEUE],
-  vars: Object.fromEntries(Object.entries(GANG_VAR_DEFAULTS).map(([name, seconds]) => [name, String(seconds)])),
+  vars: Object.fromEntries(Object.entries(GANG_VAR_DEFAULTS).map(([name, value]) => [name, String(value)])),
 };
 
 export default bindings;

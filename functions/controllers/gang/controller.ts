@@ -2,6 +2,7 @@ import { GANG_QUEUE } from "./bindings.ts";
 import { GANG_QUEUE_OBJECT_NAME } from "./queue-name.ts";
 import type { EventsController } from "../../kit/controller.ts";
 import { gangsApi } from "./api/gangs.ts";
+import { podGroupResource } from "./podgroup-crd.ts";
 
 /**
  * What a pass reads of a pod (`core/records.ts` parsePod: group labels, scheduler, node,
@@ -13,6 +14,7 @@ import { gangsApi } from "./api/gangs.ts";
 const POD_FIELDS = [
   "metadata.labels",
   "spec.schedulerName",
+  "spec.schedulingGroup",
   "spec.nodeName",
   "spec.priority",
   "spec.activeDeadlineSeconds",
@@ -41,6 +43,9 @@ const controller: EventsController = {
     // Every pod, of every scheduler: those bound by others count as used.
     { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, fields: POD_FIELDS },
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
+    // The PodGroups that declare groups: their size, timeout and status (the whole object is small).
+    { apiVersion: "scheduling.x-k8s.io/v1alpha1", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
+    { apiVersion: "scheduling.k8s.io/v1alpha2", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
   ],
   permissions: [
     // A deadline's delete is of the group's root owner, read (`get`) up the controller ownerReferences from a pod:
@@ -50,7 +55,11 @@ const controller: EventsController = {
     { group: "", resource: "nodes", access: ["read"] },
     { group: "batch", resource: "jobs", access: ["get", "delete"] },
     { group: "jobset.x-k8s.io", resource: "jobsets", access: ["get", "delete"] },
+    // Read, and their status written back as their own controllers write it (ADR 0025).
+    { group: "scheduling.x-k8s.io", resource: "podgroups", access: ["read", "status"] },
+    { group: "scheduling.k8s.io", resource: "podgroups", access: ["read", "status"] },
   ],
+  resources: [podGroupResource],
   apis: [gangsApi],
   handle: (batch, context) => context.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME).apply(batch),
 };

@@ -5,19 +5,25 @@
  * with a message naming the variable, rather than scheduling with a guess.
  */
 import { z } from "zod";
+import { isDns1123Subdomain } from "../../../protocol/kube/names.ts";
+import { SCHEDULER_NAME } from "./core/group.ts";
 import type { GangQueueOptions } from "./queue/index.ts";
 
 /**
  * The variables, each with the value used when the Worker sets none: after how long a
- * group still short of pods gets a GangIncomplete Warning (0: never), and the run time
- * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds.
+ * group still short of pods gets a GangIncomplete Warning (0: never), the run time
+ * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds, and
+ * the `spec.schedulerName` of the pods this scheduler places.
  */
 export const GANG_VAR_DEFAULTS = {
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: 300,
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: 3600,
+  EDGELOOP_GANG_SCHEDULER_NAME: SCHEDULER_NAME,
 } as const;
 
-const Seconds = (name: keyof typeof GANG_VAR_DEFAULTS): z.ZodType<number> =>
+type SecondsVar = "EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS" | "EDGELOOP_GANG_DEFAULT_DURATION_SECONDS";
+
+const Seconds = (name: SecondsVar): z.ZodType<number> =>
   z.coerce
     .number({ error: `${name} must be a whole number of seconds` })
     .int(`${name} must be a whole number of seconds`)
@@ -28,11 +34,20 @@ const Seconds = (name: keyof typeof GANG_VAR_DEFAULTS): z.ZodType<number> =>
 const GangVars = z.object({
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"),
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"),
+  // kube-apiserver validates a pod's schedulerName as a DNS subdomain: another name could never match.
+  EDGELOOP_GANG_SCHEDULER_NAME: z
+    .string({ error: "EDGELOOP_GANG_SCHEDULER_NAME must be a scheduler name" })
+    .refine((name) => isDns1123Subdomain(name).length === 0, "EDGELOOP_GANG_SCHEDULER_NAME must be a DNS subdomain (lower case letters, digits, '-' and '.'), as a pod's spec.schedulerName")
+    .default(SCHEDULER_NAME),
 });
 
 /** The queue's options from the Worker's environment; throws naming the variable that is wrong. */
 export function gangSettings(env: Readonly<Record<string, unknown>>): GangQueueOptions {
-  const parsed = GangVars.safeParse({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: env["EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"], EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: env["EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"] });
+  const parsed = GangVars.safeParse(Object.fromEntries(Object.keys(GANG_VAR_DEFAULTS).map((name) => [name, env[name]])));
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join("; "));
-  return { arrivalTimeoutSeconds: parsed.data.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS, defaultDurationSeconds: parsed.data.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS };
+  return {
+    arrivalTimeoutSeconds: parsed.data.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS,
+    defaultDurationSeconds: parsed.data.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS,
+    schedulerName: parsed.data.EDGELOOP_GANG_SCHEDULER_NAME,
+  };
 }

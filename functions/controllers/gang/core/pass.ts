@@ -2,6 +2,7 @@
  * A whole pass from the Durable Object's state: view, queue, backfill.
  */
 import { backfill, type PassResult } from "./backfill.ts";
+import type { GroupSizes } from "./declared.ts";
 import { gatherGroups, orderQueue, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
 import type { NodeRecord, PodRecord } from "./records.ts";
 import { buildView, type Allocation, type ClusterView } from "./view.ts";
@@ -18,6 +19,8 @@ export interface PassInput {
   readonly allocations: readonly Allocation[];
   /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined: no known end. */
   readonly defaultDurationSeconds?: number | undefined;
+  /** The sizes of groups PodGroup objects declare; without it such groups wait. */
+  readonly sizes?: GroupSizes;
 }
 
 /** A pass's outcome with what it was computed from, for the inspection output. */
@@ -36,7 +39,7 @@ export interface PassReport extends PassResult {
 export function schedulePass(input: PassInput): PassReport {
   const view = buildView(input.nodes, input.pods, input.allocations);
   const started = { groups: new Set(input.allocations.map((allocation) => allocation.group)), pods: new Set(input.allocations.flatMap((allocation) => allocation.pods.map((pod) => pod.uid))) };
-  const { complete, provisional } = gatherGroups(input.pods, { started, defaultDurationSeconds: input.defaultDurationSeconds });
+  const { complete, provisional } = gatherGroups(input.pods, { started, defaultDurationSeconds: input.defaultDurationSeconds, sizes: input.sizes });
   const queue = orderQueue(complete);
   return { ...backfill({ now: input.now, queue, allocations: input.allocations, view }), queue, provisional, view };
 }

@@ -3,6 +3,7 @@
  * priority (highest first), then group creation time (the earliest pod's), then
  * `namespace/group`.
  */
+import { groupSize, type GroupSizes } from "./declared.ts";
 import { UNKNOWN_TIME, type PodRecord } from "./records.ts";
 
 /** A group with all its pods: what the pass places. */
@@ -26,6 +27,8 @@ export interface ProvisionalGroup {
   readonly have: number;
   readonly size: number;
   readonly createdAt: number;
+  /** Its pods name a PodGroup not known (yet): it waits for that object (`size` is 0). */
+  readonly undeclared?: true;
 }
 
 /** Options for gathering groups. */
@@ -40,6 +43,8 @@ export interface GatherOptions {
   readonly started?: { readonly groups: ReadonlySet<string>; readonly pods: ReadonlySet<string> };
   /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined = no known end. */
   readonly defaultDurationSeconds?: number | undefined;
+  /** The sizes of the groups PodGroup objects declare (`declared.ts`); without it such groups wait. */
+  readonly sizes?: GroupSizes;
 }
 
 /** Whether a pod waits for us: ours, unbound, not finished, not being deleted. */
@@ -50,7 +55,7 @@ export function awaitsScheduling(pod: PodRecord): boolean {
 /**
  * Sorts pods waiting for us into complete groups (at least `size` distinct pods: a pod seen
  * twice counts once) and provisional ones. The group's size is the largest its pods
- * declare. Both lists are sorted by key. O(pods log pods).
+ * declare (`groupSize`). Both lists are sorted by key. O(pods log pods).
  */
 export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions = {}): { readonly complete: PendingGroup[]; readonly provisional: ProvisionalGroup[] } {
   const byGroup = new Map<string, Map<string, PodRecord>>();
@@ -64,8 +69,12 @@ export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions 
   const provisional: ProvisionalGroup[] = [];
   for (const key of [...byGroup.keys()].sort()) {
     const members = [...(byGroup.get(key) ?? new Map<string, PodRecord>()).values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-    const size = options.started?.groups.has(key) === true ? members.length : Math.max(...members.map((pod) => pod.group.size));
+    const size = options.started?.groups.has(key) === true ? members.length : groupSize(members, options.sizes);
     const createdAt = Math.min(UNKNOWN_TIME, ...members.map((pod) => pod.createdAt));
+    if (size === undefined) {
+      provisional.push({ key, have: members.length, size: 0, createdAt, undeclared: true });
+      continue;
+    }
     if (members.length < size) {
       provisional.push({ key, have: members.length, size, createdAt });
       continue;

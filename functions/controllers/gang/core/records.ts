@@ -29,6 +29,8 @@ export interface PodRecord {
   readonly nodeName: string | undefined;
   /** Succeeded or Failed: it holds nothing any more. */
   readonly terminal: boolean;
+  /** `status.phase`, when set (the PodGroup statuses count Running, Succeeded and Failed pods). */
+  readonly phase?: string | undefined;
   /** `metadata.deletionTimestamp` is set. */
   readonly deleting: boolean;
   /** `metadata.deletionTimestamp` in ms since the epoch (when the pod is expected gone), if readable. */
@@ -42,8 +44,8 @@ export interface NodeRecord extends NodeFacts {
   readonly allocatable: Resources;
 }
 
-/** A pod as a record. */
-export function parsePod(pod: unknown): PodRecord {
+/** A pod as a record; `schedulerName` tells ours (default `fluxnetes`). */
+export function parsePod(pod: unknown, schedulerName?: string): PodRecord {
   const phase = asString(dig(pod, "status", "phase"));
   const created = Date.parse(asString(dig(pod, "metadata", "creationTimestamp")) ?? "");
   const deadline = asNumber(dig(pod, "spec", "activeDeadlineSeconds"));
@@ -54,7 +56,7 @@ export function parsePod(pod: unknown): PodRecord {
     uid: asString(dig(pod, "metadata", "uid")) ?? "",
     namespace: asString(dig(pod, "metadata", "namespace")) || "default",
     name: asString(dig(pod, "metadata", "name")) ?? "",
-    ours: isOurs(pod),
+    ours: isOurs(pod, schedulerName),
     group: groupOf(pod),
     request: podRequests(pod),
     constraints: podConstraints(pod),
@@ -62,6 +64,7 @@ export function parsePod(pod: unknown): PodRecord {
     createdAt: Number.isFinite(created) ? created : UNKNOWN_TIME,
     nodeName: nodeName === "" ? undefined : nodeName,
     terminal: phase === "Succeeded" || phase === "Failed",
+    phase,
     deleting: deletion !== undefined,
     deletionAt: deletionAt !== undefined && Number.isFinite(deletionAt) ? deletionAt : undefined,
     deadlineSeconds: deadline !== undefined && deadline > 0 ? deadline : undefined,

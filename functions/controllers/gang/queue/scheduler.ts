@@ -7,8 +7,9 @@
  */
 import type { Action, Plan } from "../../../../protocol/plan.ts";
 import type { EventBatch, WatchEvent } from "../../../../protocol/reconcile.ts";
-import { awaitsScheduling, gatherGroups, schedulePass, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
+import { DECLARING_API_VERSIONS, awaitsScheduling, gatherGroups, schedulePass, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
+import { coschedulingStatusActions, nativeStatusActions } from "./declared-status.ts";
 import type { Sql } from "./sql.ts";
 import { GangStore, type GroupRow, type StoredPod, type TimerKind } from "./store.ts";
 import { summarize, type GangSummary } from "./summary.ts";
@@ -21,6 +22,8 @@ export interface GangQueueOptions {
   readonly arrivalTimeoutSeconds: number;
   /** After how long the binds of a started group are sent again for its pods not yet seen bound (default 10). */
   readonly bindCheckSeconds?: number;
+  /** The `spec.schedulerName` of the pods placed (default `fluxnetes`). */
+  readonly schedulerName?: string;
 }
 
 /** How many binds (each with its Event) the relay applies at once from one plan. */
@@ -40,7 +43,7 @@ export class GangQueueLogic {
   readonly #options: GangQueueOptions;
 
   constructor(sql: Sql, options: GangQueueOptions) {
-    this.#store = new GangStore(sql);
+    this.#store = new GangStore(sql, options.schedulerName);
     this.#options = options;
   }
 
@@ -56,8 +59,10 @@ export class GangQueueLogic {
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
     // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
     // pass (every stored pod loaded and parsed) would find nothing to do.
-    if (store.idle()) return { actions: [] };
-    return plan(this.#pass(Date.parse(batch.now), batch.now));
+    // PodGroup statuses follow their pods (before a pass forgets a finished group's pods).
+    const statuses = coschedulingStatusActions(store);
+    if (store.idle()) return plan(statuses);
+    return plan([...statuses, ...this.#pass(Date.parse(batch.now), batch.now), ...nativeStatusActions(store, batch.now)]);
   }
 
   /** The earliest time a timer is due (ms since the epoch), if any. */
@@ -101,7 +106,7 @@ export class GangQueueLogic {
       const due = this.#store.timer("deadline", allocation.group);
       if (due !== undefined) deadlines.set(allocation.group, due);
     }
-    return summarize({ report, allocations, pods, deadlines });
+    return summarize({ report, allocations, pods, deadlines, sizes: this.#store.declaredSizes() });
   }
 
   /** Stores one watch event. */
@@ -110,6 +115,10 @@ export class GangQueueLogic {
     if (kind === "Pod") {
       if (event.type === "DELETED") this.#store.deletePod(event.object.metadata.uid ?? "");
       else this.#store.putPod(event.object);
+    } else if (kind === "PodGroup") {
+      const api = event.kind.endsWith(`.${DECLARING_API_VERSIONS.native}`) ? "native" : "scheduler-plugins";
+      if (event.type === "DELETED") this.#store.deleteDeclaredGroup(api, event.object);
+      else this.#store.putDeclaredGroup(api, event.object);
     } else if (kind === "Node") {
       if (event.type === "DELETED") this.#store.deleteNode(event.object.metadata.name ?? "");
       else this.#store.putNode(event.object);
@@ -124,7 +133,7 @@ export class GangQueueLogic {
   /** The core pass. */
   #schedule(now: number, pods: readonly PodRecord[], allocations: ReturnType<GangStore["allocations"]>): PassReport {
     const duration = this.#options.defaultDurationSeconds > 0 ? this.#options.defaultDurationSeconds : undefined;
-    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration });
+    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration, sizes: this.#store.declaredSizes() });
   }
 
   /** Cleanup, then a pass, then its decisions stored and turned into actions. */
@@ -158,8 +167,10 @@ export class GangQueueLogic {
     // that changes nothing for a waiting group writes nothing for it.
     for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
+    const timeouts = this.#store.scheduleTimeouts();
     for (const group of report.provisional) {
-      if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && timeout > 0) this.#store.setTimer("arrival", group.key, now + timeout * 1000);
+      const seconds = timeouts.get(group.key) ?? timeout;
+      if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && seconds > 0) this.#store.setTimer("arrival", group.key, now + seconds * 1000);
     }
     return actions;
   }
@@ -249,10 +260,10 @@ export class GangQueueLogic {
     const row = this.#store.group(key);
     if (row === undefined || row.warnedMissing || row.endedAt !== null || this.#store.allocation(key) !== undefined) return [];
     const pods = this.#store.podsOf(key).map(({ record }) => record);
-    const group = gatherGroups(pods).provisional.find((g) => g.key === key);
+    const group = gatherGroups(pods, { sizes: this.#store.declaredSizes() }).provisional.find((g) => g.key === key);
     if (group === undefined) return [];
     const seconds = Math.round((now - row.firstSeen) / 1000);
-    const message = `${group.have} of ${group.size} pods of group ${key} arrived after ${seconds}s; waiting for ${group.size - group.have} more`;
+    const message = group.undeclared === true ? `${group.have} pods of group ${key} waited ${seconds}s for the PodGroup they name, which does not exist` : `${group.have} of ${group.size} pods of group ${key} arrived after ${seconds}s; waiting for ${group.size - group.have} more`;
     this.#store.setWarnedMissing(key);
     return pods.filter(awaitsScheduling).map((pod) => podEvent(pod, "Warning", "GangIncomplete", message));
   }

@@ -6,7 +6,7 @@
  * survive relists.
  */
 import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
-import { parseNode, parsePod, type Allocation, type NodeRecord, type PodRecord } from "../core/index.ts";
+import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
 import type { Sql } from "./sql.ts";
 
 /** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
@@ -67,14 +67,21 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL)",
   "CREATE INDEX IF NOT EXISTS gang_timers_due ON gang_timers (due)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  // PodGroup objects (scheduler-plugins' and native) that declare groups: their record, what
+  // of their status is written back (observed, and last sent), the list generation that saw them.
+  "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
 
 /** The scheduler's state in SQL. Every method is one or a few statements; nothing is cached in memory. */
 export class GangStore {
   readonly #sql: Sql;
 
-  constructor(sql: Sql) {
+  readonly #schedulerName: string | undefined;
+
+  /** `schedulerName`: the pods that are ours (default `fluxnetes`). */
+  constructor(sql: Sql, schedulerName?: string) {
     this.#sql = sql;
+    this.#schedulerName = schedulerName;
     for (const statement of SCHEMA) sql.exec(statement);
   }
 
@@ -115,6 +122,7 @@ export class GangStore {
     const generation = this.generation();
     this.#sql.exec("DELETE FROM pods WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM nodes WHERE gen < ?", generation);
+    this.#sql.exec("DELETE FROM declared_groups WHERE gen < ?", generation);
     this.#setMeta("listing", "0");
     this.#setMeta("listed", "1");
   }
@@ -123,7 +131,7 @@ export class GangStore {
 
   /** Stores a pod as the watch delivers it: ours in any state, others' only while bound and not finished. */
   putPod(object: unknown): void {
-    const record = parsePod(object);
+    const record = parsePod(object, this.#schedulerName);
     if (record.uid === "") return;
     if (!record.ours && (record.nodeName === undefined || record.terminal)) {
       this.deletePod(record.uid);
@@ -305,6 +313,71 @@ export class GangStore {
   nextWake(): number | undefined {
     return this.#sql.exec<{ due: number | null }>("SELECT MIN(due) AS due FROM gang_timers").one().due ?? undefined;
   }
+
+  // --- PodGroup objects declaring groups (ADR 0025) ---
+
+  /** Stores a PodGroup object of `api` as the watch delivers it; a new incarnation (uid) forgets what was sent to the old one. */
+  putDeclaredGroup(api: DeclaringApi, object: unknown): void {
+    const record = parseDeclaredGroup(api, object);
+    if (record === undefined) return;
+    const meta = (object as { metadata?: { uid?: unknown; generation?: unknown } } | null)?.metadata;
+    const uid = typeof meta?.uid === "string" ? meta.uid : "";
+    const generation = typeof meta?.generation === "number" ? meta.generation : 0;
+    const status = (object as { status?: unknown } | null)?.status ?? {};
+    this.#sql.exec(
+      "INSERT INTO declared_groups (api, group_key, uid, generation, record, status, sent, gen) VALUES (?, ?, ?, ?, ?, ?, NULL, ?) " +
+        "ON CONFLICT (api, group_key) DO UPDATE SET sent = CASE WHEN uid = excluded.uid THEN sent ELSE NULL END, uid = excluded.uid, generation = excluded.generation, record = excluded.record, status = excluded.status, gen = excluded.gen",
+      api,
+      record.key,
+      uid,
+      generation,
+      JSON.stringify(record),
+      JSON.stringify(status),
+      this.generation(),
+    );
+  }
+
+  /** Forgets a PodGroup object. */
+  deleteDeclaredGroup(api: DeclaringApi, object: unknown): void {
+    const record = parseDeclaredGroup(api, object);
+    if (record !== undefined) this.#sql.exec("DELETE FROM declared_groups WHERE api = ? AND group_key = ?", api, record.key);
+  }
+
+  /** Every stored PodGroup object, with its observed status and the status last written back to it. */
+  declaredGroups(): StoredDeclaredGroup[] {
+    return this.#sql
+      .exec<{ record: string; uid: string; generation: number; status: string; sent: string | null }>("SELECT record, uid, generation, status, sent FROM declared_groups ORDER BY api, group_key")
+      .toArray()
+      .map((row) => ({ record: JSON.parse(row.record) as DeclaredGroup, uid: row.uid, generation: row.generation, status: JSON.parse(row.status) as unknown, sent: row.sent === null ? undefined : (JSON.parse(row.sent) as unknown) }));
+  }
+
+  /** The sizes of the groups the stored PodGroup objects declare. */
+  declaredSizes(): GroupSizes {
+    return declaredSizes(this.declaredGroups().map((stored) => stored.record));
+  }
+
+  /** The `scheduleTimeoutSeconds` of the scheduler-plugins PodGroups that set one, by group key: their arrival timeouts. */
+  scheduleTimeouts(): Map<string, number> {
+    const timeouts = new Map<string, number>();
+    for (const { record } of this.declaredGroups()) if (record.scheduleTimeoutSeconds !== undefined) timeouts.set(record.key, record.scheduleTimeoutSeconds);
+    return timeouts;
+  }
+
+  /** Records the status written back to a PodGroup object (until the watch shows it). */
+  setDeclaredSent(api: DeclaringApi, key: string, status: unknown): void {
+    this.#sql.exec("UPDATE declared_groups SET sent = ? WHERE api = ? AND group_key = ?", JSON.stringify(status), api, key);
+  }
+}
+
+/** A stored PodGroup object. */
+export interface StoredDeclaredGroup {
+  readonly record: DeclaredGroup;
+  readonly uid: string;
+  readonly generation: number;
+  /** Its `status` as last seen. */
+  readonly status: unknown;
+  /** The status last written back to it, if any. */
+  readonly sent: unknown;
 }
 
 /** The columns of `groups` (a type, not an interface: SQL rows need an index signature). */

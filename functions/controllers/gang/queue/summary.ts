@@ -1,6 +1,6 @@
 /** The inspection output: one row per group, from a pass computed over the stored state. */
 import type { GangRow, GangState } from "../api/schema.ts";
-import type { Allocation, PassReport, PodRecord } from "../core/index.ts";
+import type { Allocation, GroupSizes, PassReport, PodRecord } from "../core/index.ts";
 
 /** What a group's row says. */
 export type { GangState } from "../api/schema.ts";
@@ -16,6 +16,8 @@ export interface SummaryInput {
   readonly pods: readonly PodRecord[];
   /** Deadline timers by group key, ms since the epoch. */
   readonly deadlines: ReadonlyMap<string, number>;
+  /** The sizes of groups PodGroup objects declare (a running group's size). */
+  readonly sizes?: GroupSizes;
 }
 
 /** One row per group, sorted by namespace then group. */
@@ -26,7 +28,7 @@ export function summarize(input: SummaryInput): GangSummary[] {
   for (const pod of input.pods) {
     if (!pod.ours || pod.terminal) continue;
     present.set(pod.group.key, (present.get(pod.group.key) ?? 0) + 1);
-    sizes.set(pod.group.key, Math.max(sizes.get(pod.group.key) ?? 0, pod.group.size));
+    sizes.set(pod.group.key, Math.max(sizes.get(pod.group.key) ?? 0, input.sizes?.(pod.group) ?? pod.group.size));
   }
   const rows: GangSummary[] = [];
   const rejected = new Map(report.rejected.map((r) => [r.group, r.reason] as const));
@@ -47,7 +49,8 @@ export function summarize(input: SummaryInput): GangSummary[] {
     } else rows.push(row(group.key, "pending", group.pods.length, group.size, { position, reason: waiting.get(group.key) ?? null }));
   }
   for (const group of report.provisional) {
-    rows.push(row(group.key, "provisional", group.have, group.size, { waitingFor: `${group.size - group.have} more of ${group.size} pods` }));
+    const waitingFor = group.undeclared === true ? "the PodGroup its pods name, which does not exist" : `${group.size - group.have} more of ${group.size} pods`;
+    rows.push(row(group.key, "provisional", group.have, group.size, { waitingFor }));
   }
   for (const allocation of input.allocations) {
     const due = input.deadlines.get(allocation.group);

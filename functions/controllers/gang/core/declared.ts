@@ -1,0 +1,77 @@
+/**
+ * Groups declared by a PodGroup object (ADR 0025): scheduler-plugins' `PodGroup`
+ * (`scheduling.x-k8s.io/v1alpha1`, `spec.minMember`, `spec.scheduleTimeoutSeconds`) or the
+ * native one of KEP-4671 (`scheduling.k8s.io/v1alpha2`, `spec.schedulingPolicy.gang.minCount`,
+ * or `basic`: no gang). The objects are parsed once into records the queue object stores;
+ * a pass resolves the size of each such group from them. A pod naming a PodGroup that does
+ * not exist (yet) waits, as coscheduling's pods do.
+ */
+import { MAX_GROUP_SIZE, type DeclaringApi, type GroupIdentity } from "./group.ts";
+import { asNumber, asString, dig } from "./read.ts";
+import type { PodRecord } from "./records.ts";
+
+/** The API group and version of each declaring API, as watched. */
+export const DECLARING_API_VERSIONS: Readonly<Record<DeclaringApi, string>> = {
+  "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
+  native: "scheduling.k8s.io/v1alpha2",
+};
+
+/** What a pass reads of a PodGroup object. */
+export interface DeclaredGroup {
+  readonly api: DeclaringApi;
+  readonly namespace: string;
+  readonly name: string;
+  /** `namespace/name`: the key of the group it declares. */
+  readonly key: string;
+  /** How many pods the group needs: `minMember`, `gang.minCount`, 1 for a `basic` policy (1..MAX_GROUP_SIZE). */
+  readonly size: number;
+  /** scheduler-plugins' `spec.scheduleTimeoutSeconds`, when set and positive: the group's arrival timeout here. */
+  readonly scheduleTimeoutSeconds: number | undefined;
+}
+
+/** The size of a group as its declaring object gives it, or undefined while that object is unknown. */
+export type GroupSizes = (group: GroupIdentity) => number | undefined;
+
+/** A count from an object: a whole number clamped to 1..MAX_GROUP_SIZE (absent, 0 or less: 1). */
+function count(value: unknown): number {
+  const n = asNumber(value);
+  return n === undefined || n < 1 ? 1 : Math.min(Math.trunc(n), MAX_GROUP_SIZE);
+}
+
+/** A PodGroup object of `api` as a record (undefined without a name). */
+export function parseDeclaredGroup(api: DeclaringApi, object: unknown): DeclaredGroup | undefined {
+  const name = asString(dig(object, "metadata", "name")) ?? "";
+  if (name === "") return undefined;
+  const namespace = asString(dig(object, "metadata", "namespace")) || "default";
+  const timeout = api === "scheduler-plugins" ? asNumber(dig(object, "spec", "scheduleTimeoutSeconds")) : undefined;
+  // A native PodGroup without a gang policy is `basic`: its pods are not held for each other.
+  const size = api === "scheduler-plugins" ? count(dig(object, "spec", "minMember")) : count(dig(object, "spec", "schedulingPolicy", "gang", "minCount"));
+  return { api, namespace, name, key: `${namespace}/${name}`, size, scheduleTimeoutSeconds: timeout !== undefined && timeout > 0 ? Math.trunc(timeout) : undefined };
+}
+
+/** The lookup key of a declaring object: its API and `namespace/name`. */
+export function declaredKey(api: DeclaringApi, key: string): string {
+  return `${api}|${key}`;
+}
+
+/** Group sizes from the declaring objects known. */
+export function declaredSizes(groups: Iterable<DeclaredGroup>): GroupSizes {
+  const byKey = new Map<string, number>();
+  for (const group of groups) byKey.set(declaredKey(group.api, group.key), group.size);
+  return (group) => (group.declaredBy === undefined ? group.size : byKey.get(declaredKey(group.declaredBy, group.key)));
+}
+
+/**
+ * The size a group's pods need: the largest any of them declares, through its labels or
+ * its PodGroup object; undefined while a pod names a PodGroup not known (the group waits).
+ * Without `sizes`, every PodGroup is unknown.
+ */
+export function groupSize(members: readonly PodRecord[], sizes: GroupSizes | undefined): number | undefined {
+  let size = 1;
+  for (const pod of members) {
+    const declared = pod.group.declaredBy === undefined ? pod.group.size : sizes?.(pod.group);
+    if (declared === undefined) return undefined;
+    size = Math.max(size, declared);
+  }
+  return size;
+}
