@@ -48,6 +48,8 @@ export const ROOTS: readonly Root[] = [
   { group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", model: "V2HorizontalPodAutoscaler" },
   { group: "coordination.k8s.io", version: "v1", kind: "Lease", model: "V1Lease" },
   { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", model: "V1PriorityClass" },
+  { group: "scheduling.k8s.io", version: "v1alpha2", kind: "Workload", model: "V1alpha2Workload" },
+  { group: "scheduling.k8s.io", version: "v1alpha2", kind: "PodGroup", model: "V1alpha2PodGroup" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", model: "V1Role" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", model: "V1RoleBinding" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", model: "V1ClusterRole" },

@@ -14,6 +14,7 @@ import { builtinKind, type BuiltinKind, type Kind } from "./kind.ts";
 import { NAMESPACE } from "./namespaces.ts";
 import { POD } from "./pods.ts";
 import { PRIORITY_CLASS } from "./priority-classes.ts";
+import { POD_GROUP, WORKLOAD } from "./scheduling-groups.ts";
 import { SERVICE } from "./services.ts";
 import { DEPLOYMENT, REPLICA_SET } from "./workloads.ts";
 
@@ -57,6 +58,8 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   builtinKind({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
   builtinKind({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true }),
   PRIORITY_CLASS,
+  WORKLOAD,
+  POD_GROUP,
   builtinKind({ ...RBAC, kind: "Role", plural: "roles", namespaced: true }, RBAC_STRATEGY),
   builtinKind({ ...RBAC, kind: "RoleBinding", plural: "rolebindings", namespaced: true }, RBAC_STRATEGY),
   builtinKind({ ...RBAC, kind: "ClusterRole", plural: "clusterroles", namespaced: false }, RBAC_STRATEGY),
