@@ -36,4 +36,12 @@ export class WatchReports implements WatchReporter {
   failed(informer: string, error: unknown): void {
     this.#log("warn", "watch error", { informer, error: String(error) });
   }
+
+  notServed(informer: string, retrySeconds: number): void {
+    this.#log("warn", "resource not served", { informer, retrySeconds, hint: "the API server has no such resource (a CRD not installed, an API not enabled): nothing of it is watched; it is looked for again" });
+  }
+
+  served(informer: string): void {
+    this.#log("info", "resource served", { informer });
+  }
 }

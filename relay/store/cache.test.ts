@@ -8,7 +8,7 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { waitFor } from "../../cli/wait.ts";
-import type { KubeObject } from "../../protocol/index.ts";
+import { StatusError, type KubeObject } from "../../protocol/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { RestartReason, WatchReporter } from "../watch/informer.ts";
 import type { RelistCounts, RelistReason } from "../watch/relist.ts";
@@ -67,11 +67,12 @@ interface Seen {
   readonly resyncs: string[];
   readonly restarts: string[];
   readonly errors: unknown[];
+  readonly served: string[];
 }
 
 /** A cache's subscriber and its informer's reporter, writing down what they are told. */
 class Recorder implements CacheSubscriber, WatchReporter {
-  readonly seen: Seen = { events: [], resyncs: [], restarts: [], errors: [] };
+  readonly seen: Seen = { events: [], resyncs: [], restarts: [], errors: [], served: [] };
 
   added(_cache: Cache, object: KubeObject, initial: boolean): void {
     this.#event("ADDED", object, initial, undefined);
@@ -97,13 +98,21 @@ class Recorder implements CacheSubscriber, WatchReporter {
     this.seen.errors.push(error);
   }
 
+  notServed(_informer: string, retrySeconds: number): void {
+    this.seen.served.push(`not served, again in ${retrySeconds}s`);
+  }
+
+  served(): void {
+    this.seen.served.push("served");
+  }
+
   #event(type: string, object: KubeObject, initial: boolean, previous: KubeObject | undefined): void {
     this.seen.events.push(`${initial ? "initial " : ""}${type} ${object.metadata.name ?? ""} uid=${object.metadata.uid ?? ""} rv=${object.metadata.resourceVersion ?? ""}${previous ? ` was rv=${previous.metadata.resourceVersion ?? ""}` : ""}`);
   }
 }
 
 /** Starts a cache of ConfigMaps on `api`, runs `check` with it and what its recorder saw, then stops both. */
-async function withCache(api: Awaited<ReturnType<typeof fakeApiServer>>, options: { readonly silenceSeconds?: number }, check: (cache: Cache, seen: Seen) => Promise<void>): Promise<void> {
+async function withCache(api: Awaited<ReturnType<typeof fakeApiServer>>, options: { readonly silenceSeconds?: number; readonly notServedRetrySeconds?: number }, check: (cache: Cache, seen: Seen) => Promise<void>): Promise<void> {
   const recorder = new Recorder();
   const cache = new Cache(CM, recorder, undefined, options);
   try {
@@ -179,5 +188,26 @@ test("a watched change comes with the state it replaced (a child moved between p
   await withCache(api, {}, async (cache, seen) => {
     await waitFor("the change", () => seen.events, (events) => events.some((e) => e.startsWith("MODIFIED")));
     assert.deepEqual(seen.events, ["initial ADDED a uid=u1 rv=3", "MODIFIED a uid=u1 rv=7 was rv=3"]);
+  });
+});
+
+test("a kind the server does not serve (404 on its list) is said once, holds nothing, does not block the start, and is watched once it is served", async () => {
+  const api = await fakeApiServer([list("7", [configMap("late", "u1", "7")])], []);
+  let lists = 0;
+  const notFoundFirst: typeof api.client = {
+    path: api.client.path,
+    request: (...args) => {
+      lists += 1;
+      // A CRD installed after the third look.
+      return lists <= 3 ? Promise.reject(new StatusError(404, "NotFound", "the server could not find the requested resource")) : api.client.request(...args);
+    },
+  };
+  await withCache({ ...api, client: notFoundFirst }, { notServedRetrySeconds: 0.05 }, async (cache, seen) => {
+    assert.equal(cache.synced, true, "the start resolved: nothing to wait for");
+    assert.deepEqual(seen.served, ["not served, again in 0.05s"]);
+    await waitFor("the kind served", () => cache.list().map((o) => o.metadata.name), (names) => names.length === 1);
+    assert.deepEqual(seen.served, ["not served, again in 0.05s", "served"], "said once, then served");
+    assert.deepEqual(seen.errors, [], "no watch error for each look");
+    assert.deepEqual(seen.events, ["ADDED late uid=u1 rv=7"]);
   });
 });

@@ -8,8 +8,11 @@
  * known state (what client-go calls DeletedFinalStateUnknown), an object recreated under
  * the same name as deleted then added, and nothing for an object whose resourceVersion
  * did not change. A watch silent (no event, no bookmark) for longer than a bound is ended
- * and resumed from its resourceVersion: a reconnect, not a relist. ListWatch holds the
- * objects; the store stage (`store/cache.ts`) indexes them and passes each change on.
+ * and resumed from its resourceVersion: a reconnect, not a relist. A kind the API server
+ * does not serve (404 on its list: a CRD not installed, an alpha API not enabled) is said
+ * once, holds nothing, and is listed again every {@link NOT_SERVED_RETRY_SECONDS} quietly
+ * until it is served. ListWatch holds the objects; the store stage (`store/cache.ts`)
+ * indexes them and passes each change on.
  */
 import { ListWatch, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { objectKey, type KubeObject, type Watch } from "../../protocol/index.ts";
@@ -18,6 +21,9 @@ import { listInPages, type ObjectList } from "./pages.ts";
 import { numericRv, relistChanges, relistReason, type RelistCounts, type RelistReason } from "./relist.ts";
 import { DEFAULT_SILENCE_SECONDS, RelistingWatch, type WatchObserver } from "./relisting-watch.ts";
 import type { ObjectTransform } from "./transform.ts";
+
+/** How often a kind the server does not serve is listed again (a CRD may be installed later). */
+export const NOT_SERVED_RETRY_SECONDS = 60;
 
 /** The watch stage's output: each change of the objects, as ListWatch stores it. */
 export interface InformerSubscriber {
@@ -39,12 +45,18 @@ export interface WatchReporter {
   /** A watch ended and resumed from its resourceVersion (no relist): `silent`, nothing came for the silence bound. */
   restarted(informer: string, reason: RestartReason): void;
   failed(informer: string, error: unknown): void;
+  /** The server does not serve the kind (its list answered 404): said once; looked at again every `retrySeconds`. */
+  notServed(informer: string, retrySeconds: number): void;
+  /** A kind said not served is served now (its list succeeded). */
+  served(informer: string): void;
 }
 
 /** What an informer is told besides its watch. */
 export interface InformerOptions {
   /** Seconds without an event or bookmark after which a watch is taken for dead (default 300). */
   readonly silenceSeconds?: number;
+  /** Seconds between lists of a kind the server does not serve (default {@link NOT_SERVED_RETRY_SECONDS}). */
+  readonly notServedRetrySeconds?: number;
 }
 
 /**
@@ -63,6 +75,9 @@ export class Informer implements WatchObserver {
   readonly #watch: Watch;
   readonly #transform: ObjectTransform | undefined;
   readonly #silenceSeconds: number;
+  readonly #notServedRetryMs: number;
+  /** The last list answered 404: the kind is not served. */
+  #notServed = false;
   #listWatch: ListWatch<KubernetesObject> | undefined;
   #stream: RelistingWatch | undefined;
   #subscriber: InformerSubscriber | undefined;
@@ -90,6 +105,7 @@ export class Informer implements WatchObserver {
     this.#watch = watch;
     this.#transform = transform;
     this.#silenceSeconds = options.silenceSeconds ?? DEFAULT_SILENCE_SECONDS;
+    this.#notServedRetryMs = (options.notServedRetrySeconds ?? NOT_SERVED_RETRY_SECONDS) * 1000;
   }
 
   /** Whether the initial list has completed. */
@@ -156,6 +172,11 @@ export class Informer implements WatchObserver {
   /** One list (the first, or a relist): paged, its reason decided, its changes beyond ListWatch's own diff prepared. */
   async #list(client: Pick<KubeClient, "request">, path: string, query: Record<string, string | undefined>, stream: RelistingWatch): Promise<ObjectList> {
     const result = await listInPages(client, path, query, this.#transform);
+    if (this.#notServed) {
+      this.#notServed = false;
+      this.#retryMs = 500;
+      this.#reporter?.served(this.id);
+    }
     const rv = numericRv(result.metadata?.resourceVersion);
     const reason = relistReason(stream.reason, rv, this.#newestRv);
     // After a rollback the old numbers mean nothing: count from the new list's.
@@ -215,9 +236,15 @@ export class Informer implements WatchObserver {
     this.#newestRv = Math.max(this.#newestRv, numericRv(object.metadata.resourceVersion) ?? 0);
   }
 
-  /** client-node stops after an error: start again, backing off. */
+  /** client-node stops after an error: start again, backing off; a kind not served is looked at again seldom, said once. */
   #failed(listWatch: ListWatch<KubernetesObject>, error: unknown): void {
     if (this.#stopped) return;
+    if (isNotFound(error)) {
+      if (!this.#notServed) this.#reporter?.notServed(this.id, this.#notServedRetryMs / 1000);
+      this.#notServed = true;
+      this.#retry = setTimeout(() => void listWatch.start().catch((e: unknown) => this.#failed(listWatch, e)), this.#notServedRetryMs);
+      return;
+    }
     this.#reporter?.failed(this.id, error);
     this.#retry = setTimeout(() => void listWatch.start().catch((e: unknown) => this.#reporter?.failed(this.id, e)), this.#retryMs);
     this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
@@ -231,4 +258,11 @@ export class Informer implements WatchObserver {
     if (!held || held.metadata.uid !== uid || held.metadata.resourceVersion === resourceVersion) return;
     this.#before.set(objectKey(incoming.metadata), held);
   }
+}
+
+/** A 404 from the list or the watch: the server does not serve the kind (a StatusError, or client-node's error of a watch). */
+function isNotFound(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const e = error as { status?: unknown; statusCode?: unknown; code?: unknown };
+  return e.status === 404 || e.statusCode === 404 || e.code === 404;
 }
