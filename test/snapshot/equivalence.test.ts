@@ -63,7 +63,7 @@ async function fakeOf(controller: SnapshotController): Promise<FakeCluster> {
 /** The snapshot the relay's informer caches, started on the sim for this controller's manifest, build for `key`. */
 async function relaySnapshot(controller: SnapshotController, key: string): Promise<ReconcileRequest> {
   const manifest = createRegistry([controller]).manifest;
-  const informers = new Caches(kc, new KubeClient(kc), { relisted: () => undefined, restarted: () => undefined, failed: () => undefined });
+  const informers = new Caches(kc, new KubeClient(kc), { relisted: () => undefined, restarted: () => undefined, failed: () => undefined, notServed: () => undefined, served: () => undefined });
   informers.subscribe({ added: () => undefined, modified: () => undefined, deleted: () => undefined });
   try {
     await informers.ensure(manifest);
