@@ -14,7 +14,7 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const CRDS = ["aggregatorconfigs.nervex.sensetime.com", "datasets.sedna.io", "federatedlearningjobs.sedna.io", "jointinferenceservices.sedna.io", "models.sedna.io", "nervexjobs.nervex.sensetime.com"];
+const CRDS = ["aggregatorconfigs.nervex.sensetime.com", "datasets.sedna.io", "federatedlearningjobs.sedna.io", "jointinferenceservices.sedna.io", "models.sedna.io", "nervexjobs.nervex.sensetime.com", "podgroups.scheduling.x-k8s.io"];
 
 test("npm run crds prints one CRD per custom resource kind, loaded from the controller folders", () => {
   const { status, stdout } = run();
