@@ -5,7 +5,7 @@ import { gangsApi } from "./api/gangs.ts";
 import { podGroupResource } from "./podgroup-crd.ts";
 
 /**
- * What a pass reads of a pod (`core/records.ts` parsePod: group labels, scheduler, node,
+ * What a pass reads of a pod (`core/records.ts` parsePod: group labels and `spec.schedulingGroup`, scheduler, node,
  * priority, deadline, phase; `core/resources.ts` podRequests; `core/node-fit.ts`
  * podConstraints): the relay caches every pod of the cluster, and only this of each
  * (ADR 0016). Name, namespace, uid, creation and deletion times and ownerReferences (the

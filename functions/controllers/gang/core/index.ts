@@ -16,6 +16,9 @@
  *   time). An allocation holds its pods' requests until the pods are seen bound (then they
  *   count through the pods) or terminal (then they count no more), so a binding in flight
  *   is never double-booked nor forgotten.
+ * - **PodGroups** (scheduler-plugins' and native, ADR 0025) as `DeclaredGroup`
+ *   (`parseDeclaredGroup`): the size of the groups they declare, handed to a pass as
+ *   `sizes` (`declaredSizes`); a group whose PodGroup is not known waits.
  * - **Groups** need no table of their own: `gatherGroups` derives provisional and complete
  *   groups from the pods each pass (the group creation time is the earliest pod's), and
  *   `schedulePass` leaves out groups that have an allocation. The reservation is rebuilt by

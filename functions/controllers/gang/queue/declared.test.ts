@@ -96,6 +96,15 @@ test("scheduler-plugins: scheduleTimeoutSeconds is the group's arrival timeout",
   assert.deepEqual(events(gang.due(at(11)).actions), ["Warning GangIncomplete a"]);
 });
 
+test("a group whose PodGroup never comes is warned about at the arrival timeout, naming what it waits for", () => {
+  const gang = scheduler({ arrivalTimeoutSeconds: 30 });
+  gang.apply(list([rawNode("n1", { cpu: "8" })]));
+  gang.apply(batch([event("ADDED", nativePod("w-0", "missing"))], 1));
+  const warned = gang.due(at(31)).actions.filter((a) => a.type === "event");
+  assert.deepEqual(events(warned), ["Warning GangIncomplete w-0"]);
+  assert.equal(warned[0]?.type === "event" && warned[0].message, "1 pods of group default/missing waited 30s for the PodGroup they name, which does not exist");
+});
+
 test("native: a PodGroup's gang.minCount sizes the group; PodGroupScheduled is written once it is placed", () => {
   const gang = scheduler();
   gang.apply(list([rawNode("n1", { cpu: "8" }), nativeGroup("train", 2)]));
