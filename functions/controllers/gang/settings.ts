@@ -9,12 +9,14 @@ import type { GangQueueOptions } from "./queue/index.ts";
 
 /**
  * The variables, each with the value used when the Worker sets none: after how long a
- * group still short of pods gets a GangIncomplete Warning (0: never), and the run time
- * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds.
+ * group still short of pods gets a GangIncomplete Warning (0: never), the run time
+ * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds, and
+ * how long a group still arriving holds its place in the queue (0: it does not; ADR 0025).
  */
 export const GANG_VAR_DEFAULTS = {
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: 300,
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: 3600,
+  EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: 30,
 } as const;
 
 const Seconds = (name: keyof typeof GANG_VAR_DEFAULTS): z.ZodType<number> =>
@@ -28,11 +30,13 @@ const Seconds = (name: keyof typeof GANG_VAR_DEFAULTS): z.ZodType<number> =>
 const GangVars = z.object({
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"),
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"),
+  EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS"),
 });
 
 /** The queue's options from the Worker's environment; throws naming the variable that is wrong. */
 export function gangSettings(env: Readonly<Record<string, unknown>>): GangQueueOptions {
-  const parsed = GangVars.safeParse({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: env["EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"], EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: env["EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"] });
+  const parsed = GangVars.safeParse(Object.fromEntries(Object.keys(GANG_VAR_DEFAULTS).map((name) => [name, env[name]])));
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join("; "));
-  return { arrivalTimeoutSeconds: parsed.data.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS, defaultDurationSeconds: parsed.data.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS };
+  const vars = parsed.data;
+  return { arrivalTimeoutSeconds: vars.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS, defaultDurationSeconds: vars.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS, arrivalWindowSeconds: vars.EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS };
 }

@@ -44,13 +44,15 @@
  * Never O(P·N²). Measured: about 0.1–0.25 s for 10,000 pending pods in groups of 8 on
  * 1,000 nodes (Node 24, `testing/scale.ts`).
  */
-export { backfill, type BackfillInput, type GroupStart, type PassResult, type Reservation, type Waiting } from "./backfill.ts";
+export { backfill, type BackfillInput, type GroupStart, type Hold, type PassResult, type Reservation, type Waiting } from "./backfill.ts";
 export { candidatesFor, feasibility, type Candidates, type Feasibility } from "./feasible.ts";
 export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, SCHEDULER_NAME, groupOf, isOurs, parseGroupSize, type GroupIdentity } from "./group.ts";
 export { compileGroup, fitsEver, matchGroup, tryPlace, type MatchGroup, type MatchPod, type MatchResult } from "./matcher.ts";
 export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";
-export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, type GatherOptions, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, UNSEEN, type GatherOptions, type OrderKey, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+export { holdingGroups, type Announcement, type Holding } from "./hold.ts";
+export { jobGroup, type JobGroup } from "./announce.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
 export { UNKNOWN_TIME, parseNode, parsePod, type NodeRecord, type PodRecord } from "./records.ts";
 export { formatAmount, nodeAllocatable, podRequests, type Resources } from "./resources.ts";
