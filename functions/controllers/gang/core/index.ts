@@ -16,10 +16,13 @@
  *   time). An allocation holds its pods' requests until the pods are seen bound (then they
  *   count through the pods) or terminal (then they count no more), so a binding in flight
  *   is never double-booked nor forgotten.
- * - **Groups** need no table of their own: `gatherGroups` derives provisional and complete
- *   groups from the pods each pass (the group creation time is the earliest pod's), and
- *   `schedulePass` leaves out groups that have an allocation. The reservation is rebuilt by
- *   every pass and need not be stored, except for the inspection output.
+ * - **Groups** are derived, not stored: `gatherGroups` derives provisional and complete
+ *   groups from the pods each pass, and `schedulePass` leaves out groups that have an
+ *   allocation. What the Durable Object keeps of a group is its place in the order (the
+ *   counter value it, or its Job, was first seen at: `PassInput.order`, ADR 0025), the
+ *   Jobs announcing groups still to come (`announced`), and the room a group still
+ *   arriving holds (`pinned`). The reservation is rebuilt by every pass and need not be
+ *   stored, except for the inspection output.
  *
  * Times are ms since the epoch; durations seconds. Resource amounts: cpu millicores,
  * memory and other resources in whole units (bytes, GPUs), pods as slots.

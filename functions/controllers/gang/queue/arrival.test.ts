@@ -4,6 +4,9 @@
  * bind every pod to the same node, start the same groups and reserve the same one.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import fc from "fast-check";
@@ -137,4 +140,34 @@ test("property: any interleaving of the pods, in any batches within a second, gi
     }),
     { numRuns: 150, seed: 25 },
   );
+});
+
+test("the order survives a restart and a relist that lists groups by name; a list numbers new groups by creation time, not name", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gang-order-"));
+  try {
+    const path = join(dir, "state.sqlite");
+    const open = (): GangQueueLogic => new GangQueueLogic(new SqliteSql(new DatabaseSync(path)), { ...OPTIONS, arrivalWindowSeconds: 0 });
+    // zeta is seen before alpha; each needs the whole cluster, so only the head runs.
+    const zeta: Gang = { name: "zeta", pods: 4, cpu: 8, seconds: 600 };
+    const alpha: Gang = { name: "alpha", pods: 4, cpu: 8, seconds: 300 };
+    const first = open();
+    first.apply(list(NODES, 0));
+    const zetaPods = podsOf(zeta, 0).slice(0, 3);
+    first.apply(batch(zetaPods.map(added), 1));
+    const alphaPods = podsOf(alpha, 0);
+    first.apply(batch(alphaPods.slice(0, 3).map(added), 2));
+    assert.deepEqual(first.groups(at(2)).map((row) => `${row.group} ${row.state}`), ["alpha provisional", "zeta provisional"]);
+    // The Durable Object restarts; the relay restarts too and lists everything, in name order (alpha first): both complete now.
+    const second = open();
+    const rest = podsOf(zeta, 0).slice(3);
+    const plan = second.apply(list([...NODES, ...alphaPods, ...zetaPods, ...rest], 3));
+    assert.deepEqual(binds(plan.actions).map((b) => b.split("-")[0]), ["zeta", "zeta", "zeta", "zeta"], "zeta, seen first, keeps its place");
+    // A fresh queue that first learns of groups from a list numbers them by creation time, then list order.
+    const fresh = new GangQueueLogic(new SqliteSql(new DatabaseSync(":memory:")), { ...OPTIONS, arrivalWindowSeconds: 0 });
+    const later = podsOf({ ...alpha, name: "aaa" }, 5);
+    const earlier = podsOf({ ...zeta, name: "zzz" }, 4);
+    assert.deepEqual(new Set(binds(fresh.apply(list([...NODES, ...later, ...earlier], 6)).actions).map((b) => b.split("-")[0])), new Set(["zzz"]), "zzz, created a second earlier, goes first");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
