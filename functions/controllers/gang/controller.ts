@@ -28,6 +28,12 @@ const POD_FIELDS = [
   "status.phase",
 ];
 
+/** What the queue reads of a Job: its pod template, as a pod (`core/announce.ts`), and whether it is suspended. */
+const JOB_FIELDS = [
+  "spec.suspend",
+  ...POD_FIELDS.filter((field) => field.startsWith("metadata.labels") || field.startsWith("spec.")).map((field) => `spec.template.${field}`),
+];
+
 /**
  * Gang scheduling, the Fluxnetes design (ADR 0012): every Pod and Node event goes, in
  * batches, to the one `GangQueue` Durable Object, which keeps the provisional table, the
@@ -43,6 +49,8 @@ const controller: EventsController = {
     // Every pod, of every scheduler: those bound by others count as used.
     { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, fields: POD_FIELDS },
     { apiVersion: "v1", kind: "Node", resource: "nodes", namespaced: false, mapping: { by: "self" } },
+    // Jobs announce their group before their pods exist, so a group's place in the queue is its Job's (ADR 0025).
+    { apiVersion: "batch/v1", kind: "Job", resource: "jobs", namespaced: true, mapping: { by: "self" }, fields: JOB_FIELDS },
     // The PodGroups that declare groups: their size, timeout and status (the whole object is small).
     { apiVersion: "scheduling.x-k8s.io/v1alpha1", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
     { apiVersion: "scheduling.k8s.io/v1alpha2", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
@@ -53,9 +61,9 @@ const controller: EventsController = {
     { group: "", resource: "pods", access: ["read", "get", "delete", "status"] },
     { group: "", resource: "pods/binding", access: ["create"] },
     { group: "", resource: "nodes", access: ["read"] },
-    { group: "batch", resource: "jobs", access: ["get", "delete"] },
+    { group: "batch", resource: "jobs", access: ["read", "get", "delete"] },
     { group: "jobset.x-k8s.io", resource: "jobsets", access: ["get", "delete"] },
-    // Read, and their status written back as their own controllers write it (ADR 0025).
+    // Read, and their status written back as their own controllers write it (ADR 0026).
     { group: "scheduling.x-k8s.io", resource: "podgroups", access: ["read", "status"] },
     { group: "scheduling.k8s.io", resource: "podgroups", access: ["read", "status"] },
   ],

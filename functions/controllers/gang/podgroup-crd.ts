@@ -5,7 +5,7 @@
  * CRD (`npm run crds`), so a cluster without scheduler-plugins can take the PodGroups
  * Kubeflow's training operator and others create. The gang scheduler reads `minMember` and
  * `scheduleTimeoutSeconds` and writes the status back as its podgroup controller does
- * (ADR 0025).
+ * (ADR 0026).
  */
 import { z } from "zod";
 import { KubeObject } from "../../../protocol/index.ts";

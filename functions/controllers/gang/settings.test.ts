@@ -4,8 +4,8 @@ import bindings from "./bindings.ts";
 import { gangSettings } from "./settings.ts";
 
 test("the gang settings: defaults, strings as wrangler passes them, and errors naming the variable", () => {
-  assert.deepEqual(gangSettings({}), { arrivalTimeoutSeconds: 300, defaultDurationSeconds: 3600, schedulerName: "fluxnetes" });
-  assert.deepEqual(gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "5", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "0" }), { arrivalTimeoutSeconds: 5, defaultDurationSeconds: 0, schedulerName: "fluxnetes" });
+  assert.deepEqual(gangSettings({}), { arrivalTimeoutSeconds: 300, defaultDurationSeconds: 3600, arrivalWindowSeconds: 30, schedulerName: "fluxnetes" });
+  assert.deepEqual(gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "5", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "0" }), { arrivalTimeoutSeconds: 5, defaultDurationSeconds: 0, arrivalWindowSeconds: 30, schedulerName: "fluxnetes" });
   assert.equal(gangSettings({ EDGELOOP_GANG_SCHEDULER_NAME: "gangs.example" }).schedulerName, "gangs.example");
   assert.throws(() => gangSettings({ EDGELOOP_GANG_SCHEDULER_NAME: "Not A Name" }), /EDGELOOP_GANG_SCHEDULER_NAME must be a DNS subdomain/);
   assert.throws(() => gangSettings({ EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "soon" }), /EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS must be a whole number of seconds/);
@@ -14,6 +14,6 @@ test("the gang settings: defaults, strings as wrangler passes them, and errors n
 });
 
 test("the variables the family deploys (bindings.ts) are the values its parse falls back to", () => {
-  assert.deepEqual(bindings.vars, { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "300", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "3600", EDGELOOP_GANG_SCHEDULER_NAME: "fluxnetes" });
+  assert.deepEqual(bindings.vars, { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: "300", EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: "3600", EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: "30", EDGELOOP_GANG_SCHEDULER_NAME: "fluxnetes" });
   assert.deepEqual(gangSettings(bindings.vars ?? {}), gangSettings({}));
 });

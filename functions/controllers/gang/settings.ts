@@ -12,16 +12,18 @@ import type { GangQueueOptions } from "./queue/index.ts";
 /**
  * The variables, each with the value used when the Worker sets none: after how long a
  * group still short of pods gets a GangIncomplete Warning (0: never), the run time
- * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds, and
- * the `spec.schedulerName` of the pods this scheduler places.
+ * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds,
+ * how long a group still arriving holds its place in the queue (0: it does not; ADR 0025),
+ * and the `spec.schedulerName` of the pods this scheduler places (ADR 0026).
  */
 export const GANG_VAR_DEFAULTS = {
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: 300,
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: 3600,
+  EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: 30,
   EDGELOOP_GANG_SCHEDULER_NAME: SCHEDULER_NAME,
 } as const;
 
-type SecondsVar = "EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS" | "EDGELOOP_GANG_DEFAULT_DURATION_SECONDS";
+type SecondsVar = "EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS" | "EDGELOOP_GANG_DEFAULT_DURATION_SECONDS" | "EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS";
 
 const Seconds = (name: SecondsVar): z.ZodType<number> =>
   z.coerce
@@ -34,6 +36,7 @@ const Seconds = (name: SecondsVar): z.ZodType<number> =>
 const GangVars = z.object({
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS"),
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: Seconds("EDGELOOP_GANG_DEFAULT_DURATION_SECONDS"),
+  EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: Seconds("EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS"),
   // kube-apiserver validates a pod's schedulerName as a DNS subdomain: another name could never match.
   EDGELOOP_GANG_SCHEDULER_NAME: z
     .string({ error: "EDGELOOP_GANG_SCHEDULER_NAME must be a scheduler name" })
@@ -45,9 +48,11 @@ const GangVars = z.object({
 export function gangSettings(env: Readonly<Record<string, unknown>>): GangQueueOptions {
   const parsed = GangVars.safeParse(Object.fromEntries(Object.keys(GANG_VAR_DEFAULTS).map((name) => [name, env[name]])));
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join("; "));
+  const vars = parsed.data;
   return {
-    arrivalTimeoutSeconds: parsed.data.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS,
-    defaultDurationSeconds: parsed.data.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS,
-    schedulerName: parsed.data.EDGELOOP_GANG_SCHEDULER_NAME,
+    arrivalTimeoutSeconds: vars.EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS,
+    defaultDurationSeconds: vars.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS,
+    arrivalWindowSeconds: vars.EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS,
+    schedulerName: vars.EDGELOOP_GANG_SCHEDULER_NAME,
   };
 }

@@ -13,13 +13,20 @@
  *   by re-running the matcher). With no reservation time, only groups with a known end
  *   may backfill.
  *
+ * - a group still arriving that holds its place (`hold.ts`) is walked like a complete group
+ *   at its place in the order: it takes room now (nothing is bound: the room is held), gets
+ *   the reservation, or waits, and what follows it is decided around it;
+ * - a group with a pinned placement (the place it held while arriving) goes there first
+ *   if it still fits, so its pods land where all-at-once arrival would have put them.
+ *
  * Cost: one match per group (failures of an identical shape are remembered, since free
  * room only shrinks during a pass), one empty-cluster match per distinct shape, and for
  * the reservation one match per distinct end time whose released total can cover it.
  */
 import { feasibility, type Feasibility } from "./feasible.ts";
-import { compileGroup, explainWait, fitsEver, placements, tryPlace, type MatchGroup } from "./matcher.ts";
-import type { PendingGroup } from "./queue.ts";
+import type { Holding } from "./hold.ts";
+import { compileGroup, explainWait, fitsEver, placePinned, placements, tryPlace, type MatchGroup } from "./matcher.ts";
+import { compareGroups, type PendingGroup } from "./queue.ts";
 import { plural, type WaitReason } from "./reason.ts";
 import { give, take, type Allocation, type ClusterView, type Held } from "./view.ts";
 
@@ -34,6 +41,17 @@ export interface BackfillInput {
   readonly view: ClusterView;
   /** A feasibility cache for `view`, when the caller already has one. */
   readonly feasibility?: Feasibility;
+  /** Groups still arriving that hold their place (walked in order with the queue). */
+  readonly holding?: readonly Holding[];
+  /** Group key → the nodes it held (one per pod, in match order): tried first. */
+  readonly pinned?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The room a group still arriving holds now. */
+export interface Hold {
+  readonly group: string;
+  /** One node name per pod, in match order (what `pinned` takes back). */
+  readonly nodes: readonly string[];
 }
 
 /** A group to start now: bind every pod to its node, then keep `allocation`. */
@@ -71,6 +89,8 @@ export interface PassResult {
   readonly waiting: readonly Waiting[];
   /** Groups that could never fit on this cluster. */
   readonly rejected: readonly Waiting[];
+  /** Groups still arriving that hold room now. */
+  readonly holds: readonly Hold[];
 }
 
 /** A running group as the reservation sees it. */
@@ -106,20 +126,24 @@ export function backfill(input: BackfillInput): PassResult {
   const starts: GroupStart[] = [];
   const waiting: Waiting[] = [];
   const rejected: Waiting[] = [];
+  const holds: Hold[] = [];
   let reserved: Reserved | undefined;
-  for (const group of input.queue) {
+  for (const { group, holding } of walk(input.queue, input.holding ?? [])) {
     const match = compileGroup(cache, group);
     let ever = satisfiable.get(match.shape);
     if (ever === undefined) satisfiable.set(match.shape, (ever = fitsEver(match, view)));
     if (!ever) {
-      rejected.push({ group: group.key, reason: unsatisfiable(view, match) });
+      // A group still arriving is judged when it is complete (its stand-ins are a guess).
+      if (!holding) rejected.push({ group: group.key, reason: unsatisfiable(view, match) });
       continue;
     }
+    const pin = input.pinned?.get(group.key);
+    const pinned = pin === undefined ? undefined : placePinned(view, match, free, pin);
     // A shape that failed in this pass fails again (free room only shrinks), for the same
     // reason as far as a person reading it cares: explaining each of a thousand equal
     // groups anew was a third of a pass.
     const known = failedShapes.get(match.shape);
-    const outcome = known !== undefined ? { waits: { ...known, pods: group.pods.length } } : tryPlace(view, match, free);
+    const outcome = pinned !== undefined ? { assigned: pinned } : known !== undefined ? { waits: { ...known, pods: group.pods.length } } : tryPlace(view, match, free);
     if ("waits" in outcome) {
       failedShapes.set(match.shape, outcome.waits);
       if (reserved === undefined) reserved = reserve(view, match, free, running, now, outcome.waits);
@@ -132,16 +156,27 @@ export function backfill(input: BackfillInput): PassResult {
       waiting.push({ group: group.key, reason: delays(reserved, group.pods.length) });
       continue;
     }
-    const start = startOf(view, group, match, outcome.assigned, now, end, reserved !== undefined);
-    starts.push(start);
+    if (holding) holds.push({ group: group.key, nodes: [...outcome.assigned].map((node) => view.nodes[node]?.name ?? "") });
+    else starts.push(startOf(view, group, match, outcome.assigned, now, end, reserved !== undefined));
     running.push({ group: group.key, end, held: match.pods.map((pod, i) => ({ node: outcome.assigned[i] ?? 0, request: pod.request })) });
   }
   const reservation = reserved === undefined ? undefined : { group: reserved.group.key, at: reserved.at, placed: reserved.at === undefined ? undefined : placements(view, reserved.group, reserved.assigned), reason: reserved.reason };
-  return { starts, reservation, waiting, rejected };
+  return { starts, reservation, waiting, rejected, holds };
+}
+
+/** The queue and the groups holding their place, merged in queue order (both already sorted). */
+function* walk(queue: readonly PendingGroup[], holding: readonly Holding[]): Generator<{ readonly group: Pick<PendingGroup, "key" | "pods" | "durationSeconds">; readonly holding: boolean }> {
+  const arriving = [...holding].sort(compareGroups);
+  let h = 0;
+  for (const group of queue) {
+    for (; h < arriving.length && compareGroups(arriving[h] as Holding, group) < 0; h += 1) yield { group: arriving[h] as Holding, holding: true };
+    yield { group, holding: false };
+  }
+  for (; h < arriving.length; h += 1) yield { group: arriving[h] as Holding, holding: true };
 }
 
 /** The start of a placed group. */
-function startOf(view: ClusterView, group: PendingGroup, match: MatchGroup, assigned: Int32Array, now: number, end: number, backfilled: boolean): GroupStart {
+function startOf(view: ClusterView, group: Pick<PendingGroup, "key" | "pods">, match: MatchGroup, assigned: Int32Array, now: number, end: number, backfilled: boolean): GroupStart {
   const placed = placements(view, match, assigned);
   const byUid = new Map(group.pods.map((pod) => [pod.uid, pod] as const));
   const pods = [...placed].map(([uid, node]) => ({ uid, node, request: byUid.get(uid)?.request ?? { cpu: 0, memory: 0, pods: 1, scalar: {} } }));

@@ -1,5 +1,5 @@
 /**
- * Groups declared by a PodGroup object (ADR 0025): scheduler-plugins' `PodGroup`
+ * Groups declared by a PodGroup object (ADR 0026): scheduler-plugins' `PodGroup`
  * (`scheduling.x-k8s.io/v1alpha1`, `spec.minMember`, `spec.scheduleTimeoutSeconds`) or the
  * native one of KEP-4671 (`scheduling.k8s.io/v1alpha2`, `spec.schedulingPolicy.gang.minCount`,
  * or `basic`: no gang). The objects are parsed once into records the queue object stores;

@@ -1,6 +1,6 @@
 /**
  * A pod's gang: which group it belongs to, and whether the pod is ours at all. A group is
- * declared one of three ways (ADR 0025), looked at in this order: the pod names a native
+ * declared one of three ways (ADR 0026), looked at in this order: the pod names a native
  * PodGroup (`spec.schedulingGroup.podGroupName`, KEP-4671), or carries the
  * scheduler-plugins label (`scheduling.x-k8s.io/pod-group`), or the Fluxnetes labels (a
  * group of one without them). A group declared by a PodGroup object has its size in that

@@ -16,13 +16,16 @@
  *   time). An allocation holds its pods' requests until the pods are seen bound (then they
  *   count through the pods) or terminal (then they count no more), so a binding in flight
  *   is never double-booked nor forgotten.
- * - **PodGroups** (scheduler-plugins' and native, ADR 0025) as `DeclaredGroup`
+ * - **Groups** are derived, not stored: `gatherGroups` derives provisional and complete
+ *   groups from the pods each pass, and `schedulePass` leaves out groups that have an
+ *   allocation. What the Durable Object keeps of a group is its place in the order (the
+ *   counter value it, or its Job, was first seen at: `PassInput.order`, ADR 0025), the
+ *   Jobs announcing groups still to come (`announced`), and the room a group still
+ *   arriving holds (`pinned`). The reservation is rebuilt by every pass and need not be
+ *   stored, except for the inspection output.
+ * - **PodGroups** (scheduler-plugins' and native, ADR 0026) as `DeclaredGroup`
  *   (`parseDeclaredGroup`): the size of the groups they declare, handed to a pass as
  *   `sizes` (`declaredSizes`); a group whose PodGroup is not known waits.
- * - **Groups** need no table of their own: `gatherGroups` derives provisional and complete
- *   groups from the pods each pass (the group creation time is the earliest pod's), and
- *   `schedulePass` leaves out groups that have an allocation. The reservation is rebuilt by
- *   every pass and need not be stored, except for the inspection output.
  *
  * Times are ms since the epoch; durations seconds. Resource amounts: cpu millicores,
  * memory and other resources in whole units (bytes, GPUs), pods as slots.
@@ -47,14 +50,16 @@
  * Never O(P·N²). Measured: about 0.1–0.25 s for 10,000 pending pods in groups of 8 on
  * 1,000 nodes (Node 24, `testing/scale.ts`).
  */
-export { backfill, type BackfillInput, type GroupStart, type PassResult, type Reservation, type Waiting } from "./backfill.ts";
+export { backfill, type BackfillInput, type GroupStart, type Hold, type PassResult, type Reservation, type Waiting } from "./backfill.ts";
 export { candidatesFor, feasibility, type Candidates, type Feasibility } from "./feasible.ts";
 export { DECLARING_API_VERSIONS, declaredKey, declaredSizes, groupSize, parseDeclaredGroup, type DeclaredGroup, type GroupSizes } from "./declared.ts";
 export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, POD_GROUP_LABEL, SCHEDULER_NAME, groupOf, isOurs, parseGroupSize, type DeclaringApi, type GroupIdentity } from "./group.ts";
 export { compileGroup, fitsEver, matchGroup, tryPlace, type MatchGroup, type MatchPod, type MatchResult } from "./matcher.ts";
 export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";
-export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, type GatherOptions, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, UNSEEN, type GatherOptions, type OrderKey, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+export { holdingGroups, type Announcement, type Holding } from "./hold.ts";
+export { jobGroup, type JobGroup } from "./announce.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
 export { UNKNOWN_TIME, parseNode, parsePod, type NodeRecord, type PodRecord } from "./records.ts";
 export { formatAmount, nodeAllocatable, podRequests, type Resources } from "./resources.ts";

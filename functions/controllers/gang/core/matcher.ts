@@ -210,3 +210,27 @@ function fragmentation(view: ClusterView, pod: MatchPod, group: MatchGroup, free
       : `enough free in total but fragmented: the ${plural(group.pods.length, "pod")} do not fit together on ${plural(count, "candidate node")}`;
   return { kind: "fragmented", resource: short > 0 ? resource : undefined, short, pods: 1, nodes: count, text };
 }
+
+/**
+ * Places the group on the nodes given (one name per pod, in `group.pods` order), if each
+ * is still a candidate with room: what a held place or a kept hold asks for. On success
+ * the requests are taken from `free` and the node indices returned; otherwise `free` is
+ * unchanged and undefined is returned.
+ */
+export function placePinned(view: ClusterView, group: MatchGroup, free: Float64Array, nodes: readonly string[]): Int32Array | undefined {
+  if (nodes.length !== group.pods.length) return undefined;
+  const width = view.dims.length;
+  const assigned = new Int32Array(group.pods.length);
+  for (let i = 0; i < group.pods.length; i += 1) {
+    const pod = group.pods[i] as MatchPod;
+    const node = view.index.get(nodes[i] ?? "");
+    const fits = node !== undefined && pod.missing === undefined && pod.candidates.now.includes(node) && pod.request.every((need, d) => need <= 0 || (free[node * width + d] ?? 0) >= need);
+    if (!fits) {
+      for (let j = 0; j < i; j += 1) give(free, width, assigned[j] ?? 0, (group.pods[j] as MatchPod).request);
+      return undefined;
+    }
+    take(free, width, node, pod.request);
+    assigned[i] = node;
+  }
+  return assigned;
+}

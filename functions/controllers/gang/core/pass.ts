@@ -3,6 +3,7 @@
  */
 import { backfill, type PassResult } from "./backfill.ts";
 import type { GroupSizes } from "./declared.ts";
+import { holdingGroups, type Announcement, type Holding } from "./hold.ts";
 import { gatherGroups, orderQueue, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
 import type { NodeRecord, PodRecord } from "./records.ts";
 import { buildView, type Allocation, type ClusterView } from "./view.ts";
@@ -19,6 +20,16 @@ export interface PassInput {
   readonly allocations: readonly Allocation[];
   /** The duration of a group whose pods set no `activeDeadlineSeconds`; undefined: no known end. */
   readonly defaultDurationSeconds?: number | undefined;
+  /** Group key → the order the queue first saw it in; groups not in it go after every one that is. */
+  readonly order?: ReadonlyMap<string, number>;
+  /** Group key → when the queue first saw it, ms. */
+  readonly firstSeen?: ReadonlyMap<string, number>;
+  /** Groups announced by their Job's pod template before their pods. */
+  readonly announced?: readonly Announcement[];
+  /** How long a group still arriving holds its place (ms); 0 or absent: it does not. */
+  readonly arrivalWindowMs?: number;
+  /** Group key → the nodes it held while arriving (one per pod, in match order). */
+  readonly pinned?: ReadonlyMap<string, readonly string[]>;
   /** The sizes of groups PodGroup objects declare; without it such groups wait. */
   readonly sizes?: GroupSizes;
 }
@@ -28,6 +39,8 @@ export interface PassReport extends PassResult {
   /** Complete groups in queue order, allocated ones left out. */
   readonly queue: readonly PendingGroup[];
   readonly provisional: readonly ProvisionalGroup[];
+  /** The groups still arriving that hold their place in this pass. */
+  readonly holding: readonly Holding[];
   readonly view: ClusterView;
 }
 
@@ -39,7 +52,11 @@ export interface PassReport extends PassResult {
 export function schedulePass(input: PassInput): PassReport {
   const view = buildView(input.nodes, input.pods, input.allocations);
   const started = { groups: new Set(input.allocations.map((allocation) => allocation.group)), pods: new Set(input.allocations.flatMap((allocation) => allocation.pods.map((pod) => pod.uid))) };
-  const { complete, provisional } = gatherGroups(input.pods, { started, defaultDurationSeconds: input.defaultDurationSeconds, sizes: input.sizes });
+  const order = input.order ?? new Map<string, number>();
+  const { complete, provisional } = gatherGroups(input.pods, { started, defaultDurationSeconds: input.defaultDurationSeconds, order, sizes: input.sizes });
   const queue = orderQueue(complete);
-  return { ...backfill({ now: input.now, queue, allocations: input.allocations, view }), queue, provisional, view };
+  const settled = new Set([...started.groups, ...complete.map((group) => group.key)]);
+  const holding = (input.arrivalWindowMs ?? 0) > 0 ? holdingGroups({ now: input.now, windowMs: input.arrivalWindowMs ?? 0, provisional, announced: input.announced ?? [], firstSeen: input.firstSeen ?? new Map(), order, settled, defaultDurationSeconds: input.defaultDurationSeconds }) : [];
+  const result = backfill({ now: input.now, queue, allocations: input.allocations, view, holding, ...(input.pinned === undefined ? {} : { pinned: input.pinned }) });
+  return { ...result, queue, provisional, holding, view };
 }

@@ -1,5 +1,5 @@
 /**
- * The status written back to the PodGroup objects that declare groups (ADR 0025), as
+ * The status written back to the PodGroup objects that declare groups (ADR 0026), as
  * their own controllers write it:
  * - scheduler-plugins' PodGroup: `phase`, `running`, `succeeded`, `failed` and `occupiedBy`,
  *   by the state machine of its podgroup controller (`pkg/controllers/podgroup_controller.go`,

@@ -34,3 +34,10 @@ test("queue order: priority highest first, then earliest creation, then namespac
   const queue = orderQueue(gatherGroups(pods).complete);
   assert.deepEqual(queue.map((g) => g.key), ["default/late-high", "default/early-low", "default/mixed", "default/a-tie", "default/b-tie"]);
 });
+
+test("queue order with the queue's numbers: priority, then the order first seen; neither creation second nor name decides", () => {
+  const pods = [...gang("a-first-by-name", 1, { created: 10 }), ...gang("b", 1, { created: 10 }), ...gang("c-created-earlier", 1, { created: 5 }), ...gang("d-high", 1, { created: 20, priority: 5 })];
+  const order = new Map([["default/b", 1], ["default/a-first-by-name", 2], ["default/c-created-earlier", 3], ["default/d-high", 4]]);
+  const queue = orderQueue(gatherGroups(pods, { order }).complete);
+  assert.deepEqual(queue.map((g) => g.key), ["default/d-high", "default/b", "default/a-first-by-name", "default/c-created-earlier"]);
+});

@@ -1,7 +1,9 @@
 /**
  * The pending queue: groups whose pods have all arrived, in the order a pass walks them —
- * priority (highest first), then group creation time (the earliest pod's), then
- * `namespace/group`.
+ * priority (highest first), then the order in which the queue first saw the group (its
+ * `seq`: a counter the Durable Object keeps, ADR 0025), never the group's name. Groups
+ * still gathering pods are kept too, with the same order key, so that one ahead in the
+ * queue can hold its place (`hold.ts`).
  */
 import { groupSize, type GroupSizes } from "./declared.ts";
 import { UNKNOWN_TIME, type PodRecord } from "./records.ts";
@@ -15,6 +17,8 @@ export interface PendingGroup {
   readonly priority: number;
   /** The earliest creation time among its pods, ms since the epoch. */
   readonly createdAt: number;
+  /** Its place in the order groups were first seen (smaller: earlier); {@link UNSEEN} when not known. */
+  readonly seq: number;
   /** Its pods, sorted by uid; at least `size` of them. */
   readonly pods: readonly PodRecord[];
   /** How long it runs once started: the largest `activeDeadlineSeconds` of its pods, else the default; undefined = no known end. */
@@ -27,9 +31,19 @@ export interface ProvisionalGroup {
   readonly have: number;
   readonly size: number;
   readonly createdAt: number;
+  readonly seq: number;
+  /** The highest `spec.priority` among the pods present (0 with none). */
+  readonly priority: number;
+  /** The pods present, sorted by uid (none when only a template announced the group). */
+  readonly pods: readonly PodRecord[];
+  /** As {@link PendingGroup.durationSeconds}, from the pods present. */
+  readonly durationSeconds: number | undefined;
   /** Its pods name a PodGroup not known (yet): it waits for that object (`size` is 0). */
   readonly undeclared?: true;
 }
+
+/** The order key of a group the queue has not numbered (a pure call without `order`): after every numbered one. */
+export const UNSEEN = Number.MAX_SAFE_INTEGER;
 
 /** Options for gathering groups. */
 export interface GatherOptions {
@@ -45,6 +59,8 @@ export interface GatherOptions {
   readonly defaultDurationSeconds?: number | undefined;
   /** The sizes of the groups PodGroup objects declare (`declared.ts`); without it such groups wait. */
   readonly sizes?: GroupSizes;
+  /** Group key → the order it was first seen in (the Durable Object's counter). */
+  readonly order?: ReadonlyMap<string, number>;
 }
 
 /** Whether a pod waits for us: ours, unbound, not finished, not being deleted. */
@@ -71,35 +87,36 @@ export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions 
     const members = [...(byGroup.get(key) ?? new Map<string, PodRecord>()).values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
     const size = options.started?.groups.has(key) === true ? members.length : groupSize(members, options.sizes);
     const createdAt = Math.min(UNKNOWN_TIME, ...members.map((pod) => pod.createdAt));
-    if (size === undefined) {
-      provisional.push({ key, have: members.length, size: 0, createdAt, undeclared: true });
-      continue;
-    }
-    if (members.length < size) {
-      provisional.push({ key, have: members.length, size, createdAt });
-      continue;
-    }
-    const deadlines = members.map((pod) => pod.deadlineSeconds).filter((d): d is number => d !== undefined);
-    complete.push({
-      key,
-      size,
-      priority: Math.max(...members.map((pod) => pod.priority)),
-      createdAt,
-      pods: members,
-      durationSeconds: deadlines.length > 0 ? Math.max(...deadlines) : options.defaultDurationSeconds,
-    });
+    const common = { key, size: size ?? 0, createdAt, seq: options.order?.get(key) ?? UNSEEN, priority: Math.max(...members.map((pod) => pod.priority)), pods: members, durationSeconds: durationOf(members, options.defaultDurationSeconds) };
+    if (size === undefined) provisional.push({ ...common, have: members.length, undeclared: true });
+    else if (members.length < size) provisional.push({ ...common, have: members.length });
+    else complete.push(common);
   }
   return { complete, provisional };
 }
 
-/** The queue order: negative when `a` goes first. */
-export function compareGroups(a: Pick<PendingGroup, "key" | "priority" | "createdAt">, b: Pick<PendingGroup, "key" | "priority" | "createdAt">): number {
+/** How long a group runs: the largest `activeDeadlineSeconds` of its pods, else `fallback`. */
+export function durationOf(pods: readonly PodRecord[], fallback: number | undefined): number | undefined {
+  const deadlines = pods.map((pod) => pod.deadlineSeconds).filter((d): d is number => d !== undefined);
+  return deadlines.length > 0 ? Math.max(...deadlines) : fallback;
+}
+
+/** What orders the queue. */
+export type OrderKey = Pick<PendingGroup, "key" | "priority" | "createdAt" | "seq">;
+
+/**
+ * The queue order: negative when `a` goes first. Priority, then the order first seen.
+ * Creation time and then the key only order groups no counter numbered (pure calls in
+ * tests); the Durable Object numbers every group, so a name never decides there.
+ */
+export function compareGroups(a: OrderKey, b: OrderKey): number {
   if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.seq !== b.seq) return a.seq - b.seq;
   if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 /** The groups in queue order (a new array). */
-export function orderQueue<T extends Pick<PendingGroup, "key" | "priority" | "createdAt">>(groups: readonly T[]): T[] {
+export function orderQueue<T extends OrderKey>(groups: readonly T[]): T[] {
   return [...groups].sort(compareGroups);
 }

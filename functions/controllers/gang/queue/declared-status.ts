@@ -1,5 +1,5 @@
 /**
- * Writes back the status of the PodGroup objects that declare groups (ADR 0025,
+ * Writes back the status of the PodGroup objects that declare groups (ADR 0026,
  * `core/podgroup-status.ts`): a status action per object whose status should change, the
  * status sent remembered so that a pass before the watch shows it does not send it again
  * nor step back from it.

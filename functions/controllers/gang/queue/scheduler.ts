@@ -7,7 +7,7 @@
  */
 import type { Action, Plan } from "../../../../protocol/plan.ts";
 import type { EventBatch, WatchEvent } from "../../../../protocol/reconcile.ts";
-import { DECLARING_API_VERSIONS, awaitsScheduling, gatherGroups, schedulePass, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
+import { DECLARING_API_VERSIONS, awaitsScheduling, gatherGroups, jobGroup, schedulePass, UNKNOWN_TIME, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
 import { coschedulingStatusActions, nativeStatusActions } from "./declared-status.ts";
 import type { Sql } from "./sql.ts";
@@ -22,6 +22,8 @@ export interface GangQueueOptions {
   readonly arrivalTimeoutSeconds: number;
   /** After how long the binds of a started group are sent again for its pods not yet seen bound (default 10). */
   readonly bindCheckSeconds?: number;
+  /** How long a group still arriving holds its place in the queue, from the first sign of it (ADR 0025); 0 or less: it does not. */
+  readonly arrivalWindowSeconds?: number;
   /** The `spec.schedulerName` of the pods placed (default `fluxnetes`). */
   readonly schedulerName?: string;
 }
@@ -53,8 +55,9 @@ export class GangQueueLogic {
    */
   apply(batch: EventBatch): Plan {
     const store = this.#store;
+    const now = Date.parse(batch.now);
     if (batch.relist) store.beginList();
-    for (const event of batch.events) this.#store_(event);
+    for (const event of inOrderSeen(batch)) this.#store_(event, now);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
     // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
@@ -62,7 +65,7 @@ export class GangQueueLogic {
     // PodGroup statuses follow their pods (before a pass forgets a finished group's pods).
     const statuses = coschedulingStatusActions(store);
     if (store.idle()) return plan(statuses);
-    return plan([...statuses, ...this.#pass(Date.parse(batch.now), batch.now), ...nativeStatusActions(store, batch.now)]);
+    return plan([...statuses, ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
   }
 
   /** The earliest time a timer is due (ms since the epoch), if any. */
@@ -76,16 +79,23 @@ export class GangQueueLogic {
    */
   due(nowMs: number): Plan {
     const actions: Action[] = [];
+    let pass = false;
     for (const timer of this.#store.dueTimers(nowMs)) {
       this.#store.removeTimer(timer.id);
+      pass ||= timer.kind === "window";
       actions.push(...this.#fire(timer.kind, timer.group, nowMs));
     }
+    // A group's arrival window ended: what it held is free for the groups behind it.
+    const store = this.#store;
+    if (pass && store.listed() && !store.listing() && !store.idle()) actions.push(...this.#pass(nowMs, new Date(nowMs).toISOString()));
     return plan(actions);
   }
 
   /** One timer's actions. */
   #fire(kind: TimerKind, group: string, nowMs: number): Action[] {
     switch (kind) {
+      case "window":
+        return [];
       case "deadline":
         return this.#deadline(group, nowMs);
       case "arrival":
@@ -109,12 +119,19 @@ export class GangQueueLogic {
     return summarize({ report, allocations, pods, deadlines, sizes: this.#store.declaredSizes() });
   }
 
-  /** Stores one watch event. */
-  #store_(event: WatchEvent): void {
+  /** Stores one watch event; a group or Job first seen is numbered (the queue order). */
+  #store_(event: WatchEvent, now: number): void {
     const kind = event.kind.split(".")[0];
     if (kind === "Pod") {
       if (event.type === "DELETED") this.#store.deletePod(event.object.metadata.uid ?? "");
-      else this.#store.putPod(event.object);
+      else {
+        const record = this.#store.putPod(event.object);
+        if (record?.ours === true) this.#store.orderGroup(record.group.key, now);
+      }
+    } else if (kind === "Job") {
+      const job = jobGroup(event.object);
+      if (event.type === "DELETED" || job === undefined) this.#store.deleteJob(event.object.metadata.uid ?? "");
+      else this.#store.putJob(job.uid, job.key, job.announcement, now);
     } else if (kind === "PodGroup") {
       const api = event.kind.endsWith(`.${DECLARING_API_VERSIONS.native}`) ? "native" : "scheduler-plugins";
       if (event.type === "DELETED") this.#store.deleteDeclaredGroup(api, event.object);
@@ -133,7 +150,9 @@ export class GangQueueLogic {
   /** The core pass. */
   #schedule(now: number, pods: readonly PodRecord[], allocations: ReturnType<GangStore["allocations"]>): PassReport {
     const duration = this.#options.defaultDurationSeconds > 0 ? this.#options.defaultDurationSeconds : undefined;
-    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration, sizes: this.#store.declaredSizes() });
+    const { seq, firstSeen } = this.#store.order();
+    const arrivalWindowMs = Math.max(0, this.#options.arrivalWindowSeconds ?? 0) * 1000;
+    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration, order: seq, firstSeen, announced: this.#store.announcements(), arrivalWindowMs, pinned: this.#store.holds(), sizes: this.#store.declaredSizes() });
   }
 
   /** Cleanup, then a pass, then its decisions stored and turned into actions. */
@@ -142,6 +161,7 @@ export class GangQueueLogic {
     const allocations = this.#store.allocations();
     const report = this.#schedule(now, schedulable(loaded), allocations);
     const queue = new Map(report.queue.map((group) => [group.key, group] as const));
+    this.#keepHolds(report);
     const actions: Action[] = [];
     for (const start of report.starts) {
       const group = queue.get(start.group);
@@ -151,6 +171,7 @@ export class GangQueueLogic {
       this.#store.putAllocation(running === undefined ? start.allocation : { ...running, pods: [...running.pods, ...start.allocation.pods] });
       this.#store.ensureGroup(start.group, now);
       this.#store.cancelTimers(start.group, "arrival");
+      this.#store.cancelTimers(start.group, "window");
       if (running === undefined && start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
       this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
@@ -165,7 +186,7 @@ export class GangQueueLogic {
     }
     // Why a group waits is not stored: the inspection recomputes it (groups()), so a pass
     // that changes nothing for a waiting group writes nothing for it.
-    for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) this.#complete(key, loaded, now);
+    for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) if (queue.has(key)) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
     const timeouts = this.#store.scheduleTimeouts();
     for (const group of report.provisional) {
@@ -173,6 +194,18 @@ export class GangQueueLogic {
       if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && seconds > 0) this.#store.setTimer("arrival", group.key, now + seconds * 1000);
     }
     return actions;
+  }
+
+  /**
+   * What the groups still arriving hold is kept (the room they took in this pass, where
+   * they go when complete), and each gets a timer at the end of its window: then a pass
+   * gives what it held to the groups behind it.
+   */
+  #keepHolds(report: PassReport): void {
+    const held = new Map(report.holds.map((hold) => [hold.group, hold.nodes] as const));
+    for (const key of this.#store.holds().keys()) if (!held.has(key)) this.#store.deleteHold(key);
+    for (const [key, nodes] of held) this.#store.putHold(key, nodes);
+    for (const group of report.holding) if (this.#store.timer("window", group.key) === undefined) this.#store.setTimer("window", group.key, group.until);
   }
 
   /** A complete group has its row, and no arrival timer any more (written only when that changes). */
@@ -197,7 +230,7 @@ export class GangQueueLogic {
       if (record.terminal) finished.set(record.group.key, [...(finished.get(record.group.key) ?? []), record.uid]);
       else live.set(record.group.key, (live.get(record.group.key) ?? 0) + 1);
     }
-    const keys = new Set([...loaded.groups.keys(), ...this.#store.allocations().map((a) => a.group)]);
+    const keys = new Set([...loaded.groups.keys(), ...this.#store.allocations().map((a) => a.group), ...this.#store.orderedGroups()]);
     const gone = new Set<string>();
     for (const key of keys) {
       if ((live.get(key) ?? 0) > 0) continue;
@@ -206,6 +239,7 @@ export class GangQueueLogic {
       this.#store.deleteGroup(key);
       this.#store.cancelTimers(key);
       this.#store.deleteTerminalPodsOf(key, finished.get(key) ?? []);
+      this.#store.forgetOrder(key);
     }
     if (gone.size === 0) return loaded;
     const groups = new Map([...loaded.groups].filter(([key]) => !gone.has(key)));
@@ -267,6 +301,20 @@ export class GangQueueLogic {
     this.#store.setWarnedMissing(key);
     return pods.filter(awaitsScheduling).map((pod) => podEvent(pod, "Warning", "GangIncomplete", message));
   }
+}
+
+/**
+ * A batch's events in the order their groups and Jobs are numbered: as delivered (a watch
+ * delivers them in the order they were written), except that a list's objects, which come
+ * in name order, are numbered by creation time first (ADR 0025).
+ */
+function inOrderSeen(batch: EventBatch): readonly WatchEvent[] {
+  if (!batch.relist && !batch.events.some((event) => event.initial)) return batch.events;
+  const created = (event: WatchEvent): number => {
+    const at = Date.parse(event.object.metadata.creationTimestamp ?? "");
+    return Number.isFinite(at) ? at : UNKNOWN_TIME;
+  };
+  return batch.events.map((event, index) => ({ event, index, at: created(event) })).sort((a, b) => a.at - b.at || a.index - b.index).map(({ event }) => event);
 }
 
 /** The pods a pass reads: all stored, but not the unbound pods of a group ended by its deadline (they are being deleted). */

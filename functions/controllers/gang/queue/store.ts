@@ -6,7 +6,7 @@
  * survive relists.
  */
 import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
-import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
+import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
 import type { Sql } from "./sql.ts";
 
 /** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
@@ -38,14 +38,15 @@ export interface GroupRow {
 
 /**
  * A timer kind: the end of a group's declared duration, the arrival timeout of a
- * provisional group, or a check that a started group's pods were seen bound (a bind the
- * relay could not apply is sent again).
+ * provisional group, a check that a started group's pods were seen bound (a bind the
+ * relay could not apply is sent again), or the end of the window in which a group still
+ * arriving holds its place (then a pass runs).
  */
-export type TimerKind = "deadline" | "arrival" | "bind";
+export type TimerKind = "deadline" | "arrival" | "bind" | "window";
 
 /** A stored timer kind, as a `TimerKind`. */
 function timerKind(kind: string): TimerKind {
-  return kind === "deadline" || kind === "bind" ? kind : "arrival";
+  return kind === "deadline" || kind === "bind" || kind === "window" ? kind : "arrival";
 }
 
 /** A due timer. */
@@ -67,7 +68,13 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL)",
   "CREATE INDEX IF NOT EXISTS gang_timers_due ON gang_timers (due)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-  // PodGroup objects (scheduler-plugins' and native) that declare groups: their record, what
+  // The queue order (ADR 0025): the counter value a group or a Job was first seen at. Kept across relists and restarts.
+  "CREATE TABLE IF NOT EXISTS gang_order (group_key TEXT PRIMARY KEY, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL)",
+  // Jobs whose pod template announces a group of ours, before (or while) their pods arrive.
+  "CREATE TABLE IF NOT EXISTS gang_jobs (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, gen INTEGER NOT NULL)",
+  // The nodes a group still arriving holds (one per pod, match order): where it goes when complete.
+  "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
+  // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
   // of their status is written back (observed, and last sent), the list generation that saw them.
   "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
@@ -122,6 +129,7 @@ export class GangStore {
     const generation = this.generation();
     this.#sql.exec("DELETE FROM pods WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM nodes WHERE gen < ?", generation);
+    this.#sql.exec("DELETE FROM gang_jobs WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM declared_groups WHERE gen < ?", generation);
     this.#setMeta("listing", "0");
     this.#setMeta("listed", "1");
@@ -129,13 +137,13 @@ export class GangStore {
 
   // --- pods and nodes ---
 
-  /** Stores a pod as the watch delivers it: ours in any state, others' only while bound and not finished. */
-  putPod(object: unknown): void {
+  /** Stores a pod as the watch delivers it: ours in any state, others' only while bound and not finished. Returns its record when stored. */
+  putPod(object: unknown): PodRecord | undefined {
     const record = parsePod(object, this.#schedulerName);
-    if (record.uid === "") return;
+    if (record.uid === "") return undefined;
     if (!record.ours && (record.nodeName === undefined || record.terminal)) {
       this.deletePod(record.uid);
-      return;
+      return undefined;
     }
     const owner = record.ours ? ownerOf(object) : undefined;
     this.#sql.exec(
@@ -151,6 +159,7 @@ export class GangStore {
       owner === undefined ? null : JSON.stringify(owner),
       this.generation(),
     );
+    return record;
   }
 
   /** Forgets a pod. */
@@ -314,7 +323,90 @@ export class GangStore {
     return this.#sql.exec<{ due: number | null }>("SELECT MIN(due) AS due FROM gang_timers").one().due ?? undefined;
   }
 
-  // --- PodGroup objects declaring groups (ADR 0025) ---
+  // --- the queue order, announcements and holds (ADR 0025) ---
+
+  /** The next value of the order counter (one per group or Job first seen). */
+  #nextSeq(): number {
+    const next = Number(this.#meta("seq") ?? "0") + 1;
+    this.#setMeta("seq", String(next));
+    return next;
+  }
+
+  /** Numbers a group first seen now, unless it has its number; a Job that announced it gave it its number first. */
+  orderGroup(key: string, now: number): void {
+    if (this.#sql.exec("SELECT 1 FROM gang_order WHERE group_key = ?", key).toArray().length > 0) return;
+    const announced = this.#sql.exec<{ seq: number | null; first_seen: number | null }>("SELECT MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_jobs WHERE group_key = ?", key).one();
+    this.#sql.exec("INSERT INTO gang_order (group_key, seq, first_seen) VALUES (?, ?, ?)", key, announced.seq ?? this.#nextSeq(), Math.min(now, announced.first_seen ?? now));
+  }
+
+  /** Every group's order and first sight. */
+  order(): { readonly seq: Map<string, number>; readonly firstSeen: Map<string, number> } {
+    const rows = this.#sql.exec<{ group_key: string; seq: number; first_seen: number }>("SELECT group_key, seq, first_seen FROM gang_order").toArray();
+    const seq = new Map(rows.map((row) => [row.group_key, row.seq] as const));
+    const firstSeen = new Map(rows.map((row) => [row.group_key, row.first_seen] as const));
+    for (const job of this.#sql.exec<{ group_key: string; seq: number; first_seen: number }>("SELECT group_key, MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_jobs GROUP BY group_key").toArray()) {
+      seq.set(job.group_key, Math.min(seq.get(job.group_key) ?? Infinity, job.seq));
+      firstSeen.set(job.group_key, Math.min(firstSeen.get(job.group_key) ?? Infinity, job.first_seen));
+    }
+    return { seq, firstSeen };
+  }
+
+  /** Forgets a group's order and hold (it is cleaned up). */
+  forgetOrder(key: string): void {
+    this.#sql.exec("DELETE FROM gang_order WHERE group_key = ?", key);
+    this.#sql.exec("DELETE FROM gang_holds WHERE group_key = ?", key);
+  }
+
+  /** The groups numbered but without a row elsewhere, for cleanup. */
+  orderedGroups(): string[] {
+    return this.#sql.exec<{ group_key: string }>("SELECT group_key FROM gang_order").toArray().map((row) => row.group_key);
+  }
+
+  /** Records a Job announcing a group (numbered when first seen); an announcement of undefined keeps its number but holds nothing (a suspended or finished Job). */
+  putJob(uid: string, key: string, announcement: Announcement | undefined, now: number): void {
+    const known = this.#sql.exec<{ seq: number }>("SELECT seq FROM gang_jobs WHERE uid = ?", uid).toArray()[0];
+    this.#sql.exec(
+      "INSERT INTO gang_jobs (uid, group_key, seq, first_seen, announcement, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET group_key = excluded.group_key, announcement = excluded.announcement, gen = excluded.gen",
+      uid,
+      key,
+      known?.seq ?? this.#nextSeq(),
+      now,
+      announcement === undefined ? null : JSON.stringify(announcement),
+      this.generation(),
+    );
+  }
+
+  /** Whether a Job is recorded. */
+  hasJob(uid: string): boolean {
+    return this.#sql.exec("SELECT 1 FROM gang_jobs WHERE uid = ?", uid).toArray().length > 0;
+  }
+
+  /** Forgets a Job. */
+  deleteJob(uid: string): void {
+    this.#sql.exec("DELETE FROM gang_jobs WHERE uid = ?", uid);
+  }
+
+  /** The announcements of the recorded Jobs. */
+  announcements(): Announcement[] {
+    return this.#sql.exec<{ announcement: string | null }>("SELECT announcement FROM gang_jobs WHERE announcement IS NOT NULL ORDER BY seq").toArray().map((row) => JSON.parse(row.announcement ?? "null") as Announcement);
+  }
+
+  /** The holds by group key. */
+  holds(): Map<string, string[]> {
+    return new Map(this.#sql.exec<{ group_key: string; nodes: string }>("SELECT group_key, nodes FROM gang_holds").toArray().map((row) => [row.group_key, JSON.parse(row.nodes) as string[]] as const));
+  }
+
+  /** Keeps what a group still arriving holds. */
+  putHold(key: string, nodes: readonly string[]): void {
+    this.#sql.exec("INSERT INTO gang_holds (group_key, nodes) VALUES (?, ?) ON CONFLICT (group_key) DO UPDATE SET nodes = excluded.nodes", key, JSON.stringify(nodes));
+  }
+
+  /** Drops a group's hold (it started, or holds no more). */
+  deleteHold(key: string): void {
+    this.#sql.exec("DELETE FROM gang_holds WHERE group_key = ?", key);
+  }
+
+  // --- PodGroup objects declaring groups (ADR 0026) ---
 
   /** Stores a PodGroup object of `api` as the watch delivers it; a new incarnation (uid) forgets what was sent to the old one. */
   putDeclaredGroup(api: DeclaringApi, object: unknown): void {

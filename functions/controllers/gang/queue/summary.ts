@@ -48,9 +48,14 @@ export function summarize(input: SummaryInput): GangSummary[] {
       rows.push(row(group.key, "reserved", group.pods.length, group.size, { position, reservedStart, nodes, reason: reservation.reason }));
     } else rows.push(row(group.key, "pending", group.pods.length, group.size, { position, reason: waiting.get(group.key) ?? null }));
   }
-  for (const group of report.provisional) {
-    const waitingFor = group.undeclared === true ? "the PodGroup its pods name, which does not exist" : `${group.size - group.have} more of ${group.size} pods`;
-    rows.push(row(group.key, "provisional", group.have, group.size, { waitingFor }));
+  // A group still arriving says until when it holds its place; one announced by its Job and without pods yet shows too.
+  const holding = new Map(report.holding.map((group) => [group.key, group] as const));
+  for (const group of [...report.provisional, ...report.holding.filter((h) => h.have === 0)]) {
+    const hold = holding.get(group.key);
+    const size = hold?.size ?? group.size;
+    const until = hold === undefined ? "" : `; holds its place until ${new Date(hold.until).toISOString()}`;
+    const waitingFor = "undeclared" in group && group.undeclared === true ? `the PodGroup its pods name, which does not exist${until}` : `${size - group.have} more of ${size} pods${until}`;
+    rows.push(row(group.key, "provisional", group.have, size, { waitingFor }));
   }
   for (const allocation of input.allocations) {
     const due = input.deadlines.get(allocation.group);
