@@ -171,3 +171,15 @@ test("the order survives a restart and a relist that lists groups by name; a lis
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a Job whose group started announces nothing more: once its pods are gone it holds no place", () => {
+  const logic = new GangQueueLogic(new SqliteSql(new DatabaseSync(":memory:")), OPTIONS);
+  logic.apply(list(NODES, 0));
+  const done: Gang = { name: "done", pods: 4, cpu: 8, seconds: 600 };
+  const pods = podsOf(done, 0);
+  assert.equal(binds(logic.apply(batch([added(job(done, 0)), ...pods.map(added)], 1)).actions).length, 4);
+  // Its pods end and are deleted (the Job controller's work); the Job stays, Complete.
+  logic.apply(batch(pods.map((pod): WatchEvent => ({ type: "DELETED", kind: "Pod.v1", object: pod as KubeObject, initial: false })), 2));
+  const next: Gang = { name: "next", pods: 4, cpu: 8, seconds: 600 };
+  assert.equal(binds(logic.apply(batch([added(job(next, 3)), ...podsOf(next, 3).map(added)], 3)).actions).length, 4, "not held back by a Job whose group already ran");
+});

@@ -172,12 +172,14 @@ export class GangQueueLogic {
       this.#store.ensureGroup(start.group, now);
       this.#store.cancelTimers(start.group, "arrival");
       this.#store.cancelTimers(start.group, "window");
+      this.#store.settleJobs(start.group);
       if (running === undefined && start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
       this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
     }
     for (const { group: key, reason } of report.rejected) {
       this.#complete(key, loaded, now);
+      this.#store.settleJobs(key);
       const group = queue.get(key);
       if (group === undefined || loaded.groups.get(key)?.reported === reason.text) continue;
       const message = `gang ${key} (${group.pods.length} pods) ${reason.text}`;

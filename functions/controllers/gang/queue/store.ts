@@ -71,7 +71,8 @@ const SCHEMA = [
   // The queue order (ADR 0025): the counter value a group or a Job was first seen at. Kept across relists and restarts.
   "CREATE TABLE IF NOT EXISTS gang_order (group_key TEXT PRIMARY KEY, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL)",
   // Jobs whose pod template announces a group of ours, before (or while) their pods arrive.
-  "CREATE TABLE IF NOT EXISTS gang_jobs (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, gen INTEGER NOT NULL)",
+  // `done`: its group has started (or was rejected) since; the Job announces nothing more.
+  "CREATE TABLE IF NOT EXISTS gang_jobs (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, done INTEGER NOT NULL DEFAULT 0, gen INTEGER NOT NULL)",
   // The nodes a group still arriving holds (one per pod, match order): where it goes when complete.
   "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
   // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
@@ -386,9 +387,18 @@ export class GangStore {
     this.#sql.exec("DELETE FROM gang_jobs WHERE uid = ?", uid);
   }
 
-  /** The announcements of the recorded Jobs. */
+  /** The announcements of the recorded Jobs whose group has not started yet. */
   announcements(): Announcement[] {
-    return this.#sql.exec<{ announcement: string | null }>("SELECT announcement FROM gang_jobs WHERE announcement IS NOT NULL ORDER BY seq").toArray().map((row) => JSON.parse(row.announcement ?? "null") as Announcement);
+    return this.#sql.exec<{ announcement: string | null }>("SELECT announcement FROM gang_jobs WHERE announcement IS NOT NULL AND done = 0 ORDER BY seq").toArray().map((row) => JSON.parse(row.announcement ?? "null") as Announcement);
+  }
+
+  /**
+   * The Jobs announcing a group have had their say: it started or was rejected. A Job
+   * keeps its row (and number) until deleted, but no longer holds a place when its pods
+   * are gone (finished, or deleted by the Job controller).
+   */
+  settleJobs(key: string): void {
+    this.#sql.exec("UPDATE gang_jobs SET done = 1 WHERE group_key = ? AND done = 0", key);
   }
 
   /** The holds by group key. */
