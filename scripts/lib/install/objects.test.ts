@@ -82,6 +82,11 @@ test("the shipped controllers' ClusterRole: Sedna children written, Sedna parent
   assert.deepEqual(of("batch", "jobs"), ["delete", "get"], "a deadline reads and deletes the root Job, and does nothing else to Jobs");
   assert.deepEqual(of("", "nodes"), ["list", "patch", "watch"], "edge autonomy patches its marks on Nodes; nothing creates or deletes a Node");
   assert.deepEqual(of("", "services"), ["create", "delete", "list", "patch", "watch"], "Sedna patches its Services in place");
+  for (const group of ["scheduling.x-k8s.io", "scheduling.k8s.io"]) {
+    assert.deepEqual(of(group, "podgroups"), ["list", "watch"], `the gang scheduler reads ${group} PodGroups, and writes nothing of them but their status`);
+    assert.deepEqual(of(group, "podgroups/status"), ["patch"]);
+  }
+  assert.deepEqual(of("scheduling.k8s.io", "workloads"), [], "a Workload is not read: its PodGroups carry their policy");
 });
 
 test("finalizers: granted only where a controller declares them, never inferred from status or children", async () => {
