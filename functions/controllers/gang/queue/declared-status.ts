@@ -23,7 +23,8 @@ function occupiedBy(pods: readonly StoredPod[]): string {
 
 /**
  * The scheduler-plugins PodGroups' statuses, from the pods stored now (run before a pass
- * forgets the finished pods of a finished group).
+ * forgets the finished pods of a finished group): of the PodGroups our pods name, from the
+ * first such pod seen on.
  */
 export function coschedulingStatusActions(store: GangStore): Action[] {
   const actions: Action[] = [];
@@ -32,6 +33,8 @@ export function coschedulingStatusActions(store: GangStore): Action[] {
     const observed = readCoschedulingStatus(stored.status);
     const sent = stored.sent === undefined ? undefined : readCoschedulingStatus(stored.sent);
     const members = store.podsOf(stored.record.key).filter((pod) => pod.record.group.declaredBy === "scheduler-plugins");
+    // A PodGroup none of our pods has named is another scheduler's (coscheduling beside us): its controller writes it.
+    if (members.length === 0 && stored.sent === undefined) continue;
     const wanted = coschedulingStatus(sent ?? observed, stored.record.size, members.map((pod): PodRecord => pod.record), occupiedBy(members));
     if (sameCoschedulingStatus(wanted, observed) || (sent !== undefined && sameCoschedulingStatus(wanted, sent))) continue;
     store.setDeclaredSent("scheduler-plugins", stored.record.key, wanted);

@@ -88,6 +88,15 @@ test("scheduler-plugins: pods wait for their PodGroup, bind together once minMem
   assert.deepEqual(podGroupStatuses(gang.apply(batch([groupEvent("MODIFIED", spGroup("pg1", 3, {}, { phase: "Finished", succeeded: 3 }))], 7)).actions), [], "final");
 });
 
+test("scheduler-plugins: a PodGroup none of our pods names is left to its own controller", () => {
+  const gang = scheduler();
+  gang.apply(list([rawNode("n1", { cpu: "8" })]));
+  assert.deepEqual(podGroupStatuses(gang.apply(batch([groupEvent("ADDED", spGroup("theirs", 2))], 1)).actions), [], "no pod of ours names it");
+  const theirs = spPod("t-0", "theirs", { scheduler: "scheduler-plugins-scheduler" });
+  assert.deepEqual(podGroupStatuses(gang.apply(batch([event("ADDED", theirs)], 2)).actions), [], "another scheduler's pod");
+  assert.deepEqual(podGroupStatuses(gang.apply(batch([event("ADDED", spPod("o-0", "theirs"))], 3)).actions).map((a) => a.status["phase"]), ["Pending"], "ours from the first pod of ours");
+});
+
 test("scheduler-plugins: scheduleTimeoutSeconds is the group's arrival timeout", () => {
   const gang = scheduler({ arrivalTimeoutSeconds: 600 });
   gang.apply(list([rawNode("n1", { cpu: "8" }), spGroup("pg1", 3, { scheduleTimeoutSeconds: 10 })]));
