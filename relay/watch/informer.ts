@@ -242,7 +242,7 @@ export class Informer implements WatchObserver {
     if (isNotFound(error)) {
       if (!this.#notServed) this.#reporter?.notServed(this.id, this.#notServedRetryMs / 1000);
       this.#notServed = true;
-      this.#retry = setTimeout(() => void listWatch.start().catch((e: unknown) => this.#failed(listWatch, e)), this.#notServedRetryMs);
+      this.#retry = setTimeout(() => void listWatch.start().catch((e: unknown) => this.#reporter?.failed(this.id, e)), this.#notServedRetryMs);
       return;
     }
     this.#reporter?.failed(this.id, error);
