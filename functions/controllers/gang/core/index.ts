@@ -52,6 +52,7 @@ export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";
 export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, type GatherOptions, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
+export { heldNodeFailure, moveHolds, placeAgain, type HeldUnbound } from "./replace.ts";
 export { UNKNOWN_TIME, parseNode, parsePod, type NodeRecord, type PodRecord } from "./records.ts";
 export { formatAmount, nodeAllocatable, podRequests, type Resources } from "./resources.ts";
 export { buildView, type Allocation, type ClusterView, type HeldPod } from "./view.ts";
