@@ -26,7 +26,7 @@ import {
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
 import type { Sql } from "./sql.ts";
 import { GangStore, type GroupRow, type StoredPod, type TimerKind } from "./store.ts";
-import { summarize, type GangSummary } from "./summary.ts";
+import { summarize, type GangSummary, type SummaryInput } from "./summary.ts";
 
 /** How the scheduler is tuned. */
 export interface GangQueueOptions {
@@ -54,12 +54,12 @@ export class GangQueueLogic {
   readonly #store: GangStore;
   readonly #options: GangQueueOptions;
   /**
-   * The inspection rows of the last pass over the current state (absolute times), kept in
-   * memory; undefined when none is (the object just started, a batch changed the state
-   * without a pass, a timer changed it): the next read computes one (ADR 0012, "Inspection
-   * from the last pass").
+   * The last pass over the current state, for inspection: what its rows are made of, read
+   * when it ran, or the rows once a read has built them (absolute times). Undefined when
+   * there is none (the object just started, a batch changed the state without a pass, a
+   * timer changed it): the next read computes one (ADR 0012, "Inspection from the last pass").
    */
-  #summary: GangSummary[] | undefined;
+  #kept: { readonly input: SummaryInput | undefined; readonly rows: GangSummary[] | undefined } | undefined;
   /** The view the bind checks of one {@link due} share (built by the first that needs it, kept current by their moves). */
   #dueView: ClusterView | undefined;
   /** The last pass computed (by a batch or a read), for its summary. */
@@ -76,10 +76,11 @@ export class GangQueueLogic {
    */
   apply(batch: EventBatch): Plan {
     this.#last = undefined;
+    this.#kept = undefined;
     const result = this.#applyBatch(batch);
     // A pass leaves its rows; a batch without one (part of a list, an idle store) changed the
     // state all the same: no gang stored shows none, anything else is computed when read.
-    this.#summary = this.#last !== undefined ? this.#summarize(this.#last) : this.#store.idle() ? [] : undefined;
+    this.#kept = this.#last !== undefined ? { input: this.#summaryInput(this.#last), rows: undefined } : this.#store.idle() ? { input: undefined, rows: [] } : undefined;
     return result;
   }
 
@@ -113,7 +114,7 @@ export class GangQueueLogic {
       actions.push(...this.#fire(timer.kind, timer.group, nowMs));
       // A deadline ends its group (its deadline and its unbound pods leave the rows); an
       // arrival warning or a bind sent again changes no row (a re-placement forgets them itself).
-      if (timer.kind === "deadline") this.#summary = undefined;
+      if (timer.kind === "deadline") this.#kept = undefined;
     }
     this.#dueView = undefined;
     return plan(actions);
@@ -137,19 +138,22 @@ export class GangQueueLogic {
    * past shown as `nowMs` (as a pass now would).
    */
   groups(nowMs: number): GangSummary[] {
-    this.#summary ??= this.#summaryPass(nowMs);
-    return atTime(this.#summary, nowMs);
+    let kept = (this.#kept ??= { input: this.#readPass(nowMs), rows: undefined });
+    // Built once; what they were built from (every pod record of the pass) is let go.
+    if (kept.rows === undefined) kept = this.#kept = { input: undefined, rows: kept.input === undefined ? [] : summarize(kept.input) };
+    return atTime(kept.rows ?? [], nowMs);
   }
 
-  /** The rows of a pass over the stored state at `nowMs` (nothing is written). */
-  #summaryPass(nowMs: number): GangSummary[] {
+  /** What the rows of a pass over the stored state at `nowMs` are made of (nothing is written). */
+  #readPass(nowMs: number): SummaryInput | undefined {
+    this.#last = undefined;
     this.#schedule(nowMs, schedulable(this.#load()), this.#store.allocations());
-    return this.#last === undefined ? [] : this.#summarize(this.#last);
+    return this.#last === undefined ? undefined : this.#summaryInput(this.#last);
   }
 
-  /** The rows of a pass, with the allocations and deadlines as they are after it. */
-  #summarize(last: { readonly report: PassReport; readonly pods: readonly PodRecord[] }): GangSummary[] {
-    return summarize({ report: last.report, allocations: this.#store.allocations(), pods: last.pods, deadlines: this.#store.timersOf("deadline") });
+  /** A pass's rows' input: its report and pods, and the allocations and deadlines after it (a few rows, read now; the rows are built when read). */
+  #summaryInput(last: { readonly report: PassReport; readonly pods: readonly PodRecord[] }): SummaryInput {
+    return { report: last.report, pods: last.pods, allocations: this.#store.allocations(), deadlines: this.#store.timersOf("deadline") };
   }
 
   /** Stores one watch event. */
@@ -326,7 +330,7 @@ export class GangQueueLogic {
     const key = allocation.group;
     if (placed.size > 0) {
       this.#store.putAllocation({ ...allocation, pods: allocation.pods.map((held) => ({ ...held, node: placed.get(held.uid) ?? held.node })) });
-      this.#summary = undefined;
+      this.#kept = undefined;
     }
     const actions: Action[] = [];
     for (const { held, pod } of unbound) {
@@ -345,7 +349,7 @@ export class GangQueueLogic {
     this.#store.deleteAllocation(key);
     this.#store.cancelTimers(key, "bind");
     this.#store.cancelTimers(key, "deadline");
-    this.#summary = undefined;
+    this.#kept = undefined;
     const message = `gang ${key}: ${why}; none of its pods is bound, so its allocation is released and the group waits in the queue again`;
     return unbound.map(({ pod }) => podEvent(pod, "Warning", "FailedScheduling", message));
   }
@@ -360,7 +364,7 @@ export class GangQueueLogic {
     moveHolds(view, misfits, new Map());
     const kept = { ...allocation, pods: allocation.pods.filter((held) => !gone.has(held.uid)) };
     this.#store.putAllocation(kept);
-    this.#summary = undefined;
+    this.#kept = undefined;
     const message = `gang ${allocation.group}: ${why}; the group's bound pods keep running and this pod waits in the queue for room`;
     const stay = unbound.filter(({ held }) => !gone.has(held.uid));
     const actions = misfits.map(({ pod }) => podEvent(pod, "Warning", "FailedScheduling", message));
