@@ -208,8 +208,8 @@ export class GangQueueLogic {
       for (const pod of group.pods) actions.push(podEvent(pod, "Warning", "FailedScheduling", message), unschedulable(pod, message, nowIso));
       this.#store.setReported(key, reason.text);
     }
-    // Why a group waits is not stored: the inspection recomputes it (groups()), so a pass
-    // that changes nothing for a waiting group writes nothing for it.
+    // Why a group waits is not stored: the inspection keeps this pass's report in memory
+    // (groups()), so a pass that changes nothing for a waiting group writes nothing for it.
     for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
     for (const group of report.provisional) {
