@@ -307,6 +307,7 @@ const bench: Benchmark = {
       progress(`GET /v1/gangs with ${groups} pending groups: the object's read from the last pass's rows, and from none (a pass, as after a restart)`);
       const inspect = inspectMs(groups, PASS_RUNS);
       report({ metric: `inspect_ms_${groups}_groups`, value: tenth(inspect.kept), unit: "ms", series: "inspect_ms", x: groups, xUnit: "pending groups" });
+      report({ metric: `inspect_first_ms_${groups}_groups`, value: tenth(inspect.first), unit: "ms", series: "inspect_first_ms", x: groups, xUnit: "pending groups" });
       report({ metric: `inspect_fresh_ms_${groups}_groups`, value: tenth(inspect.fresh), unit: "ms", series: "inspect_fresh_ms", x: groups, xUnit: "pending groups" });
     }
   },
