@@ -5,6 +5,24 @@ import { Timestamp } from "./reconcile.ts";
 import { RelatedObjects } from "./related.ts";
 
 /**
+ * Who may read an API's answer (ADR 0010, "Read APIs: who sees what"): the caller must
+ * send a bearer token the API server authenticates (a TokenReview), a `?namespace=` it
+ * may not `verb` `resource` in is refused 403, and of the answer's `items` array it gets
+ * only the items whose `namespace` it may (SubjectAccessReviews, one for every namespace
+ * at once first). As kube-rbac-proxy guards a metrics endpoint, with the caller's own RBAC.
+ */
+export const ApiReaders = z.object({
+  /** The API group of `resource` ("" for the core group). */
+  group: z.string().regex(/^([a-z0-9.-]*)$/),
+  /** A namespaced resource whose `verb` in a namespace lets a caller see that namespace's items, e.g. `pods`. */
+  resource: z.string().regex(/^[a-z0-9.-]+$/),
+  verb: z.string().regex(/^[a-z]+$/),
+  /** The top-level field of the answer's JSON body holding the items, each with a `namespace` string. */
+  items: z.string().regex(/^[A-Za-z0-9_]+$/),
+});
+export type ApiReaders = z.infer<typeof ApiReaders>;
+
+/**
  * An HTTP API a controller serves to the cluster (one a training job's pods call): the
  * relay's TLS front answers every method under `pathPrefix` by forwarding the request,
  * signed, to `POST /v1/api/{name}`, applying the actions of the answer, then replying.
@@ -16,6 +34,8 @@ export const ApiSpec = z.object({
   /** Kinds whose cached objects the relay attaches as `related`, each narrowed to the request. */
   related: z.array(RelatedObjects).default([]),
   timeoutSeconds: z.number().int().min(1).max(60).default(10),
+  /** Set for an API that reads state across namespaces: who may read what (unset: unauthenticated, ADR 0010). */
+  readers: ApiReaders.optional(),
 });
 export type ApiSpec = z.infer<typeof ApiSpec>;
 

@@ -102,7 +102,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     // front.
     const related = (kind: TypeRef): RelatedCache | undefined => this.#caches.unfiltered(kind);
     this.admission = new Admission({ manifests: this.#manifests, related, worker: this.worker, log });
-    this.apis = new ApiGateway({ manifests: this.#manifests, related, worker: this.worker, plans, metrics });
+    this.apis = new ApiGateway({ manifests: this.#manifests, related, worker: this.worker, plans, metrics, client });
     registerGauges(metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#caches.cachedObjects });
   }
 

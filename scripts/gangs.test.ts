@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test, type TestContext } from "node:test";
 import type { GangList } from "../functions/controllers/gang/api/schema.ts";
+import { SIM_TOKEN, kubeconfigYaml } from "../sim/kubeconfig.ts";
 
 const script = join(import.meta.dirname, "gangs.ts");
 
@@ -146,6 +147,25 @@ test("the address comes from endpoints.json in --state", async (t) => {
   const result = await run("--state", state);
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /^default +infer +reserved/m);
+});
+
+test("the token sent: --token, else that of the kubeconfig npm start wrote; a 401 says to pass one", async (t) => {
+  const seen: (string | undefined)[] = [];
+  const api = await serve(t, (request, response) => {
+    seen.push(request.headers.authorization);
+    gangs(request, response);
+  });
+  const state = folder(t);
+  const kubeconfig = join(state, "kubeconfig");
+  writeFileSync(kubeconfig, kubeconfigYaml("http://127.0.0.1:1"));
+  writeFileSync(join(state, "endpoints.json"), JSON.stringify({ kubeconfig, apis: { gangs: api.url } }));
+  assert.equal((await run("--state", state)).status, 0);
+  assert.equal((await run("--state", state, "--token", "given")).status, 0);
+  assert.equal((await run("--url", api.url)).status, 0);
+  assert.deepEqual(seen, [`Bearer ${SIM_TOKEN}`, "Bearer given", undefined]);
+  const refused = await serve(t, json(401, { error: { code: "unauthorized", message: "the API server does not authenticate this bearer token", path: "headers.authorization" } }));
+  const answer = await run("--url", refused.url);
+  assert.equal(answer.stderr, `gangs: ${refused.url}/v1/gangs answered 401: the API server does not authenticate this bearer token (pass --token TOKEN, a token whose user may list pods: kubectl create token <serviceaccount>)\n`);
 });
 
 test("an error answer is its message on one line, exit 1", async (t) => {

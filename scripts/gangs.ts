@@ -17,7 +17,9 @@ const HELP = `usage: npm run --silent gangs -- [options]
 Shows the gang scheduler's queue: one row per group (gang) with its state, its pods
 present out of its size, its queue position, when a reserved group is expected to start
 (ETA), its nodes, its deadline and what it waits for. Times are relative to the
-scheduler's clock. Reads the API address from the state folder of npm start.
+scheduler's clock. Reads the API address from the state folder of npm start. Shows the
+groups of the namespaces where the token's user may list pods (the relay asks the API
+server: TokenReview, then SubjectAccessReview).
 
   -o, --output F      table | json (default table); json prints the rows as a JSON array:
                         npm run --silent gangs -- -o json | jq .
@@ -28,6 +30,9 @@ scheduler's clock. Reads the API address from the state folder of npm start.
                       a real cluster:
                         kubectl port-forward svc/edgeloop-relay 8080
                         npm run gangs -- --url http://127.0.0.1:8080
+  --token TOKEN       the bearer token sent (default: EDGELOOP_TOKEN, else the token of the
+                      kubeconfig npm start wrote); on a real cluster, a ServiceAccount's:
+                        npm run gangs -- --url http://127.0.0.1:8080 --token "$(kubectl create token my-sa)"
   -w, --watch         print the queue again every 2 seconds until interrupted (Ctrl-C)
   -h, --help          show this help`;
 
@@ -42,6 +47,7 @@ const Flags = z.object({
     .string()
     .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "--url needs an http:// or https:// URL, e.g. http://127.0.0.1:8080")
     .optional(),
+  token: z.string().min(1, "--token needs a token").optional(),
   watch: z.boolean().default(false),
 });
 const flags = cli({
@@ -52,6 +58,7 @@ const flags = cli({
     namespace: { type: "string", short: "n" },
     state: { type: "string" },
     url: { type: "string" },
+    token: { type: "string" },
     watch: { type: "boolean", short: "w" },
   },
   schema: Flags,
@@ -63,9 +70,15 @@ function exitWith(message: string): never {
   process.exit(1);
 }
 
-/** The API base URL: --url, or the `gangs` API that npm start wrote into endpoints.json. */
-function apiBase(): string {
-  if (flags.url !== undefined) return flags.url;
+/** Where the relay's API is, and the kubeconfig npm start wrote (none with --url). */
+interface Target {
+  readonly base: string;
+  readonly kubeconfig: string | undefined;
+}
+
+/** The API base URL: --url, or the `gangs` API that npm start wrote into endpoints.json (with its kubeconfig). */
+function target(): Target {
+  if (flags.url !== undefined) return { base: flags.url, kubeconfig: undefined };
   const file = join(resolve(ROOT, flags.state), "endpoints.json");
   let text: string;
   try {
@@ -80,9 +93,24 @@ function apiBase(): string {
   } catch {
     exitWith(`${file} is not JSON: restart npm start to rewrite it`);
   }
-  const url = z.object({ apis: z.object({ gangs: z.string().min(1) }) }).safeParse(endpoints);
-  if (!url.success) exitWith(`${file} names no gangs API: the running npm start has no gang scheduler (restart it), or pass --url URL`);
-  return url.data.apis.gangs;
+  const parsed = z.object({ apis: z.object({ gangs: z.string().min(1) }), kubeconfig: z.string().min(1).optional() }).safeParse(endpoints);
+  if (!parsed.success) exitWith(`${file} names no gangs API: the running npm start has no gang scheduler (restart it), or pass --url URL`);
+  return { base: parsed.data.apis.gangs, kubeconfig: parsed.data.kubeconfig };
+}
+
+/** The bearer token: --token, EDGELOOP_TOKEN, else the token of the kubeconfig's current user (npm start's), if it has one. */
+async function token(kubeconfig: string | undefined): Promise<string | undefined> {
+  const given = flags.token ?? process.env["EDGELOOP_TOKEN"];
+  if (given !== undefined && given !== "") return given;
+  if (kubeconfig === undefined) return undefined;
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const config = new KubeConfig();
+  try {
+    config.loadFromFile(kubeconfig);
+  } catch {
+    return undefined;
+  }
+  return config.getCurrentUser()?.token;
 }
 
 /** Why fetch could not reach `url`, in a few words. */
@@ -94,11 +122,12 @@ function unreachable(url: string, error: unknown): string {
 }
 
 /** Fetches and validates the list; any failure ends the process with one line. */
-async function fetchGangs(url: string): Promise<GangList> {
+async function fetchGangs(url: string, bearer: string | undefined): Promise<GangList> {
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const headers: Record<string, string> = { accept: "application/json", ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }) };
+    response = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
     text = await response.text();
   } catch (error) {
     exitWith(unreachable(url, error));
@@ -112,7 +141,8 @@ async function fetchGangs(url: string): Promise<GangList> {
   if (!response.ok) {
     const refused = ErrorBody.safeParse(body);
     const message = refused.success ? refused.data.error.message : text.trim().replace(/\s+/g, " ").slice(0, 200) || response.statusText;
-    exitWith(`${url} answered ${response.status}: ${message}`);
+    const hint = response.status === 401 ? ` (pass --token TOKEN, a token whose user may list pods: kubectl create token <serviceaccount>)` : "";
+    exitWith(`${url} answered ${response.status}: ${message}${hint}`);
   }
   if (body === undefined) exitWith(`${url} answered a body that is not JSON (is --url the relay's API port?)`);
   const list = GangList.safeParse(body);
@@ -134,11 +164,13 @@ function print(list: GangList): void {
   }
 }
 
-const url = `${apiBase().replace(/\/+$/, "")}${GANGS_PATH}${flags.namespace === undefined ? "" : `?${new URLSearchParams({ namespace: flags.namespace }).toString()}`}`;
-print(await fetchGangs(url));
+const where = target();
+const bearer = await token(where.kubeconfig);
+const url = `${where.base.replace(/\/+$/, "")}${GANGS_PATH}${flags.namespace === undefined ? "" : `?${new URLSearchParams({ namespace: flags.namespace }).toString()}`}`;
+print(await fetchGangs(url, bearer));
 while (flags.watch) {
   await sleep(WATCH_SECONDS * 1000);
-  const list = await fetchGangs(url);
+  const list = await fetchGangs(url, bearer);
   // On a terminal each snapshot replaces the last (as watch(1) does); piped, they follow each other.
   if (process.stdout.isTTY) process.stdout.write("\x1b[H\x1b[2J");
   else if (flags.output === "table") process.stdout.write("\n");

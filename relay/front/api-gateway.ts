@@ -5,13 +5,16 @@
  * controller declares (the front is unauthenticated: its caller must not steer a write
  * anywhere else).
  */
-import type { Action, ApiResponse, ClaimToken, Manifest } from "../../protocol/index.ts";
+import type { Action, ApiReaders, ApiResponse, ClaimToken, Manifest } from "../../protocol/index.ts";
+import { SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH, accessAllowed, reviewedUser, subjectAccessReview, tokenReview, type UserInfo } from "../../protocol/kube/reviews.ts";
+import type { KubeClient } from "../kube/client.ts";
 import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
 import type { PlanSink } from "../apply/guard.ts";
 import type { ManifestSource } from "../deliver/manifest.ts";
 import type { WorkerClient } from "../deliver/worker-client.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { ApiHost } from "./api.ts";
+import type { CallerReviews } from "./readers.ts";
 
 /** What the gateway uses. */
 export interface ApiGatewayDeps {
@@ -21,6 +24,8 @@ export interface ApiGatewayDeps {
   /** The apply stage: the scope guard, then the applier. */
   readonly plans: PlanSink;
   readonly metrics: Metrics;
+  /** The relay's client of the API server: TokenReviews and SubjectAccessReviews for APIs with readers. */
+  readonly client: Pick<KubeClient, "request">;
 }
 
 /** The APIs' host: the Worker, the caches and the apply stage. */
@@ -55,5 +60,15 @@ export class ApiGateway implements ApiHost {
 
   async releaseClaims(claims: readonly ClaimToken[]): Promise<void> {
     await this.#deps.worker.releaseClaims(claims);
+  }
+
+  /** The API server's reviews, created with the relay's ServiceAccount (`create` on tokenreviews and subjectaccessreviews, granted when an API declares readers). */
+  get reviews(): CallerReviews {
+    const client = this.#deps.client;
+    return {
+      authenticate: async (token: string) => reviewedUser(await client.request("POST", TOKEN_REVIEWS_PATH, { body: tokenReview(token) })),
+      allowed: async (user: UserInfo, readers: ApiReaders, namespace: string) =>
+        accessAllowed(await client.request("POST", SUBJECT_ACCESS_REVIEWS_PATH, { body: subjectAccessReview(user, { verb: readers.verb, group: readers.group, resource: readers.resource, namespace }) })),
+    };
   }
 }

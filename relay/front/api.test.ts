@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { ApiResponse, ApiSpec, type ApiAnswer, type KubeObject, type Manifest } from "../../protocol/index.ts";
 import { apiFor, requestNamespace, serveApi, type ApiHost } from "./api.ts";
 import { FakeCache } from "../../test/support/fake-cache.ts";
+import { fakeReviews } from "./testing/reviews.ts";
 
 const spec = ApiSpec.parse({
   name: "replicas",
@@ -53,6 +54,7 @@ function host(given: ApiAnswer | Error, failOn?: string): ApiHost & { recorded: 
       recorded.released.push(...claims.map((c) => `${c.namespace ?? "-"}/${c.key}`));
       return Promise.resolve();
     },
+    reviews: fakeReviews({ admin: ["*"], alice: ["a"] }),
   };
 }
 
@@ -172,4 +174,30 @@ test("concurrency: a run of creates is applied at once, the next run after it; a
   assert.deepEqual(order.slice(3), ["delete old", "d"], "runs keep their order");
   const failing = host({ status: 200, body: "made", concurrency: 8, actions: [create("x"), create("bad"), create("y")], onApplyError: { status: 500, body: { message: "create failed" } } }, "bad");
   assert.deepEqual(await serveApi(failing, spec, { method: "POST", url: "/v1alpha1/replicas", body: "{}" }, quiet), { status: 500, body: { message: 'create failed: pods "bad" is invalid' } });
+});
+
+const gangs = ApiSpec.parse({ name: "gangs", pathPrefix: "/v1/gangs", readers: { group: "", resource: "pods", verb: "list", items: "items" } });
+const rows = { now: "2026-01-01T00:00:00Z", items: [{ namespace: "a", group: "x" }, { namespace: "b", group: "y" }, { namespace: "a", group: "z" }] };
+
+test("an API with readers: no token 401, a namespace the caller may not list 403 naming the field, the answer filtered to what it may list", async () => {
+  const get = (url: string, authorization?: string): ReturnType<typeof serveApi> => serveApi(host({ status: 200, body: rows }), gangs, { method: "GET", url, body: "", authorization }, quiet);
+  const anonymous = await get("/v1/gangs");
+  assert.equal(anonymous.status, 401);
+  assert.equal((anonymous.body as { error: { path: string } }).error.path, "headers.authorization");
+  assert.equal((await get("/v1/gangs", "Bearer nobody")).status, 401, "a token the API server does not authenticate");
+  assert.deepEqual(await get("/v1/gangs", "Bearer admin"), { status: 200, body: rows }, "may list pods everywhere: everything");
+  const alice = await get("/v1/gangs", "Bearer alice");
+  assert.deepEqual((alice.body as typeof rows).items.map((r) => r.group), ["x", "z"], "only namespace a's rows");
+  const forbidden = await get("/v1/gangs?namespace=b", "Bearer alice");
+  assert.equal(forbidden.status, 403);
+  assert.deepEqual(forbidden.body, { error: { code: "forbidden", message: "alice may not list pods in namespace b", path: "query.namespace" } });
+  const named = await get("/v1/gangs?namespace=a", "bearer alice");
+  assert.deepEqual((named.body as typeof rows).items.map((r) => r.group), ["x", "z"], "a namespace it may list (the scheme is case-insensitive)");
+});
+
+test("an API with readers whose reviews fail answers 503 and forwards nothing", async () => {
+  const failing = { ...host({ status: 200, body: rows }), reviews: { authenticate: () => Promise.reject(new Error("connection refused")), allowed: () => Promise.resolve(true) } };
+  const reply = await serveApi(failing, gangs, { method: "GET", url: "/v1/gangs", body: "", authorization: "Bearer admin" }, quiet);
+  assert.equal(reply.status, 503);
+  assert.equal(failing.recorded.forwarded.length, 0);
 });

@@ -9,6 +9,7 @@ import { ApiRequest, apiJsonBody, apiRequestNamespace, type ApiResponse, type Ap
 import type { Logger } from "../../cli/log.ts";
 import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
 import { relatedObjects } from "../../protocol/snapshot/related.ts";
+import { admitReader, visibleReply, type CallerReviews, type Visibility } from "./readers.ts";
 
 /** What the front needs from the engine. */
 export interface ApiHost {
@@ -25,6 +26,8 @@ export interface ApiHost {
   countApiRequest(api: string, status: number): void;
   /** Hands back the release tokens of actions not applied (so a client's retry is decided afresh). */
   releaseClaims(claims: readonly ClaimToken[]): Promise<void>;
+  /** The API server's reviews of a caller, for APIs that declare `readers`. */
+  readonly reviews: CallerReviews;
 }
 
 /** A request as the front received it. */
@@ -32,6 +35,8 @@ export interface IncomingApiRequest {
   readonly method: string;
   readonly url: string;
   readonly body: string;
+  /** The `Authorization` header, if sent. */
+  readonly authorization?: string | undefined;
 }
 
 /** A reply for the client. */
@@ -117,9 +122,20 @@ export async function serveApi(host: ApiHost, spec: ApiSpec, incoming: IncomingA
   const body = apiJsonBody(incoming.body);
   // `namedBy` paths of an API start from the query and the parsed body.
   const namespace = apiRequestNamespace(query, body);
+  let visibility: Visibility | undefined;
+  if (spec.readers !== undefined) {
+    const named = namespace === undefined ? undefined : { namespace, path: query["namespace"] === undefined ? "body.namespace" : "query.namespace" };
+    const admitted = await admitReader(host.reviews, spec.readers, incoming.authorization, named);
+    if ("reply" in admitted) {
+      host.countApiRequest(spec.name, admitted.reply.status);
+      return admitted.reply;
+    }
+    visibility = admitted.visibility;
+  }
   const related = relatedObjects(spec.related, { namespace, root: { query, body } }, host.relatedCaches);
   const request = { id: randomUUID(), method: incoming.method, path: url.pathname, query, body: incoming.body, related, now: new Date().toISOString() };
-  const reply = await forwardAndApply(host, spec, request, namespace, log);
+  const answered = await forwardAndApply(host, spec, request, namespace, log);
+  const reply = spec.readers === undefined || visibility === undefined ? answered : await visibleReply(host.reviews, spec.readers, visibility, answered);
   host.countApiRequest(spec.name, reply.status);
   return reply;
 }

@@ -80,20 +80,20 @@ export async function startOpsServer(ops: OpsHost, port: number, host: string): 
 }
 
 /** Routes one request: `POST /admission/{webhook}` (the TLS front only), or a path under an API's prefix. */
-async function route(front: FrontHost, method: string, url: string, body: () => Promise<string>, log: Logger, admission: boolean): Promise<ApiReply> {
+async function route(front: FrontHost, method: string, url: string, body: () => Promise<string>, log: Logger, admission: boolean, authorization: string | undefined): Promise<ApiReply> {
   const path = url.split("?")[0] ?? "/";
   const hook = admission ? /^\/admission\/([a-z0-9-]+)$/.exec(path) : null;
   if (hook && method === "POST") return front.admission.review(hook[1] ?? "", await body());
   if (!admission && path === "/healthz") return { status: 200, body: { ok: true } };
   const api = apiFor(front.apis.manifest, path);
-  if (api) return serveApi(front.apis, api, { method, url, body: await body() }, log);
+  if (api) return serveApi(front.apis, api, { method, url, body: await body(), authorization }, log);
   return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
 }
 
 /** The request handler of a front: routes, then answers (a body it cannot read is a 400). */
 function handler(front: FrontHost, log: Logger, admission: boolean): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
-    route(front, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission)
+    route(front, request.method ?? "GET", request.url ?? "/", () => readBody(request), log, admission, request.headers.authorization)
       .then((answer) => send(response, answer.status, answer.body))
       .catch((error: unknown) => (error instanceof TooLarge ? send(response, 413, { error: { code: "too_large", message: error.message, path: "" } }) : send(response, 400, { error: { code: "bad_request", message: String(error), path: "" } })));
   };

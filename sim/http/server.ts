@@ -21,6 +21,7 @@ import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
 import { patchAt, patchScale, requestedReplicas, toCustomScale, toScale, type ScalePaths } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
+import { isReview, review } from "./reviews.ts";
 import { serveWatch } from "./watch.ts";
 import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
 import { decodeBody } from "./protobuf/decode.ts";
@@ -243,6 +244,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       const answer = await serveFaults(options.faults, method, segments.slice(2), async () => parseBody(await requestBody(request), "json"));
       return sendJson(response, answer.status, answer.body);
     }
+    if (method === "POST" && isReview(path)) return sendJson(response, 201, review(path, parseBody(await requestBody(request), request.headers["content-type"] ?? "application/json")));
     if (segments[0] !== "api" && segments[0] !== "apis") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
     const target = parseTarget(cluster, segments);
     if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});

@@ -53,9 +53,7 @@ function clusterObjects(groups: number, empty: number): Record<string, unknown>[
 export function passMs(groups: number, runs: number): number {
   const db = new DatabaseSync(":memory:");
   try {
-    const logic = new GangQueueLogic(new SqliteSql(db), OPTIONS);
-    const empty = Math.max(1, Math.round(groups / 10));
-    logic.apply(list(clusterObjects(groups, empty), 3600));
+    const logic = loaded(db, groups);
     const times: number[] = [];
     for (let run = 0; run < runs; run += 1) {
       const heartbeat = event("MODIFIED", rawNode(nodeName(run % NODES), { cpu: "8", memory: "32Gi", pods: "110", labels: { heartbeat: String(run) } }));
@@ -64,6 +62,54 @@ export function passMs(groups: number, runs: number): number {
       times.push(performance.now() - started);
     }
     return percentile(times.sort((a, b) => a - b), 50);
+  } finally {
+    db.close();
+  }
+}
+
+/** A scheduler over `db` that has applied the list of a cluster with `groups` pending groups of 8 (one pass). */
+function loaded(db: DatabaseSync, groups: number): GangQueueLogic {
+  const logic = new GangQueueLogic(new SqliteSql(db), OPTIONS);
+  logic.apply(list(clusterObjects(groups, Math.max(1, Math.round(groups / 10))), 3600));
+  return logic;
+}
+
+/** What `GET /v1/gangs` costs the object, median ms of `runs` reads. */
+export interface InspectMs {
+  /** A read answered from the rows the last pass left, already built (every read but the first after a pass). */
+  readonly kept: number;
+  /** The first read after a pass: the rows built from what the pass left. */
+  readonly first: number;
+  /** A read of an object just started, with no rows kept: one pass, computed without writing (what every read cost before). */
+  readonly fresh: number;
+}
+
+/** The cost of `GET /v1/gangs`'s call to the object (`groups(nowMs)`) with `groups` pending groups of 8 stored. */
+export function inspectMs(groups: number, runs: number): InspectMs {
+  const db = new DatabaseSync(":memory:");
+  try {
+    const logic = loaded(db, groups);
+    // `timed`: `read` returns its own time (what it does before the read is not counted).
+    const time = (read: () => unknown, timed = false): number => {
+      const times: number[] = [];
+      for (let run = 0; run < runs; run += 1) {
+        const started = performance.now();
+        const own = read();
+        times.push(timed ? Number(own) : performance.now() - started);
+      }
+      return percentile(times.sort((a, b) => a - b), 50);
+    };
+    const now = Date.parse(batch([], 3601).now);
+    const kept = time(() => logic.groups(now));
+    let heartbeat = 0;
+    const first = time(() => {
+      heartbeat += 1;
+      logic.apply(batch([event("MODIFIED", rawNode(nodeName(0), { cpu: "8", memory: "32Gi", pods: "110", labels: { heartbeat: String(heartbeat) } }))], 3601));
+      const started = performance.now();
+      logic.groups(now);
+      return performance.now() - started;
+    }, true);
+    return { kept, first, fresh: time(() => new GangQueueLogic(new SqliteSql(db), OPTIONS).groups(now)) };
   } finally {
     db.close();
   }

@@ -38,7 +38,7 @@ import type { Stack } from "../../scripts/lib/stack.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../sim/controllers/resources.ts";
 import { testStack } from "../e2e/harness.ts";
-import { passMs } from "./gang-pass.ts";
+import { inspectMs, passMs } from "./gang-pass.ts";
 import { inPool, metricSum, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -304,6 +304,11 @@ const bench: Benchmark = {
     for (const groups of PASS_GROUPS) {
       progress(`one pass with ${groups} pending groups of ${GROUP_SIZE} on 1000 nodes, in process (median of ${PASS_RUNS})`);
       report({ metric: `pass_ms_${groups}_groups`, value: tenth(passMs(groups, PASS_RUNS)), unit: "ms", series: "pass_ms", x: groups, xUnit: "pending groups" });
+      progress(`GET /v1/gangs with ${groups} pending groups: the object's read from the last pass's rows, and from none (a pass, as after a restart)`);
+      const inspect = inspectMs(groups, PASS_RUNS);
+      report({ metric: `inspect_ms_${groups}_groups`, value: tenth(inspect.kept), unit: "ms", series: "inspect_ms", x: groups, xUnit: "pending groups" });
+      report({ metric: `inspect_first_ms_${groups}_groups`, value: tenth(inspect.first), unit: "ms", series: "inspect_first_ms", x: groups, xUnit: "pending groups" });
+      report({ metric: `inspect_fresh_ms_${groups}_groups`, value: tenth(inspect.fresh), unit: "ms", series: "inspect_fresh_ms", x: groups, xUnit: "pending groups" });
     }
   },
 };

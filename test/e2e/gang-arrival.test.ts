@@ -15,6 +15,7 @@ import { waitFor } from "../../cli/wait.ts";
 import { GangList, type GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import { KUBECTL_SKIP } from "../sim/kubectl.ts";
 import { e2eStack, type E2EStack } from "./harness.ts";
+import { readerToken } from "./readers.ts";
 
 const README = join(import.meta.dirname, "../../README.md");
 /** The four nodes of 8 cpu `npm start` makes, as the README's table names them. */
@@ -23,10 +24,13 @@ const WAIT_MS = 60_000;
 const skip = KUBECTL_SKIP;
 
 let stack: E2EStack;
+/** A token that may list pods in `default` (the API shows a caller only such namespaces). */
+let reader: string;
 
 before(async () => {
   if (skip) return;
   stack = await e2eStack({ nodes: NODES });
+  reader = await readerToken(stack, "arrival-reader", ["default"]);
 });
 
 after(async () => {
@@ -45,7 +49,7 @@ function readmeExample(): string {
 
 /** The queue's rows of `default`, through the relay's API. */
 async function rows(): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=default`);
+  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=default`, { headers: { authorization: `Bearer ${reader}` } });
   assert.equal(response.status, 200);
   return GangList.parse(await response.json()).items;
 }

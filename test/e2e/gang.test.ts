@@ -22,6 +22,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
+import { readerToken } from "./readers.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -48,13 +49,16 @@ const WAIT_MS = 20_000;
 
 let stack: E2EStack;
 let kubectl: Kubectl;
+/** A token whose user may list pods everywhere: the gang API shows a caller only the namespaces where it may. */
+let reader: string;
 
 before(async () => {
   if (skip) return;
   // Two nodes of 8 cpu: small enough that groups must wait for each other.
   stack = await e2eStack({ nodes: ["node-1", "node-2"], workerVars: { EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: String(ARRIVAL_TIMEOUT_SECONDS), EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: String(ARRIVAL_WINDOW_SECONDS) } });
   kubectl = kubectlFor(stack.kubeconfigPath);
-  await createNamespaces(stack, ["examples", "deadline", "job-deadline", "unsat", "three", "prio", "partial", "restart"]);
+  await createNamespaces(stack, ["examples", "deadline", "job-deadline", "unsat", "three", "prio", "partial", "restart", "readers"]);
+  reader = await readerToken(stack, "gang-reader");
 });
 
 after(async () => {
@@ -74,7 +78,7 @@ async function events(namespace: string, reason: string, name?: string): Promise
 
 /** The gang queue's rows for `namespace`, through the relay's API as any client reads them. */
 async function gangs(namespace: string): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`);
+  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`, { headers: { authorization: `Bearer ${reader}` } });
   assert.equal(response.status, 200);
   return GangList.parse(await response.json()).items;
 }
@@ -265,6 +269,27 @@ test("priority: a later group of a higher PriorityClass is queued, and started, 
   assert.deepEqual(await boundOf("prio", "low"), []);
 });
 
+test("GET /v1/gangs shows a caller only the namespaces where it may list pods; no token, or one the API server does not know: 401", { skip }, async () => {
+  const get = (query: string, token?: string): Promise<Response> => fetch(`${stack.apiUrl}/v1/gangs${query}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+  assert.equal((await get("")).status, 401);
+  assert.equal((await get("", "not-a-token")).status, 401);
+  // A provisional group in readers beside prio's running ones.
+  await stack.cluster.create(member("readers", "seen-0", "seen", 2, 1));
+  await gangRow("readers", "seen", (r) => r.state === "provisional");
+  const all = GangList.parse(await (await get("", reader)).json()).items;
+  assert.deepEqual([...new Set(all.map((r) => r.namespace))].sort(), ["prio", "readers"], "may list pods everywhere: every namespace's rows");
+  if (stack.target === "cluster") {
+    // The sim allows every user it authenticates; a real API server decides by RBAC.
+    const scoped = await readerToken(stack, "readers-reader", ["readers"]);
+    const seen = GangList.parse(await (await get("", scoped)).json()).items;
+    assert.deepEqual([...new Set(seen.map((r) => r.namespace))], ["readers"], "a RoleBinding in readers only: readers' rows only");
+    const forbidden = await get("?namespace=prio", scoped);
+    assert.equal(forbidden.status, 403);
+    assert.equal(((await forbidden.json()) as { error: { path: string } }).error.path, "query.namespace");
+  }
+  await stack.cluster.delete(POD, "readers", "seen-0");
+});
+
 test("a group whose members do not all arrive in time gets a Warning saying how many are missing", { skip }, async () => {
   await createGroup("partial", "p", 3, 1, { count: 2 });
   const row = await gangRow("partial", "p", (r) => r.state === "provisional" && r.present === 2);
@@ -341,7 +366,7 @@ function strip(rows: readonly GangRow[]): unknown[] {
 /** Runs `npm run gangs` (scripts/gangs.ts on this Node) against the stack's API. */
 function gangsCli(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(import.meta.dirname, "../../scripts/gangs.ts"), "--url", stack.apiUrl, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(import.meta.dirname, "../../scripts/gangs.ts"), "--url", stack.apiUrl, "--token", reader, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`gangs ${args.join(" ")} failed: ${stderr || error.message}`));
       else resolve(stdout);
     });

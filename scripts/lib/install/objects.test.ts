@@ -67,6 +67,10 @@ test("RBAC is built from the declared permissions alone: read, write, status onl
   const of = (group: string, resource: string): string[] => relayRules(narrow).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
   assert.deepEqual(of("", "nodes"), ["list", "patch", "watch"], "patch only: no create, no delete");
   assert.deepEqual(of("batch", "jobs"), ["delete", "get"], "read one by name, never listed nor watched");
+  assert.deepEqual(verbs("authentication.k8s.io", "tokenreviews"), [], "no API with readers: no reviews");
+  const reading: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[0]!, apis: [{ name: "rows", pathPrefix: "/v1/rows", related: [], timeoutSeconds: 10, readers: { group: "", resource: "pods", verb: "list", items: "items" } }] }] };
+  const reviews = (group: string, resource: string): string[] => relayRules(reading).filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => [...r.verbs]).sort();
+  assert.deepEqual([reviews("authentication.k8s.io", "tokenreviews"), reviews("authorization.k8s.io", "subjectaccessreviews")], [["create"], ["create"]], "an API with readers: the front reviews its callers");
 });
 
 test("the shipped controllers' ClusterRole: Sedna children written, Sedna parents' status only, Models and Datasets read-only, binding for the gang scheduler", async () => {

@@ -38,6 +38,16 @@ const FINALIZERS_VERBS: readonly string[] = ["update"];
 /** The relay's own needs, whatever the controllers: recording core/v1 Events (`relay/apply/requests.ts` POSTs them; it never patches nor uses events.k8s.io). */
 const RELAY_OWN: readonly { group: string; resource: string; verbs: readonly string[] }[] = [{ group: "", resource: "events", verbs: ["create"] }];
 
+/**
+ * What the front needs when an API declares `readers` (`relay/front/readers.ts`): it asks
+ * the API server who a caller's bearer token is and what that user may do, as
+ * kube-rbac-proxy does (the `system:auth-delegator` ClusterRole's two rules).
+ */
+const READERS_REVIEWS: readonly { group: string; resource: string; verbs: readonly string[] }[] = [
+  { group: "authentication.k8s.io", resource: "tokenreviews", verbs: ["create"] },
+  { group: "authorization.k8s.io", resource: "subjectaccessreviews", verbs: ["create"] },
+];
+
 /** The rules the manifest's permissions grant, merged per group and verb set, sorted for stable output. */
 export function relayRules(manifest: Manifest): PolicyRule[] {
   const grants = new Map<string, Set<string>>(); // "group|resource" → verbs
@@ -55,6 +65,8 @@ export function relayRules(manifest: Manifest): PolicyRule[] {
     }
   }
   for (const own of RELAY_OWN) grant(own.group, own.resource, own.verbs);
+  const readers = manifest.controllers.some((controller) => controller.apis.some((api) => api.readers !== undefined));
+  if (readers) for (const review of READERS_REVIEWS) grant(review.group, review.resource, review.verbs);
   return mergeByVerbs(grants);
 }
 

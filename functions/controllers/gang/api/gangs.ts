@@ -2,7 +2,7 @@
  * `GET /v1/gangs`: the gang scheduler's queue as rows (namespace, group, state,
  * present/size, position, reserved start, nodes, deadline, why it waits), answered from
  * its Durable Object. `?namespace=` keeps one namespace's groups. Read-only: it applies
- * nothing, and the rows come from a pass computed without writing.
+ * nothing, and the rows are those the queue's last pass left (ADR 0012).
  */
 import type { ApiAnswer, ApiRequest } from "../../../../protocol/index.ts";
 import { isDns1123Label } from "../../../../protocol/kube/names.ts";
@@ -28,8 +28,13 @@ export async function listGangs(request: ApiRequest, context: DurableContext): P
   return { status: 200, body };
 }
 
-/** The inspection API, served by the relay at `/v1/gangs`. */
+/**
+ * The inspection API, served by the relay at `/v1/gangs`. Its rows name pods' groups in
+ * every namespace: a caller sees those of the namespaces where it may `list pods` (the
+ * relay asks the API server, ADR 0010), since a group's row tells what `kubectl get pods`
+ * would (its pods, their nodes, why they wait) and nothing more.
+ */
 export const gangsApi: HttpApi = {
-  spec: { name: "gangs", pathPrefix: GANGS_PATH, timeoutSeconds: 30 },
+  spec: { name: "gangs", pathPrefix: GANGS_PATH, timeoutSeconds: 30, readers: { group: "", resource: "pods", verb: "list", items: "items" } },
   handle: (request, _settings, context) => listGangs(request, context),
 };

@@ -61,6 +61,7 @@ export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, UNSEEN, type
 export { holdingGroups, type Announcement, type Holding } from "./hold.ts";
 export { jobGroup, type JobGroup } from "./announce.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
+export { heldNodeFailure, moveHolds, placeAgain, type HeldUnbound } from "./replace.ts";
 export { UNKNOWN_TIME, parseNode, parsePod, type NodeRecord, type PodRecord } from "./records.ts";
 export { formatAmount, nodeAllocatable, podRequests, type Resources } from "./resources.ts";
 export { buildView, type Allocation, type ClusterView, type HeldPod } from "./view.ts";

@@ -7,12 +7,30 @@
  */
 import type { Action, Plan } from "../../../../protocol/plan.ts";
 import type { EventBatch, WatchEvent } from "../../../../protocol/reconcile.ts";
-import { DECLARING_API_VERSIONS, awaitsScheduling, gatherGroups, jobGroup, schedulePass, UNKNOWN_TIME, type PassReport, type PendingGroup, type PodRecord } from "../core/index.ts";
+import {
+  DECLARING_API_VERSIONS,
+  awaitsScheduling,
+  buildView,
+  gatherGroups,
+  jobGroup,
+  heldNodeFailure,
+  moveHolds,
+  placeAgain,
+  schedulePass,
+  type Allocation,
+  type ClusterView,
+  type HeldUnbound,
+  type PassReport,
+  type PendingGroup,
+  type PodRecord,
+  type WaitReason,
+  UNKNOWN_TIME,
+} from "../core/index.ts";
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
 import { coschedulingStatusActions, nativeStatusActions } from "./declared-status.ts";
 import type { Sql } from "./sql.ts";
 import { GangStore, type GroupRow, type StoredPod, type TimerKind } from "./store.ts";
-import { summarize, type GangSummary } from "./summary.ts";
+import { summarize, type GangSummary, type SummaryInput } from "./summary.ts";
 
 /** How the scheduler is tuned. */
 export interface GangQueueOptions {
@@ -43,6 +61,17 @@ interface Loaded {
 export class GangQueueLogic {
   readonly #store: GangStore;
   readonly #options: GangQueueOptions;
+  /**
+   * The last pass over the current state, for inspection: what its rows are made of, read
+   * when it ran, or the rows once a read has built them (absolute times). Undefined when
+   * there is none (the object just started, a batch changed the state without a pass, a
+   * timer changed it): the next read computes one (ADR 0012, "Inspection from the last pass").
+   */
+  #kept: { readonly input: SummaryInput | undefined; readonly rows: GangSummary[] | undefined } | undefined;
+  /** The view the bind checks of one {@link due} share (built by the first that needs it, kept current by their moves). */
+  #dueView: ClusterView | undefined;
+  /** The last pass computed (by a batch or a read), for its summary. */
+  #last: { readonly report: PassReport; readonly pods: readonly PodRecord[] } | undefined;
 
   constructor(sql: Sql, options: GangQueueOptions) {
     this.#store = new GangStore(sql, options.schedulerName);
@@ -54,6 +83,17 @@ export class GangQueueLogic {
    * batch is part of one still being sent, runs a scheduling pass and returns its plan.
    */
   apply(batch: EventBatch): Plan {
+    this.#last = undefined;
+    this.#kept = undefined;
+    const result = this.#applyBatch(batch);
+    // A pass leaves its rows; a batch without one (part of a list, an idle store) changed the
+    // state all the same: no gang stored shows none, anything else is computed when read.
+    this.#kept = this.#last !== undefined ? { input: this.#summaryInput(this.#last), rows: undefined } : this.#store.idle() ? { input: undefined, rows: [] } : undefined;
+    return result;
+  }
+
+  /** {@link apply}'s work: store, then a pass when one is allowed. */
+  #applyBatch(batch: EventBatch): Plan {
     const store = this.#store;
     const now = Date.parse(batch.now);
     if (batch.relist) store.beginList();
@@ -80,14 +120,23 @@ export class GangQueueLogic {
   due(nowMs: number): Plan {
     const actions: Action[] = [];
     let pass = false;
+    this.#dueView = undefined;
     for (const timer of this.#store.dueTimers(nowMs)) {
       this.#store.removeTimer(timer.id);
       pass ||= timer.kind === "window";
       actions.push(...this.#fire(timer.kind, timer.group, nowMs));
+      // A deadline ends its group (its deadline and its unbound pods leave the rows); an
+      // arrival warning or a bind sent again changes no row (a re-placement forgets them itself).
+      if (timer.kind === "deadline") this.#kept = undefined;
     }
-    // A group's arrival window ended: what it held is free for the groups behind it.
+    this.#dueView = undefined;
+    // A group's arrival window ended: what it held is free for the groups behind it. The pass leaves its rows.
     const store = this.#store;
-    if (pass && store.listed() && !store.listing() && !store.idle()) actions.push(...this.#pass(nowMs, new Date(nowMs).toISOString()));
+    if (pass && store.listed() && !store.listing() && !store.idle()) {
+      this.#last = undefined;
+      actions.push(...this.#pass(nowMs, new Date(nowMs).toISOString()));
+      if (this.#last !== undefined) this.#kept = { input: this.#summaryInput(this.#last), rows: undefined };
+    }
     return plan(actions);
   }
 
@@ -105,18 +154,28 @@ export class GangQueueLogic {
     }
   }
 
-  /** One row per group for inspection, from a pass over the stored state at `nowMs` (nothing is written). */
+  /**
+   * One row per group for inspection, as of `nowMs`: the rows the last pass left (a pass
+   * computed here, writing nothing, when there are none), with a reserved start already
+   * past shown as `nowMs` (as a pass now would).
+   */
   groups(nowMs: number): GangSummary[] {
-    const loaded = this.#load();
-    const pods = schedulable(loaded);
-    const allocations = this.#store.allocations();
-    const report = this.#schedule(nowMs, pods, allocations);
-    const deadlines = new Map<string, number>();
-    for (const allocation of allocations) {
-      const due = this.#store.timer("deadline", allocation.group);
-      if (due !== undefined) deadlines.set(allocation.group, due);
-    }
-    return summarize({ report, allocations, pods, deadlines, sizes: this.#store.declaredSizes() });
+    let kept = (this.#kept ??= { input: this.#readPass(nowMs), rows: undefined });
+    // Built once; what they were built from (every pod record of the pass) is let go.
+    if (kept.rows === undefined) kept = this.#kept = { input: undefined, rows: kept.input === undefined ? [] : summarize(kept.input) };
+    return atTime(kept.rows ?? [], nowMs);
+  }
+
+  /** What the rows of a pass over the stored state at `nowMs` are made of (nothing is written). */
+  #readPass(nowMs: number): SummaryInput | undefined {
+    this.#last = undefined;
+    this.#schedule(nowMs, schedulable(this.#load()), this.#store.allocations());
+    return this.#last === undefined ? undefined : this.#summaryInput(this.#last);
+  }
+
+  /** A pass's rows' input: its report and pods, and the allocations and deadlines after it (a few rows, read now; the rows are built when read). */
+  #summaryInput(last: { readonly report: PassReport; readonly pods: readonly PodRecord[] }): SummaryInput {
+    return { report: last.report, pods: last.pods, allocations: this.#store.allocations(), deadlines: this.#store.timersOf("deadline"), sizes: this.#store.declaredSizes() };
   }
 
   /** Stores one watch event; a group or Job first seen is numbered (the queue order). */
@@ -152,7 +211,9 @@ export class GangQueueLogic {
     const duration = this.#options.defaultDurationSeconds > 0 ? this.#options.defaultDurationSeconds : undefined;
     const { seq, firstSeen } = this.#store.order();
     const arrivalWindowMs = Math.max(0, this.#options.arrivalWindowSeconds ?? 0) * 1000;
-    return schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration, order: seq, firstSeen, announced: this.#store.announcements(), arrivalWindowMs, pinned: this.#store.holds(), sizes: this.#store.declaredSizes() });
+    const report = schedulePass({ now, nodes: this.#store.nodes(), pods, allocations, defaultDurationSeconds: duration, order: seq, firstSeen, announced: this.#store.announcements(), arrivalWindowMs, pinned: this.#store.holds(), sizes: this.#store.declaredSizes() });
+    this.#last = { report, pods };
+    return report;
   }
 
   /** Cleanup, then a pass, then its decisions stored and turned into actions. */
@@ -186,8 +247,8 @@ export class GangQueueLogic {
       for (const pod of group.pods) actions.push(podEvent(pod, "Warning", "FailedScheduling", message), unschedulable(pod, message, nowIso));
       this.#store.setReported(key, reason.text);
     }
-    // Why a group waits is not stored: the inspection recomputes it (groups()), so a pass
-    // that changes nothing for a waiting group writes nothing for it.
+    // Why a group waits is not stored: the inspection keeps this pass's report in memory
+    // (groups()), so a pass that changes nothing for a waiting group writes nothing for it.
     for (const { group: key } of [...report.waiting, ...(report.reservation === undefined ? [] : [report.reservation])]) if (queue.has(key)) this.#complete(key, loaded, now);
     const timeout = this.#options.arrivalTimeoutSeconds;
     const timeouts = this.#store.scheduleTimeouts();
@@ -273,22 +334,95 @@ export class GangQueueLogic {
 
   /**
    * A bind check: the pods of a running allocation still unbound (a bind the relay could
-   * not apply, or one it applied whose pod the watch has not shown yet) are bound again to
-   * the nodes they were given; a bind of a pod already bound is a no-op at the relay. The
-   * check repeats until every pod is seen bound, finished or gone.
+   * not apply, or one it applied whose pod the watch has not shown yet) are bound again,
+   * each to the node it was given while that node exists and still fits it (the pass's
+   * rules: Ready, not cordoned, taints, selectors, affinity, room); the pods it no longer
+   * fits are placed again, together, on the current view, the bound pods staying where
+   * they are. A bind of a pod already bound is a no-op at the relay. The check repeats
+   * until every pod is seen bound, finished or gone. When the pods that lost their node
+   * fit nowhere now, "all pods of a group or none" decides: a group none of whose pods is
+   * bound gives its allocation back and waits in the queue again, whole ({@link #requeue});
+   * a group already partly bound keeps its bound pods, and the pods that fit nowhere leave
+   * its allocation and wait as its later pods do, extending it when room comes
+   * ({@link #letGo}). Either way with a `FailedScheduling` Warning on those pods.
    */
   #rebind(key: string, now: number): Action[] {
     const allocation = this.#store.allocation(key);
     if (allocation === undefined || (this.#store.group(key)?.endedAt ?? null) !== null) return [];
     const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
-    const actions: Action[] = [];
+    const unbound: HeldUnbound[] = [];
+    // No pod of the allocation is bound, nor unseen (a pod the watch has not shown may be bound).
+    let noneBound = true;
     for (const held of allocation.pods) {
       const pod = stored.get(held.uid);
+      if (pod === undefined || pod.nodeName !== undefined) noneBound = false;
       if (pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting) continue;
-      actions.push(bind(pod, held.node), podEvent(pod, "Normal", "Scheduled", `Successfully assigned ${pod.namespace}/${pod.name} to ${held.node} (gang ${key}, bind sent again)`, true));
+      unbound.push({ held, pod });
     }
-    if (actions.length > 0) this.#store.setTimer("bind", key, now + this.#bindCheckMs());
+    if (unbound.length === 0) return [];
+    const view = (this.#dueView ??= buildView(this.#store.nodes(), this.#store.pods().map(({ record }) => record), this.#store.allocations()));
+    const lost = new Map(unbound.flatMap((pod) => [heldNodeFailure(view, pod)].flatMap((why) => (why === undefined ? [] : [[pod.held.uid, why] as const]))));
+    if (lost.size === 0) return this.#sendAgain(allocation, unbound, new Map(), lost, now);
+    const misfits = unbound.filter(({ held }) => lost.has(held.uid));
+    // The pods that lost their node first; a group none of whose pods is bound may move whole.
+    let waits: WaitReason | undefined;
+    for (const pods of noneBound && misfits.length < unbound.length ? [misfits, unbound] : [misfits]) {
+      const outcome = placeAgain(view, key, pods);
+      if ("waits" in outcome) {
+        waits ??= outcome.waits;
+        continue;
+      }
+      moveHolds(view, pods, outcome.placed);
+      return this.#sendAgain(allocation, unbound, outcome.placed, lost, now);
+    }
+    const why = `${[...lost.values()][0] ?? ""}${lost.size > 1 ? ` (and ${lost.size - 1} more)` : ""}; no node takes ${misfits.length === 1 ? "it" : `its ${misfits.length} pods`} now: ${waits?.text ?? "no room"}`;
+    return noneBound ? this.#requeue(view, allocation, unbound, why) : this.#letGo(view, allocation, unbound, misfits, why, now);
+  }
+
+  /** Binds `unbound` again, each to its node in `placed` if moved (the allocation records it), else to the one it holds. */
+  #sendAgain(allocation: Allocation, unbound: readonly HeldUnbound[], placed: ReadonlyMap<string, string>, lost: ReadonlyMap<string, string>, now: number): Action[] {
+    const key = allocation.group;
+    if (placed.size > 0) {
+      this.#store.putAllocation({ ...allocation, pods: allocation.pods.map((held) => ({ ...held, node: placed.get(held.uid) ?? held.node })) });
+      this.#kept = undefined;
+    }
+    const actions: Action[] = [];
+    for (const { held, pod } of unbound) {
+      const node = placed.get(held.uid) ?? held.node;
+      const how = node === held.node ? "bind sent again" : `bind sent again, moved from ${held.node}: ${lost.get(held.uid) ?? "placed again with its group"}`;
+      actions.push(bind(pod, node), podEvent(pod, "Normal", "Scheduled", `Successfully assigned ${pod.namespace}/${pod.name} to ${node} (gang ${key}, ${how})`, true));
+    }
+    this.#store.setTimer("bind", key, now + this.#bindCheckMs());
     return actions;
+  }
+
+  /** No pod of the group is bound and they fit nowhere now: the allocation is released and the group waits in the queue again, whole. */
+  #requeue(view: ClusterView, allocation: Allocation, unbound: readonly HeldUnbound[], why: string): Action[] {
+    const key = allocation.group;
+    moveHolds(view, unbound, new Map());
+    this.#store.deleteAllocation(key);
+    this.#store.cancelTimers(key, "bind");
+    this.#store.cancelTimers(key, "deadline");
+    this.#kept = undefined;
+    const message = `gang ${key}: ${why}; none of its pods is bound, so its allocation is released and the group waits in the queue again`;
+    return unbound.map(({ pod }) => podEvent(pod, "Warning", "FailedScheduling", message));
+  }
+
+  /**
+   * The group is partly bound and `misfits` fit nowhere now: they leave the allocation (a
+   * pass queues them as the group's later pods, extending it when room comes); the other
+   * unbound pods are bound again where they are.
+   */
+  #letGo(view: ClusterView, allocation: Allocation, unbound: readonly HeldUnbound[], misfits: readonly HeldUnbound[], why: string, now: number): Action[] {
+    const gone = new Set(misfits.map(({ held }) => held.uid));
+    moveHolds(view, misfits, new Map());
+    const kept = { ...allocation, pods: allocation.pods.filter((held) => !gone.has(held.uid)) };
+    this.#store.putAllocation(kept);
+    this.#kept = undefined;
+    const message = `gang ${allocation.group}: ${why}; the group's bound pods keep running and this pod waits in the queue for room`;
+    const stay = unbound.filter(({ held }) => !gone.has(held.uid));
+    const actions = misfits.map(({ pod }) => podEvent(pod, "Warning", "FailedScheduling", message));
+    return stay.length === 0 ? actions : [...actions, ...this.#sendAgain(kept, stay, new Map(), new Map(), now)];
   }
 
   /** An arrival timeout: a group still short of pods warns its present pods, once. */
@@ -327,6 +461,12 @@ function schedulable(loaded: Loaded): PodRecord[] {
       const ended = pod.ours ? (loaded.groups.get(pod.group.key)?.endedAt ?? null) : null;
       return ended === null || pod.createdAt > ended || pod.nodeName !== undefined;
     });
+}
+
+/** The rows as seen at `nowMs`: a reserved start already past is now (the backfill reserves at `max(end, now)`). */
+function atTime(rows: readonly GangSummary[], nowMs: number): GangSummary[] {
+  const now = new Date(nowMs).toISOString();
+  return rows.map((row) => (row.reservedStart !== null && Date.parse(row.reservedStart) < nowMs ? { ...row, reservedStart: now } : row));
 }
 
 /** A plan of `actions`, whose binds the relay may apply {@link BIND_CONCURRENCY} at a time. */

@@ -295,6 +295,11 @@ export class GangStore {
     return this.#sql.exec<{ due: number }>("SELECT due FROM gang_timers WHERE id = ?", `${kind}:${group}`).toArray()[0]?.due;
   }
 
+  /** When each group's `kind` timer is due, by group key (one statement for every group). */
+  timersOf(kind: TimerKind): Map<string, number> {
+    return new Map(this.#sql.exec<{ group_key: string; due: number }>("SELECT group_key, due FROM gang_timers WHERE kind = ?", kind).toArray().map((row) => [row.group_key, row.due] as const));
+  }
+
   /** Cancels a group's timers (of one kind, or all). */
   cancelTimers(group: string, kind?: TimerKind): void {
     if (kind === undefined) this.#sql.exec("DELETE FROM gang_timers WHERE group_key = ?", group);

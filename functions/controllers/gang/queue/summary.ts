@@ -1,4 +1,8 @@
-/** The inspection output: one row per group, from a pass computed over the stored state. */
+/**
+ * The inspection output: one row per group, from a pass over the stored state (the last
+ * pass a batch ran, or one computed for a read), with absolute times only: relative ones
+ * ("in 1m55s") are the reader's, from the list's `now`.
+ */
 import type { GangRow, GangState } from "../api/schema.ts";
 import type { Allocation, GroupSizes, PassReport, PodRecord } from "../core/index.ts";
 
@@ -11,6 +15,7 @@ export type GangSummary = GangRow;
 /** What the summary reads. */
 export interface SummaryInput {
   readonly report: PassReport;
+  /** The allocations after the pass (those it started included). */
   readonly allocations: readonly Allocation[];
   /** The pods the pass read (ended groups' old pods left out). */
   readonly pods: readonly PodRecord[];
@@ -33,8 +38,13 @@ export function summarize(input: SummaryInput): GangSummary[] {
   const rows: GangSummary[] = [];
   const rejected = new Map(report.rejected.map((r) => [r.group, r.reason] as const));
   const waiting = new Map(report.waiting.map((w) => [w.group, w.reason] as const));
+  // A group the pass started is running (its allocation's row), no longer queued; a start
+  // not recorded (a pass computed for a read only) still shows where it waits.
+  const allocated = new Set(input.allocations.map((allocation) => allocation.group));
+  const started = new Set(report.starts.filter((start) => allocated.has(start.group)).map((start) => start.group));
   let position = 0;
   for (const group of report.queue) {
+    if (started.has(group.key)) continue;
     const reason = rejected.get(group.key);
     if (reason !== undefined) {
       rows.push(row(group.key, "rejected", group.pods.length, group.size, { reason }));
