@@ -21,6 +21,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { describePods, waitForObject } from "../support/cluster-waits.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
+import { readerToken } from "./readers.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -38,6 +39,8 @@ const WAIT_MS = 30_000;
 
 let stack: E2EStack;
 let kubectl: Kubectl;
+/** A token that may list pods everywhere: what `GET /v1/gangs` asks of a caller. */
+let reader: string;
 
 before(async () => {
   if (skip) return;
@@ -45,6 +48,7 @@ before(async () => {
   stack = await e2eStack({ nodes: ["node-1", "node-2", "node-3"] });
   kubectl = kubectlFor(stack.kubeconfigPath);
   await createNamespaces(stack, ["coscheduling", "coscheduling-demo", "workload-api"]);
+  reader = await readerToken(stack, "podgroups-reader");
 });
 
 after(async () => {
@@ -87,7 +91,7 @@ async function boundAsOneGroup(namespace: string, key: string, count: number, mi
 
 /** The gang queue's rows for `namespace`, through the relay's API. */
 async function gangs(namespace: string): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`);
+  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`, { headers: { authorization: `Bearer ${reader}` } });
   assert.equal(response.status, 200);
   return GangList.parse(await response.json()).items;
 }
