@@ -83,7 +83,7 @@ test("the shipped controllers' ClusterRole: Sedna children written, Sedna parent
   assert.deepEqual(of("sedna.io", "models"), ["list", "watch"]);
   assert.deepEqual(of("", "pods/binding"), ["create"], "the gang scheduler binds, and may do nothing else to bindings");
   assert.deepEqual(of("", "pods/status"), ["patch"], "PodScheduled conditions");
-  assert.deepEqual(of("batch", "jobs"), ["delete", "get"], "a deadline reads and deletes the root Job, and does nothing else to Jobs");
+  assert.deepEqual(of("batch", "jobs"), ["delete", "get", "list", "watch"], "Jobs watched for the groups they announce (ADR 0025); a deadline reads and deletes the root Job; nothing else");
   assert.deepEqual(of("", "nodes"), ["list", "patch", "watch"], "edge autonomy patches its marks on Nodes; nothing creates or deletes a Node");
   assert.deepEqual(of("", "services"), ["create", "delete", "list", "patch", "watch"], "Sedna patches its Services in place");
   for (const group of ["scheduling.x-k8s.io", "scheduling.k8s.io"]) {
