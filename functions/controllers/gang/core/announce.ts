@@ -15,8 +15,8 @@ export interface JobGroup {
   readonly announcement: Announcement | undefined;
 }
 
-/** The group a Job's pods will form, if its template asks for our scheduler and names a group; undefined otherwise. */
-export function jobGroup(job: unknown): JobGroup | undefined {
+/** The group a Job's pods will form, if its template asks for our scheduler (`schedulerName`, default `fluxnetes`) and names a group; undefined otherwise. */
+export function jobGroup(job: unknown, schedulerName?: string): JobGroup | undefined {
   const uid = asString(dig(job, "metadata", "uid")) ?? "";
   const namespace = asString(dig(job, "metadata", "namespace")) || "default";
   const name = asString(dig(job, "metadata", "name")) ?? "";
@@ -25,7 +25,7 @@ export function jobGroup(job: unknown): JobGroup | undefined {
   if (uid === "" || template === undefined || asString(labels?.[GROUP_NAME_LABEL]) === undefined) return undefined;
   const creationTimestamp = asString(dig(job, "metadata", "creationTimestamp"));
   const pod = { apiVersion: "v1", kind: "Pod", metadata: { namespace, name: `${name}-template`, uid: `template-${uid}`, labels, creationTimestamp }, spec: template["spec"], status: { phase: "Pending" } };
-  const record = parsePod(pod);
+  const record = parsePod(pod, schedulerName);
   if (!record.ours) return undefined;
   const suspended = dig(job, "spec", "suspend") === true;
   const createdAt = record.createdAt === UNKNOWN_TIME ? 0 : record.createdAt;

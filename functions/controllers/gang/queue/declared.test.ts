@@ -142,10 +142,19 @@ test("native: a group that can never fit gets PodGroupScheduled False, Unschedul
 });
 
 test("the scheduler name is a setting: pods naming another scheduler are not placed", () => {
-  const gang = scheduler({ schedulerName: "gangs" });
+  const gang = scheduler({ schedulerName: "gangs", arrivalWindowSeconds: 30 });
   gang.apply(list([rawNode("n1", { cpu: "8" })]));
   assert.deepEqual(binds(gang.apply(batch([event("ADDED", rawPod("flux", { group: "g", size: 1, cpu: "1" }))], 1)).actions), [], "fluxnetes is not ours here");
   assert.deepEqual(binds(gang.apply(batch([event("ADDED", rawPod("ours", { group: "h", size: 1, cpu: "1", scheduler: "gangs" }))], 2)).actions), ["ours→n1"]);
+  const job = (scheduler: string): Record<string, unknown> => ({
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: `job-${scheduler}`, namespace: "default", uid: `uid-job-${scheduler}`, creationTimestamp: new Date(at(3)).toISOString() },
+    spec: { template: { metadata: { labels: { "fluxnetes.group-name": `j-${scheduler}`, "fluxnetes.group-size": "2" } }, spec: { schedulerName: scheduler, containers: [{ name: "c", image: "busybox", resources: { requests: { cpu: "1" } } }] } } },
+  });
+  const jobEvent = (object: Record<string, unknown>): WatchEvent => ({ type: "ADDED", kind: "Job.batch/v1", object: object as KubeObject, initial: false });
+  gang.apply(batch([jobEvent(job("fluxnetes")), jobEvent(job("gangs"))], 3));
+  assert.deepEqual(gang.groups(at(3)).filter((g) => g.state === "provisional").map((g) => g.group), ["j-gangs"], "only a Job whose pods name the configured scheduler announces its group");
 });
 
 test("a relist forgets the PodGroups it did not list: their pods wait again", () => {

@@ -188,7 +188,7 @@ export class GangQueueLogic {
         if (record?.ours === true) this.#store.orderGroup(record.group.key, now);
       }
     } else if (kind === "Job") {
-      const job = jobGroup(event.object);
+      const job = jobGroup(event.object, this.#options.schedulerName);
       if (event.type === "DELETED" || job === undefined) this.#store.deleteJob(event.object.metadata.uid ?? "");
       else this.#store.putJob(job.uid, job.key, job.announcement, now);
     } else if (kind === "PodGroup") {
