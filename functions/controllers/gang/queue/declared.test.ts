@@ -164,3 +164,16 @@ test("a relist forgets the PodGroups it did not list: their pods wait again", ()
   gang.apply(batch([event("ADDED", nativePod("w-0", "train")), event("ADDED", nativePod("w-1", "train"))], 2));
   assert.deepEqual(gang.groups(at(2)).map((g) => [g.group, g.state, g.size]), [["train", "provisional", 0]]);
 });
+
+test("a PodGroup made before its pods gives its group its place in the queue: its pods arriving late, it holds that place (ADR 0025)", () => {
+  const gang = scheduler({ arrivalWindowSeconds: 30 });
+  gang.apply(list([rawNode("n1", { cpu: "4" })], 0));
+  // first is created before second, but a pod of second is the first to arrive.
+  gang.apply(batch([groupEvent("ADDED", spGroup("zz-first", 2)), groupEvent("ADDED", spGroup("aa-second", 2))], 1));
+  gang.apply(batch([event("ADDED", spPod("second-0", "aa-second", { cpu: "2" }))], 2));
+  gang.apply(batch([event("ADDED", spPod("first-0", "zz-first", { cpu: "2" }))], 3));
+  const early = gang.apply(batch([event("ADDED", spPod("second-1", "aa-second", { cpu: "2" }))], 4));
+  assert.deepEqual(binds(early.actions), [], "second, complete, waits: first, still arriving, holds the node");
+  const late = gang.apply(batch([event("ADDED", spPod("first-1", "zz-first", { cpu: "1" }))], 5));
+  assert.deepEqual(binds(late.actions), ["first-0→n1", "first-1→n1"]);
+});

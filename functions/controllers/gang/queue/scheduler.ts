@@ -13,6 +13,7 @@ import {
   buildView,
   gatherGroups,
   jobGroup,
+  parseDeclaredGroup,
   heldNodeFailure,
   moveHolds,
   placeAgain,
@@ -189,12 +190,17 @@ export class GangQueueLogic {
       }
     } else if (kind === "Job") {
       const job = jobGroup(event.object, this.#options.schedulerName);
-      if (event.type === "DELETED" || job === undefined) this.#store.deleteJob(event.object.metadata.uid ?? "");
-      else this.#store.putJob(job.uid, job.key, job.announcement, now);
+      if (event.type === "DELETED" || job === undefined) this.#store.deleteAnnouncer(event.object.metadata.uid ?? "");
+      else this.#store.putAnnouncer(job.uid, job.key, job.announcement, now);
     } else if (kind === "PodGroup") {
       const api = event.kind.endsWith(`.${DECLARING_API_VERSIONS.native}`) ? "native" : "scheduler-plugins";
       if (event.type === "DELETED") this.#store.deleteDeclaredGroup(api, event.object);
       else this.#store.putDeclaredGroup(api, event.object);
+      // A PodGroup made before its pods gives the group its place in the queue (ADR 0025).
+      const declared = parseDeclaredGroup(api, event.object);
+      const uid = event.object.metadata.uid ?? "";
+      if (event.type === "DELETED" || declared === undefined) this.#store.deleteAnnouncer(uid);
+      else this.#store.putAnnouncer(uid, declared.key, undefined, now);
     } else if (kind === "Node") {
       if (event.type === "DELETED") this.#store.deleteNode(event.object.metadata.name ?? "");
       else this.#store.putNode(event.object);
@@ -233,14 +239,14 @@ export class GangQueueLogic {
       this.#store.ensureGroup(start.group, now);
       this.#store.cancelTimers(start.group, "arrival");
       this.#store.cancelTimers(start.group, "window");
-      this.#store.settleJobs(start.group);
+      this.#store.settleAnnouncers(start.group);
       if (running === undefined && start.allocation.endsAt !== undefined && group.pods.some((pod) => pod.deadlineSeconds !== undefined)) this.#store.setTimer("deadline", start.group, start.allocation.endsAt);
       this.#store.setTimer("bind", start.group, now + this.#bindCheckMs());
       actions.push(...binds(group, start.placed));
     }
     for (const { group: key, reason } of report.rejected) {
       this.#complete(key, loaded, now);
-      this.#store.settleJobs(key);
+      this.#store.settleAnnouncers(key);
       const group = queue.get(key);
       if (group === undefined || loaded.groups.get(key)?.reported === reason.text) continue;
       const message = `gang ${key} (${group.pods.length} pods) ${reason.text}`;

@@ -70,9 +70,10 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   // The queue order (ADR 0025): the counter value a group or a Job was first seen at. Kept across relists and restarts.
   "CREATE TABLE IF NOT EXISTS gang_order (group_key TEXT PRIMARY KEY, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL)",
-  // Jobs whose pod template announces a group of ours, before (or while) their pods arrive.
+  // Objects that announce a group of ours before (or while) its pods arrive: Jobs whose pod template names it
+  // (with the template as `announcement`), PodGroups of either API (numbering the group only).
   // `done`: its group has started (or was rejected) since; the Job announces nothing more.
-  "CREATE TABLE IF NOT EXISTS gang_jobs (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, done INTEGER NOT NULL DEFAULT 0, gen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_announcers (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, done INTEGER NOT NULL DEFAULT 0, gen INTEGER NOT NULL)",
   // The nodes a group still arriving holds (one per pod, match order): where it goes when complete.
   "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
   // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
@@ -130,7 +131,7 @@ export class GangStore {
     const generation = this.generation();
     this.#sql.exec("DELETE FROM pods WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM nodes WHERE gen < ?", generation);
-    this.#sql.exec("DELETE FROM gang_jobs WHERE gen < ?", generation);
+    this.#sql.exec("DELETE FROM gang_announcers WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM declared_groups WHERE gen < ?", generation);
     this.#setMeta("listing", "0");
     this.#setMeta("listed", "1");
@@ -341,7 +342,7 @@ export class GangStore {
   /** Numbers a group first seen now, unless it has its number; a Job that announced it gave it its number first. */
   orderGroup(key: string, now: number): void {
     if (this.#sql.exec("SELECT 1 FROM gang_order WHERE group_key = ?", key).toArray().length > 0) return;
-    const announced = this.#sql.exec<{ seq: number | null; first_seen: number | null }>("SELECT MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_jobs WHERE group_key = ?", key).one();
+    const announced = this.#sql.exec<{ seq: number | null; first_seen: number | null }>("SELECT MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_announcers WHERE group_key = ?", key).one();
     this.#sql.exec("INSERT INTO gang_order (group_key, seq, first_seen) VALUES (?, ?, ?)", key, announced.seq ?? this.#nextSeq(), Math.min(now, announced.first_seen ?? now));
   }
 
@@ -350,7 +351,7 @@ export class GangStore {
     const rows = this.#sql.exec<{ group_key: string; seq: number; first_seen: number }>("SELECT group_key, seq, first_seen FROM gang_order").toArray();
     const seq = new Map(rows.map((row) => [row.group_key, row.seq] as const));
     const firstSeen = new Map(rows.map((row) => [row.group_key, row.first_seen] as const));
-    for (const job of this.#sql.exec<{ group_key: string; seq: number; first_seen: number }>("SELECT group_key, MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_jobs GROUP BY group_key").toArray()) {
+    for (const job of this.#sql.exec<{ group_key: string; seq: number; first_seen: number }>("SELECT group_key, MIN(seq) AS seq, MIN(first_seen) AS first_seen FROM gang_announcers GROUP BY group_key").toArray()) {
       seq.set(job.group_key, Math.min(seq.get(job.group_key) ?? Infinity, job.seq));
       firstSeen.set(job.group_key, Math.min(firstSeen.get(job.group_key) ?? Infinity, job.first_seen));
     }
@@ -368,11 +369,16 @@ export class GangStore {
     return this.#sql.exec<{ group_key: string }>("SELECT group_key FROM gang_order").toArray().map((row) => row.group_key);
   }
 
-  /** Records a Job announcing a group (numbered when first seen); an announcement of undefined keeps its number but holds nothing (a suspended or finished Job). */
-  putJob(uid: string, key: string, announcement: Announcement | undefined, now: number): void {
-    const known = this.#sql.exec<{ seq: number }>("SELECT seq FROM gang_jobs WHERE uid = ?", uid).toArray()[0];
+  /**
+   * Records an object announcing a group — a Job, a PodGroup — numbered when first seen;
+   * the group takes the smallest number of its announcers. `announcement` is what its pods
+   * will ask (a Job's template); undefined keeps the number but holds nothing by itself (a
+   * suspended Job, a PodGroup).
+   */
+  putAnnouncer(uid: string, key: string, announcement: Announcement | undefined, now: number): void {
+    const known = this.#sql.exec<{ seq: number }>("SELECT seq FROM gang_announcers WHERE uid = ?", uid).toArray()[0];
     this.#sql.exec(
-      "INSERT INTO gang_jobs (uid, group_key, seq, first_seen, announcement, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET group_key = excluded.group_key, announcement = excluded.announcement, gen = excluded.gen",
+      "INSERT INTO gang_announcers (uid, group_key, seq, first_seen, announcement, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET group_key = excluded.group_key, announcement = excluded.announcement, gen = excluded.gen",
       uid,
       key,
       known?.seq ?? this.#nextSeq(),
@@ -382,28 +388,23 @@ export class GangStore {
     );
   }
 
-  /** Whether a Job is recorded. */
-  hasJob(uid: string): boolean {
-    return this.#sql.exec("SELECT 1 FROM gang_jobs WHERE uid = ?", uid).toArray().length > 0;
+  /** Forgets an announcing object. */
+  deleteAnnouncer(uid: string): void {
+    this.#sql.exec("DELETE FROM gang_announcers WHERE uid = ?", uid);
   }
 
-  /** Forgets a Job. */
-  deleteJob(uid: string): void {
-    this.#sql.exec("DELETE FROM gang_jobs WHERE uid = ?", uid);
-  }
-
-  /** The announcements of the recorded Jobs whose group has not started yet. */
+  /** The announcements (Jobs' templates) of groups that have not started yet. */
   announcements(): Announcement[] {
-    return this.#sql.exec<{ announcement: string | null }>("SELECT announcement FROM gang_jobs WHERE announcement IS NOT NULL AND done = 0 ORDER BY seq").toArray().map((row) => JSON.parse(row.announcement ?? "null") as Announcement);
+    return this.#sql.exec<{ announcement: string | null }>("SELECT announcement FROM gang_announcers WHERE announcement IS NOT NULL AND done = 0 ORDER BY seq").toArray().map((row) => JSON.parse(row.announcement ?? "null") as Announcement);
   }
 
   /**
-   * The Jobs announcing a group have had their say: it started or was rejected. A Job
+   * The objects announcing a group have had their say: it started or was rejected. A Job
    * keeps its row (and number) until deleted, but no longer holds a place when its pods
    * are gone (finished, or deleted by the Job controller).
    */
-  settleJobs(key: string): void {
-    this.#sql.exec("UPDATE gang_jobs SET done = 1 WHERE group_key = ? AND done = 0", key);
+  settleAnnouncers(key: string): void {
+    this.#sql.exec("UPDATE gang_announcers SET done = 1 WHERE group_key = ? AND done = 0", key);
   }
 
   /** The holds by group key. */
