@@ -83,8 +83,9 @@ export const SCHEDULER_PLUGINS: GoComponent = {
   // k8s.io/csi-translation-lib v0.34.7 (its version list skips from v0.34.5 to v0.34.8), which
   // kube-scheduler's nodevolumelimits plugin imports: the next patch of the same minor instead.
   replaceOverrides: { "k8s.io/csi-translation-lib": "v0.34.8" },
-  // What its Makefile stamps (`-X k8s.io/component-base/version.gitVersion=$(VERSION)`).
-  stamps: { "k8s.io/component-base/version.gitVersion": "v0.34.7" },
+  // Not stamped: its Makefile stamps gitVersion with its own tag (v0.34.7), which component-base
+  // reads as Kubernetes 0.34 and refuses ("emulation version 0.34 is not between [1.31, 0.34.0]");
+  // unstamped, the binary reports the 1.34 it is built from (component-base's default).
   binaries: { "kube-scheduler": "sigs.k8s.io/scheduler-plugins/cmd/scheduler" },
 };
 

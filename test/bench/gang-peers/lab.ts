@@ -1,0 +1,119 @@
+/**
+ * One peer's run of one scenario on a control plane: a namespace of its own, the group
+ * objects and pods created as the peer declares them (`./peers.ts`), a watch of pods feeding
+ * a {@link GangObserver}, waits on what it saw with a deadline, and everything deleted at
+ * the end (the next scenario starts from empty nodes).
+ */
+import { waitFor, WaitTimeout } from "../../../cli/wait.ts";
+import type { KubeObject } from "../../../protocol/index.ts";
+import type { ClusterEvent } from "../../../sim/contract.ts";
+import type { TestCluster } from "../../support/http-cluster.ts";
+import { inPool } from "../util.ts";
+import { GangObserver } from "./observe.ts";
+import { creationOrder, groupObject, groupPod, plainPod, type GroupSpec, type PeerName } from "./peers.ts";
+
+const POD = { apiVersion: "v1", kind: "Pod" };
+/** Creates (and deletes) in flight at once. */
+const CONCURRENCY = 32;
+/** How long setting up and cleaning up may take. */
+const CHORE_MS = 300_000;
+
+/** A control plane as a lab uses it: the test contract, and a subscription to its pod watch. */
+export interface LabCluster {
+  readonly cluster: TestCluster;
+  watchPods(onEvent: (event: ClusterEvent) => void): () => void;
+}
+
+/** What a peer adds to a lab: how to wait until its scheduler has seen the pods so far, and what to wait for after cleaning up. */
+export interface PeerHooks {
+  /** Resolves once the scheduler has seen every pod created so far (`groups` hold `present` pods each). */
+  settle(lab: Lab, groups: readonly GroupSpec[], present: number): Promise<void>;
+  /** Resolves once the scheduler has forgotten the deleted pods. */
+  drained(): Promise<void>;
+}
+
+/** One peer's run of one scenario. */
+export class Lab {
+  readonly peer: PeerName;
+  readonly namespace: string;
+  readonly observer: GangObserver;
+  readonly #on: LabCluster;
+  readonly #hooks: PeerHooks;
+  readonly #unsubscribe: () => void;
+  readonly #declared = new Set<string>();
+
+  private constructor(peer: PeerName, namespace: string, on: LabCluster, hooks: PeerHooks) {
+    this.peer = peer;
+    this.namespace = namespace;
+    this.#on = on;
+    this.#hooks = hooks;
+    this.observer = new GangObserver(namespace);
+    this.#unsubscribe = on.watchPods((event) => {
+      if (event.type !== "DELETED") this.observer.observe(event.object, performance.now());
+    });
+  }
+
+  /** Opens a lab in a new namespace (its `default` ServiceAccount made, so pods are admitted). */
+  static async open(peer: PeerName, namespace: string, on: LabCluster, hooks: PeerHooks): Promise<Lab> {
+    await on.cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } as KubeObject);
+    await waitFor(`the default ServiceAccount of ${namespace}`, () => on.cluster.find({ apiVersion: "v1", kind: "ServiceAccount" }, namespace, "default"), (sa) => sa !== undefined, { timeoutMs: 60_000, intervalMs: 100 });
+    return new Lab(peer, namespace, on, hooks);
+  }
+
+  get cluster(): TestCluster {
+    return this.#on.cluster;
+  }
+
+  /** Creates pods `[from, to)` of every group (each group's object first, once), group by group or interleaved. */
+  async create(groups: readonly GroupSpec[], options: { interleaved?: boolean; from?: number; to?: number } = {}): Promise<void> {
+    const objects = groups.filter((g) => !this.#declared.has(g.name)).flatMap((g) => groupObject(this.peer, g, this.namespace) ?? []);
+    for (const g of groups) this.#declared.add(g.name);
+    await inPool(objects, CONCURRENCY, (o) => this.#on.cluster.create(o));
+    const order = creationOrder(groups, options.interleaved ?? false, options.from ?? 0, options.to);
+    // Interleaved creates go one at a time, so the API server sees them in that order.
+    await inPool(order, options.interleaved ? 1 : CONCURRENCY, ({ group, index }) => this.#on.cluster.create(groupPod(this.peer, group, index, this.namespace)));
+  }
+
+  /** Waits until `done` holds of what the watch saw; false when `deadline` (performance.now() ms) passes first. */
+  async until(what: string, done: () => boolean, deadline: number): Promise<boolean> {
+    try {
+      await waitFor(what, done, (ok) => ok, { timeoutMs: Math.max(0, deadline - performance.now()), intervalMs: 10 });
+      return true;
+    } catch (error) {
+      if (error instanceof WaitTimeout) return false;
+      throw error;
+    }
+  }
+
+  /** Resolves once the peer's scheduler has seen every pod so far (see {@link PeerHooks.settle}). */
+  settle(groups: readonly GroupSpec[], present: number): Promise<void> {
+    return this.#hooks.settle(this, groups, present);
+  }
+
+  /**
+   * A pod of no group, created and waited for until bound, then deleted: the scheduler
+   * took every pod queued before it (kube-scheduler's queues sort by priority, then by
+   * creation time), so the pods created earlier have all been tried.
+   */
+  async sentinel(name: string): Promise<void> {
+    const pod = plainPod(this.peer, name, this.namespace);
+    if (pod === undefined) throw new Error(`${this.peer} places gangs only: no sentinel pod`);
+    await this.#on.cluster.create(pod);
+    await waitFor(`the sentinel pod ${name} bound`, async () => (await this.#on.cluster.get(POD, this.namespace, name)) as { spec?: { nodeName?: string } }, (p) => Boolean(p.spec?.nodeName), { timeoutMs: CHORE_MS, intervalMs: 20 });
+    await this.#on.cluster.delete(POD, this.namespace, name, { gracePeriodSeconds: 0 });
+  }
+
+  /** Deletes every pod and group object of the namespace and waits until they are gone and the scheduler has forgotten them. */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    const pods = (await this.#on.cluster.list(POD, { namespace: this.namespace })).items;
+    await inPool(pods, CONCURRENCY, (pod) => this.#on.cluster.delete(POD, this.namespace, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined));
+    const type = groupObject(this.peer, { name: "x", size: 1, cpuMillis: 0 }, this.namespace);
+    if (type !== undefined) {
+      const objects = (await this.#on.cluster.list(type, { namespace: this.namespace })).items;
+      await inPool(objects, CONCURRENCY, (o) => this.#on.cluster.delete(type, this.namespace, o.metadata.name ?? "").catch(() => undefined));
+    }
+    await waitFor(`no pod left in ${this.namespace}`, async () => (await this.#on.cluster.list(POD, { namespace: this.namespace })).items.length, (n) => n === 0, { timeoutMs: CHORE_MS, intervalMs: 250 });
+    await this.#hooks.drained();
+  }
+}
