@@ -48,9 +48,7 @@ export class Lab {
     this.#on = on;
     this.#hooks = hooks;
     this.observer = new GangObserver(namespace);
-    this.#unsubscribe = on.watchPods((event) => {
-      if (event.type !== "DELETED") this.observer.observe(event.object, performance.now());
-    });
+    this.#unsubscribe = on.watchPods((event) => this.observer.observe(event.object, performance.now(), event.type === "DELETED"));
   }
 
   /** Opens a lab in a new namespace (its `default` ServiceAccount made, so pods are admitted). */

@@ -32,7 +32,7 @@ test("half-placed: partly bound beyond the grace, or still partly bound at the e
   assert.equal(seen.boundPods(), 3);
 });
 
-test("a group has ended when every pod has; pods of another namespace or without the bench labels are ignored", () => {
+test("a group has ended when every pod has exited or was deleted; pods of another namespace or without the bench labels are ignored", () => {
   const seen = new GangObserver("ns");
   seen.observe(pod("a", 2, 0, "n1", "Succeeded"), 10);
   seen.observe(pod("a", 2, 1, "n2", "Failed"), 20);
@@ -40,6 +40,9 @@ test("a group has ended when every pod has; pods of another namespace or without
   seen.observe({ metadata: { name: "plain", namespace: "ns" }, spec: { nodeName: "n1" } }, 30);
   assert.equal(seen.group("a")?.endedAt, 20);
   assert.equal(seen.boundPods(), 2);
+  seen.observe(pod("d", 1, 0, "n1"), 40);
+  seen.observe(pod("d", 1, 0, "n1"), 50, true);
+  assert.equal(seen.group("d")?.endedAt, 50, "deleted (edgeloop ends a group at its deadline so): ended");
 });
 
 const A: GroupSpec = { name: "a", size: 3, cpuMillis: 100 };

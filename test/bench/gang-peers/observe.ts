@@ -34,7 +34,7 @@ export interface GroupSeen {
   readonly firstBoundAt: number | undefined;
   /** When its last pod was bound. */
   readonly wholeAt: number | undefined;
-  /** When every pod had ended. */
+  /** When every pod had ended (exited, or deleted). */
   readonly endedAt: number | undefined;
 }
 
@@ -56,8 +56,12 @@ export class GangObserver {
     this.#namespace = namespace;
   }
 
-  /** A pod as an event (ADDED or MODIFIED) showed it at `at`; pods of other namespaces or without the bench labels are ignored. */
-  observe(pod: ObservedPod, at: number): void {
+  /**
+   * A pod as an event showed it at `at`; `deleted` for a DELETED event, which ends the pod
+   * as its exit does (edgeloop deletes a group at its deadline). Pods of other namespaces
+   * or without the bench labels are ignored.
+   */
+  observe(pod: ObservedPod, at: number, deleted = false): void {
     const group = pod.metadata.labels?.[BENCH_GROUP_LABEL];
     const size = Number(pod.metadata.labels?.[BENCH_SIZE_LABEL]);
     const name = pod.metadata.name;
@@ -69,7 +73,7 @@ export class GangObserver {
       track.firstBoundAt ??= at;
       if (track.bound.size >= track.size) track.wholeAt ??= at;
     }
-    if ((pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") && !track.ended.has(name)) {
+    if ((deleted || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") && !track.ended.has(name)) {
       track.ended.add(name);
       if (track.ended.size >= track.size) track.endedAt ??= at;
     }
