@@ -42,7 +42,7 @@ import { openWatch } from "./cluster/watch.ts";
 import { coschedulingBinary, installCoscheduling, startCoschedulingPlane } from "./gang-peers/coscheduling.ts";
 import { Lab, type LabCluster, type PeerHooks } from "./gang-peers/lab.ts";
 import { PEERS, type PeerName } from "./gang-peers/peers.ts";
-import { scenarios, type Scenario } from "./gang-peers/scenarios.ts";
+import { scenarios, WHOLE_NODE_MILLIS, type Scenario } from "./gang-peers/scenarios.ts";
 import { relayBundle, relayIdle } from "./util.ts";
 
 const NODES = Number(process.env.EDGELOOP_BENCH_PEERS_NODES ?? 16);
@@ -72,6 +72,7 @@ async function runPeer(peer: PeerName, on: LabCluster, hooks: PeerHooks, chosen:
     progress(`${peer}: ${scenario.name}`);
     const lab = await Lab.open(peer, `${peer}-${scenario.name.replaceAll("_", "-")}`, on, hooks);
     try {
+      await lab.probe(NODES, WHOLE_NODE_MILLIS);
       for (const figure of await scenario.run(lab, NODES)) {
         const metric = scenario.name === "throughput" ? figure.metric : `${scenario.name}_${figure.metric}`;
         const target = targetOf(peer, metric);

@@ -94,11 +94,28 @@ export class Lab {
    * creation time), so the pods created earlier have all been tried.
    */
   async sentinel(name: string): Promise<void> {
-    const pod = plainPod(this.peer, name, this.namespace);
+    const pod = plainPod(this.peer, name, this.namespace, 10);
     if (pod === undefined) throw new Error(`${this.peer} places gangs only: no sentinel pod`);
     await this.#on.cluster.create(pod);
     await waitFor(`the sentinel pod ${name} bound`, async () => (await this.#on.cluster.get(POD, this.namespace, name)) as { spec?: { nodeName?: string } }, (p) => Boolean(p.spec?.nodeName), { timeoutMs: CHORE_MS, intervalMs: 20 });
     await this.#on.cluster.delete(POD, this.namespace, name, { gracePeriodSeconds: 0 });
+  }
+
+  /**
+   * Waits until the scheduler can use every node: one pod of no group per node, each
+   * asking what a node has room for once, all bound, then deleted. A pod deleted while
+   * waiting at Permit keeps its node assumed in kube-scheduler's cache until its wait ends
+   * (coscheduling's 10 s, the native gang's 5 minutes): the next scenario starts on nodes
+   * its scheduler sees free.
+   */
+  async probe(nodes: number, cpuMillis: number): Promise<void> {
+    const names = Array.from({ length: nodes }, (_, i) => `probe-${i}`);
+    const pods = names.flatMap((name) => plainPod(this.peer, name, this.namespace, cpuMillis) ?? []);
+    if (pods.length === 0) return;
+    await inPool(pods, CONCURRENCY, (pod) => this.#on.cluster.create(pod));
+    const bound = async (): Promise<number> => ((await this.#on.cluster.list(POD, { namespace: this.namespace })).items as { metadata: { name?: string }; spec?: { nodeName?: string } }[]).filter((p) => p.metadata.name?.startsWith("probe-") && p.spec?.nodeName).length;
+    await waitFor(`${nodes} probe pods bound (every node free for the scheduler)`, bound, (n) => n === nodes, { timeoutMs: CHORE_MS, intervalMs: 100 });
+    await inPool(names, CONCURRENCY, (name) => this.#on.cluster.delete(POD, this.namespace, name, { gracePeriodSeconds: 0 }));
   }
 
   /** Deletes every pod and group object of the namespace and waits until they are gone and the scheduler has forgotten them. */

@@ -70,9 +70,9 @@ export function groupPod(peer: PeerName, group: GroupSpec, index: number, namesp
 }
 
 /** A pod of no group for the peer's scheduler (the sentinel that shows its queue was worked through); undefined for edgeloop, which places gangs only. */
-export function plainPod(peer: PeerName, name: string, namespace: string): KubeObject | undefined {
+export function plainPod(peer: PeerName, name: string, namespace: string, cpuMillis: number): KubeObject | undefined {
   if (peer === "edgeloop") return undefined;
-  const spec = { ...podSpec({ name, size: 1, cpuMillis: 10 }), ...(peer === "coscheduling" ? { schedulerName: COSCHEDULING_SCHEDULER } : {}) };
+  const spec = { ...podSpec({ name, size: 1, cpuMillis }), ...(peer === "coscheduling" ? { schedulerName: COSCHEDULING_SCHEDULER } : {}) };
   return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace }, spec } as KubeObject;
 }
 
