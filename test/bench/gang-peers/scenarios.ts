@@ -55,11 +55,15 @@ function since(start: number, at: number): number {
   return tenth((at - start) / 1000);
 }
 
-/** The figures of a contended scenario whose set-up (its filler) was not placed before the deadline: it did not complete. */
-function unplaced(extra: readonly string[]): ScenarioFigure[] {
+/**
+ * The figures of a contended scenario whose set-up (its filler) was not placed before the
+ * deadline: it did not complete; `extra` figures (seconds) are the deadline too.
+ */
+function unplaced(lab: Lab, extra: readonly string[]): ScenarioFigure[] {
   return [
     { metric: "completed", value: 0, unit: "bool" },
     { metric: "seconds", value: DEADLINE_S, unit: "s" },
+    { metric: "half_placed_groups", value: lab.observer.halfPlaced(performance.now()).length, unit: "groups" },
     ...extra.map((metric) => ({ metric, value: DEADLINE_S, unit: "s" })),
   ];
 }
@@ -123,7 +127,7 @@ export const starved: Scenario = {
   async run(lab, nodes) {
     const filler = whole("filler", Math.floor(nodes / 2), 30);
     await lab.create([filler]);
-    if (!(await lab.until("the filler placed", () => lab.observer.whole([filler.name]), performance.now() + DEADLINE_S * 1000))) return unplaced(["large_start_after_room_s"]);
+    if (!(await lab.until("the filler placed", () => lab.observer.whole([filler.name]), performance.now() + DEADLINE_S * 1000))) return unplaced(lab, ["large_start_after_room_s"]);
     const large = whole("large", Math.floor((3 * nodes) / 4), 15);
     const smalls = Array.from({ length: Math.floor(nodes / 4) }, (_, i) => whole(`small${i}`, 2, 10));
     const start = performance.now();
@@ -150,7 +154,7 @@ export const race: Scenario = {
   async run(lab, nodes) {
     const filler = whole("filler", nodes - 1, 20);
     await lab.create([filler]);
-    if (!(await lab.until("the filler placed", () => lab.observer.whole([filler.name]), performance.now() + DEADLINE_S * 1000))) return unplaced([]);
+    if (!(await lab.until("the filler placed", () => lab.observer.whole([filler.name]), performance.now() + DEADLINE_S * 1000))) return unplaced(lab, []);
     const pairs = [whole("pair0", 2, 10), whole("pair1", 2, 10)];
     const start = performance.now();
     await lab.create(pairs, { interleaved: true });
