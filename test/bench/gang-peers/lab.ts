@@ -106,7 +106,9 @@ export class Lab {
    * asking what a node has room for once, all bound, then deleted. A pod deleted while
    * waiting at Permit keeps its node assumed in kube-scheduler's cache until its wait ends
    * (coscheduling's 10 s, the native gang's 5 minutes): the next scenario starts on nodes
-   * its scheduler sees free.
+   * its scheduler sees free. Once they are gone, a sentinel pod (created after their
+   * deletions, on the same watch the scheduler's informer reads in order) is bound: its
+   * cache has dropped them too.
    */
   async probe(nodes: number, cpuMillis: number): Promise<void> {
     const names = Array.from({ length: nodes }, (_, i) => `probe-${i}`);
@@ -116,6 +118,8 @@ export class Lab {
     const bound = async (): Promise<number> => ((await this.#on.cluster.list(POD, { namespace: this.namespace })).items as { metadata: { name?: string }; spec?: { nodeName?: string } }[]).filter((p) => p.metadata.name?.startsWith("probe-") && p.spec?.nodeName).length;
     await waitFor(`${nodes} probe pods bound (every node free for the scheduler)`, bound, (n) => n === nodes, { timeoutMs: CHORE_MS, intervalMs: 100 });
     await inPool(names, CONCURRENCY, (name) => this.#on.cluster.delete(POD, this.namespace, name, { gracePeriodSeconds: 0 }));
+    await waitFor("the probe pods gone", async () => (await this.#on.cluster.list(POD, { namespace: this.namespace })).items.length, (n) => n === 0, { timeoutMs: CHORE_MS, intervalMs: 100 });
+    await this.sentinel("probe-sentinel");
   }
 
   /** Deletes every pod and group object of the namespace and waits until they are gone and the scheduler has forgotten them. */
