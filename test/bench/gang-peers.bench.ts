@@ -80,6 +80,7 @@ async function runPeer(peer: PeerName, on: LabCluster, hooks: PeerHooks, chosen:
         if (metric === "pods_per_second") podsPerSecond = figure.value;
         progress(`${peer}: ${metric} = ${figure.value} ${figure.unit}`);
       }
+      if (lab.missedByWatch > 0) progress(`${peer}: ${scenario.name}: ${lab.missedByWatch} bind(s) seen by a list before the watch (times of those to 0.5 s)`);
     } finally {
       await lab.close();
     }

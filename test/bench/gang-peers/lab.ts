@@ -9,7 +9,7 @@ import type { KubeObject } from "../../../protocol/index.ts";
 import type { ClusterEvent } from "../../../sim/contract.ts";
 import type { TestCluster } from "../../support/http-cluster.ts";
 import { inPool } from "../util.ts";
-import { GangObserver } from "./observe.ts";
+import { GangObserver, type ObservedPod } from "./observe.ts";
 import { creationOrder, groupObject, groupPod, plainPod, type GroupSpec, type PeerName } from "./peers.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -17,6 +17,8 @@ const POD = { apiVersion: "v1", kind: "Pod" };
 const CONCURRENCY = 32;
 /** How long setting up and cleaning up may take. */
 const CHORE_MS = 300_000;
+/** How often a wait lists the pods as well as reading the watch. */
+const LIST_EVERY_MS = 500;
 
 /** A control plane as a lab uses it: the test contract, and a subscription to its pod watch. */
 export interface LabCluster {
@@ -41,6 +43,11 @@ export class Lab {
   readonly #hooks: PeerHooks;
   readonly #unsubscribe: () => void;
   readonly #declared = new Set<string>();
+  /** The pods the last list showed, and when it was made (performance.now() ms). */
+  #listed = new Map<string, ObservedPod>();
+  #listedAt = 0;
+  /** Pods a list showed bound before the watch did (a watch that fell behind or ended). */
+  missedByWatch = 0;
 
   private constructor(peer: PeerName, namespace: string, on: LabCluster, hooks: PeerHooks) {
     this.peer = peer;
@@ -72,15 +79,37 @@ export class Lab {
     await inPool(order, options.interleaved ? 1 : CONCURRENCY, ({ group, index }) => this.#on.cluster.create(groupPod(this.peer, group, index, this.namespace)));
   }
 
-  /** Waits until `done` holds of what the watch saw; false when `deadline` (performance.now() ms) passes first. */
+  /**
+   * Waits until `done` holds of what was seen; false when `deadline` (performance.now() ms)
+   * passes first. The watch gives the times; a list every {@link LIST_EVERY_MS} feeds the
+   * observer too, so a watch that fell behind or ended costs precision, not a false deadlock.
+   */
   async until(what: string, done: () => boolean, deadline: number): Promise<boolean> {
+    const check = async (): Promise<boolean> => {
+      if (done()) return true;
+      if (performance.now() - this.#listedAt >= LIST_EVERY_MS) await this.refresh();
+      return done();
+    };
     try {
-      await waitFor(what, done, (ok) => ok, { timeoutMs: Math.max(0, deadline - performance.now()), intervalMs: 10 });
+      await waitFor(what, check, (ok) => ok, { timeoutMs: Math.max(0, deadline - performance.now()), intervalMs: 10 });
       return true;
     } catch (error) {
       if (error instanceof WaitTimeout) return false;
       throw error;
     }
+  }
+
+  /** Feeds the observer with a list of the namespace's pods; a pod listed before and gone now was deleted. */
+  async refresh(): Promise<void> {
+    this.#listedAt = performance.now();
+    const items = (await this.#on.cluster.list(POD, { namespace: this.namespace })).items as ObservedPod[];
+    const now = performance.now();
+    const bound = this.observer.boundPods();
+    const listed = new Map(items.map((pod) => [pod.metadata.name ?? "", pod]));
+    for (const pod of items) this.observer.observe(pod, now);
+    for (const [name, pod] of this.#listed) if (!listed.has(name)) this.observer.observe(pod, now, true);
+    this.missedByWatch += this.observer.boundPods() - bound;
+    this.#listed = listed;
   }
 
   /** Resolves once the peer's scheduler has seen every pod so far (see {@link PeerHooks.settle}). */

@@ -89,6 +89,7 @@ export function throughput(pods: number): Scenario {
     async run(lab) {
       await lab.create(groups, { to: size - 1 });
       await lab.settle(groups, size - 1);
+      await lab.refresh();
       const early = lab.observer.boundPods();
       const start = performance.now();
       await lab.create(groups, { from: size - 1 });
