@@ -20,8 +20,8 @@
  *
  * EDGELOOP_BENCH_PEERS_NODES (default 16), EDGELOOP_BENCH_PEERS_PODS (1,024),
  * EDGELOOP_BENCH_PEERS (edgeloop,native,coscheduling) and EDGELOOP_BENCH_PEERS_SCENARIOS
- * (throughput,interleaved_117,starved_713,race_930) make a smaller run. About 12 minutes
- * on 2 cores at the defaults.
+ * (throughput,interleaved_117,starved_713,race_930) make a smaller run. About 10 minutes
+ * on 2 cores at the defaults (each 150 s deadline a peer runs into included).
  */
 import "./cluster/on-cluster.ts";
 import { KubeConfig } from "@kubernetes/client-node";
