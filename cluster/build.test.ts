@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { BuildError, ensureToolchain, missingBinaries, stagingModules, toolchainAt, wrapperGoMod } from "./build.ts";
-import { COMPONENTS, ETCD, KUBERNETES, releaseKey } from "./versions.ts";
+import { BuildError, ensureToolchain, missingBinaries, moduleReplacements, stagingModules, toolchainAt, wrapperGoMod } from "./build.ts";
+import { COMPONENTS, ETCD, KUBERNETES, releaseKey, SCHEDULER_PLUGINS } from "./versions.ts";
 
 const KUBERNETES_GO_MOD = `module k8s.io/kubernetes
 
@@ -60,4 +60,34 @@ test("without Go, the build is refused in one line naming what is missing, and n
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
   }
+});
+
+const SCHEDULER_PLUGINS_GO_MOD = `module sigs.k8s.io/scheduler-plugins
+
+require k8s.io/kubernetes v1.34.7
+
+replace (
+	k8s.io/api => k8s.io/api v0.34.7
+	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.34.7
+	example.com/local => ../local
+)
+
+replace k8s.io/externaljwt => k8s.io/externaljwt v0.34.7
+`;
+
+test("a module's own replace directives are read from its block and its single lines, local folders left out", () => {
+  assert.deepEqual(moduleReplacements(SCHEDULER_PLUGINS_GO_MOD), [
+    { from: "k8s.io/api", to: "k8s.io/api", version: "v0.34.7" },
+    { from: "k8s.io/csi-translation-lib", to: "k8s.io/csi-translation-lib", version: "v0.34.7" },
+    { from: "k8s.io/externaljwt", to: "k8s.io/externaljwt", version: "v0.34.7" },
+  ]);
+});
+
+test("the scheduler-plugins wrapper copies its replaces, with the override for the version the proxy refuses, into a cache folder of its own", () => {
+  const goMod = wrapperGoMod(SCHEDULER_PLUGINS, [], moduleReplacements(SCHEDULER_PLUGINS_GO_MOD));
+  assert.match(goMod, /^require sigs\.k8s\.io\/scheduler-plugins v0\.34\.7$/m);
+  assert.match(goMod, /^\tk8s\.io\/api => k8s\.io\/api v0\.34\.7$/m);
+  assert.match(goMod, /^\tk8s\.io\/csi-translation-lib => k8s\.io\/csi-translation-lib v0\.34\.8$/m);
+  assert.match(goMod, /^\tk8s\.io\/externaljwt => k8s\.io\/externaljwt v0\.34\.7$/m);
+  assert.equal(releaseKey([SCHEDULER_PLUGINS]), "scheduler-plugins-v0.34.7_r2");
 });

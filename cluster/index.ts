@@ -7,7 +7,7 @@
  * data and the logs live in the state folder, kept across restarts.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { freePort } from "../cli/ports.ts";
 import { waitFor } from "../cli/wait.ts";
@@ -120,7 +120,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<R
   const layout = layoutOf(options.stateDir);
   mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
   const pids = new PidFile(layout.pids);
-  const leftovers = pids.endLeftovers(toolchain.binDir);
+  // A replacement scheduler's binary lives in a cache folder of its own: its leftovers are ended too.
+  const leftovers = pids.endLeftovers([toolchain.binDir, ...(options.scheduler ? [dirname(options.scheduler.binary)] : [])]);
   if (leftovers > 0) progress(`ended ${leftovers} process(es) a previous run left behind`);
   if (options.fresh) for (const dir of [layout.etcd, layout.pki, layout.logs, layout.components]) rmSync(dir, { recursive: true, force: true });
   for (const dir of [layout.pki, layout.logs, layout.components]) mkdirSync(dir, { recursive: true, mode: 0o700 });

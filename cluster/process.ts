@@ -103,12 +103,12 @@ export class PidFile {
     this.path = path;
   }
 
-  /** Ends every process the file names that still runs `binDir`'s binaries; then empties it. */
-  endLeftovers(binDir: string): number {
+  /** Ends every process the file names that still runs a binary of one of `binDirs`; then empties it. */
+  endLeftovers(binDirs: readonly string[]): number {
     let ended = 0;
     for (const pid of this.#read()) {
       const cmdline = readCmdline(pid);
-      if (cmdline?.startsWith(binDir)) {
+      if (binDirs.some((dir) => cmdline?.startsWith(dir))) {
         try {
           process.kill(pid, "SIGKILL");
           ended += 1;

@@ -21,6 +21,17 @@ export interface GoComponent {
   readonly stagingVersion?: string;
   /** `-X` settings for the linker: what the release's own build stamps (the version the server reports). */
   readonly stamps?: Readonly<Record<string, string>>;
+  /**
+   * The module's own go.mod `replace` directives, which `go` ignores in a dependency,
+   * copied into the wrapper module: a module built against another Kubernetes release
+   * (scheduler-plugins) pins its `k8s.io/*` modules there.
+   */
+  readonly replacesFromGoMod?: boolean;
+  /**
+   * Module → version used instead of the one its go.mod's `replace` names, for a version
+   * the module proxy does not serve (each with the reason, in a comment where it is set).
+   */
+  readonly replaceOverrides?: Readonly<Record<string, string>>;
 }
 
 /** The version variables Kubernetes' build (hack/lib/version.sh) stamps into both packages that report it. */
@@ -55,6 +66,27 @@ export const KWOK: GoComponent = {
   module: "sigs.k8s.io/kwok",
   version: "v0.8.0",
   binaries: { kwok: "sigs.k8s.io/kwok/cmd/kwok" },
+};
+
+/**
+ * A peer, not part of the control plane: kube-scheduler with the out-of-tree plugins of
+ * `sigs.k8s.io/scheduler-plugins` (coscheduling among them), built against Kubernetes
+ * 1.34 (its go.mod pins `k8s.io/kubernetes` v1.34.7 and every `k8s.io/*` module at
+ * v0.34.7 through `replace`). v0.34.7 is the newest release the module proxy serves
+ * (v0.35.0 is refused). Built into a cache folder of its own (`releaseKey([SCHEDULER_PLUGINS])`).
+ */
+export const SCHEDULER_PLUGINS: GoComponent = {
+  module: "sigs.k8s.io/scheduler-plugins",
+  version: "v0.34.7",
+  replacesFromGoMod: true,
+  // The proxy answers `403 Forbidden: This module version is not available` for
+  // k8s.io/csi-translation-lib v0.34.7 (its version list skips from v0.34.5 to v0.34.8), which
+  // kube-scheduler's nodevolumelimits plugin imports: the next patch of the same minor instead.
+  replaceOverrides: { "k8s.io/csi-translation-lib": "v0.34.8" },
+  // Not stamped: its Makefile stamps gitVersion with its own tag (v0.34.7), which component-base
+  // reads as Kubernetes 0.34 and refuses ("emulation version 0.34 is not between [1.31, 0.34.0]");
+  // unstamped, the binary reports the 1.34 it is built from (component-base's default).
+  binaries: { "kube-scheduler": "sigs.k8s.io/scheduler-plugins/cmd/scheduler" },
 };
 
 /** Every component, in build order (the longest first, so its progress is seen first). */

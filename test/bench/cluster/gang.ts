@@ -81,7 +81,8 @@ function watchBinds(cluster: BenchCluster, namespace: string): BindWatch {
   return { bound: () => bound.size, early, stop };
 }
 
-async function gangRows(bench: ClusterBench, namespace?: string): Promise<GangList["items"]> {
+/** The gang queue's rows (`GET /v1/gangs`), of one namespace or all. */
+export async function gangRows(bench: ClusterBench, namespace?: string): Promise<GangList["items"]> {
   const response = await fetch(`${bench.stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`);
   if (!response.ok) throw new Error(`GET /v1/gangs: ${response.status} ${await response.text()}`);
   return ((await response.json()) as GangList).items;
