@@ -36,6 +36,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { SimCluster } from "../../sim/index.ts";
+import { SIM_TOKEN } from "../../sim/kubeconfig.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../sim/controllers/resources.ts";
 import { testStack } from "../e2e/harness.ts";
 import { inspectMs, passMs } from "./gang-pass.ts";
@@ -126,7 +127,8 @@ async function createNamespace(cluster: SimCluster, name: string): Promise<void>
 
 /** The gang queue's rows (`GET /v1/gangs`, through the relay's API port). */
 async function gangRows(stack: Stack, namespace?: string): Promise<GangList["items"]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`);
+  // The sim authenticates the token of its own kubeconfig (ADR 0010: the API reviews its callers).
+  const response = await fetch(`${stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`, { headers: { authorization: `Bearer ${SIM_TOKEN}` } });
   if (!response.ok) throw new Error(`GET /v1/gangs: ${response.status} ${await response.text()}`);
   return ((await response.json()) as GangList).items;
 }

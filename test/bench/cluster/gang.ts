@@ -83,7 +83,7 @@ function watchBinds(cluster: BenchCluster, namespace: string): BindWatch {
 
 /** The gang queue's rows (`GET /v1/gangs`), of one namespace or all. */
 export async function gangRows(bench: ClusterBench, namespace?: string): Promise<GangList["items"]> {
-  const response = await fetch(`${bench.stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`);
+  const response = await fetch(`${bench.stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`, { headers: { authorization: `Bearer ${bench.readerToken}` } });
   if (!response.ok) throw new Error(`GET /v1/gangs: ${response.status} ${await response.text()}`);
   return ((await response.json()) as GangList).items;
 }

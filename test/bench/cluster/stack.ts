@@ -14,6 +14,7 @@ import type { KubeObject, TypeRef } from "../../../protocol/index.ts";
 import type { StackOptions } from "../../../scripts/lib/stack.ts";
 import type { ClusterEvent } from "../../../sim/contract.ts";
 import { e2eStack, TARGET, type E2EStack } from "../../e2e/harness.ts";
+import { readerToken } from "../../e2e/readers.ts";
 import { waitForObject } from "../../support/cluster-waits.ts";
 import type { TestCluster } from "../../support/http-cluster.ts";
 import { relayIdle, relayProcess, stopChild } from "../util.ts";
@@ -38,6 +39,8 @@ export interface ClusterBench {
   readonly relay: Relay;
   /** The kubeconfig the relay process runs with. */
   readonly relayKubeconfigPath: string;
+  /** A bearer token that may list pods everywhere: the relay's read APIs (`GET /v1/gangs`) review their caller (ADR 0010). */
+  readonly readerToken: string;
   stop(): Promise<void>;
 }
 
@@ -78,6 +81,7 @@ export async function clusterBench(nodes: readonly string[], script: string, pro
     relay = await relayProcess({ ...stack, sim: { kubeconfigPath: relayKubeconfigPath } }, script);
     await relayIdle(relay.metrics, WAIT_MS);
     progress(`ready after ${Math.round((performance.now() - started) / 100) / 10} s (kube-apiserver ${stack.controlPlane?.version ?? "?"}; the relay process as ${relayKubeconfigPath === stack.kubeconfigPath ? "admin" : "its ServiceAccount"})`);
+    const token = await readerToken(stack, "bench-reader");
     const watch = podWatch(pods);
     const cluster: BenchCluster = Object.assign(stack.cluster, { watch });
     const [openPods, openRelay] = [pods, relay];
@@ -86,6 +90,7 @@ export async function clusterBench(nodes: readonly string[], script: string, pro
       cluster,
       relay,
       relayKubeconfigPath,
+      readerToken: token,
       async stop(): Promise<void> {
         openPods.close();
         await stopChild(openRelay.child);
