@@ -101,10 +101,10 @@ export class GangQueueLogic {
     for (const event of inOrderSeen(batch)) this.#store_(event, now);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
-    // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
-    // pass (every stored pod loaded and parsed) would find nothing to do.
     // PodGroup statuses follow their pods (before a pass forgets a finished group's pods).
     const statuses = coschedulingStatusActions(store);
+    // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
+    // pass (every stored pod loaded and parsed) would find nothing to do.
     if (store.idle()) return plan(statuses);
     return plan([...statuses, ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
   }
@@ -135,7 +135,8 @@ export class GangQueueLogic {
     const store = this.#store;
     if (pass && store.listed() && !store.listing() && !store.idle()) {
       this.#last = undefined;
-      actions.push(...this.#pass(nowMs, new Date(nowMs).toISOString()));
+      const nowIso = new Date(nowMs).toISOString();
+      actions.push(...this.#pass(nowMs, nowIso), ...nativeStatusActions(store, nowIso));
       if (this.#last !== undefined) this.#kept = { input: this.#summaryInput(this.#last), rows: undefined };
     }
     return plan(actions);
