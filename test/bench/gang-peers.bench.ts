@@ -35,7 +35,7 @@ import type { Benchmark } from "../../scripts/bench.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import { HttpCluster } from "../support/http-cluster.ts";
 import type { Progress, Report } from "./cluster/figures.ts";
-import { gangRows } from "./cluster/gang.ts";
+import { benchGangRows } from "./cluster/gang.ts";
 import { askedFor, goVersion, parentArgv } from "./cluster/go.ts";
 import { clusterBench, POD, WAIT_MS, type ClusterBench } from "./cluster/stack.ts";
 import { openWatch } from "./cluster/watch.ts";
@@ -92,12 +92,12 @@ async function runPeer(peer: PeerName, on: LabCluster, hooks: PeerHooks, chosen:
 function edgeloopHooks(bench: ClusterBench): PeerHooks {
   return {
     async settle(lab, groups, present) {
-      const ready = async (): Promise<number> => (await gangRows(bench, lab.namespace)).filter((row) => row.state === "provisional" && row.present === present).length;
+      const ready = async (): Promise<number> => (await benchGangRows(bench, lab.namespace)).filter((row) => row.state === "provisional" && row.present === present).length;
       await waitFor("every group provisional in the gang queue", ready, (count) => count === groups.length, { timeoutMs: WAIT_MS, intervalMs: 500 });
       await relayIdle(bench.relay.metrics, WAIT_MS);
     },
     async drained() {
-      await waitFor("an empty gang queue", async () => (await gangRows(bench)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 500 });
+      await waitFor("an empty gang queue", async () => (await benchGangRows(bench)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 500 });
       await relayIdle(bench.relay.metrics, WAIT_MS);
     },
   };

@@ -31,7 +31,8 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { waitFor } from "../../cli/wait.ts";
-import type { GangList } from "../../functions/controllers/gang/api/schema.ts";
+import type { GangRow } from "../../functions/controllers/gang/api/schema.ts";
+import { gangRows } from "../e2e/readers.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
@@ -126,16 +127,14 @@ async function createNamespace(cluster: SimCluster, name: string): Promise<void>
 }
 
 /** The gang queue's rows (`GET /v1/gangs`, through the relay's API port). */
-async function gangRows(stack: Stack, namespace?: string): Promise<GangList["items"]> {
+function simGangRows(stack: Stack, namespace?: string): Promise<GangRow[]> {
   // The sim authenticates the token of its own kubeconfig (ADR 0010: the API reviews its callers).
-  const response = await fetch(`${stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`, { headers: { authorization: `Bearer ${SIM_TOKEN}` } });
-  if (!response.ok) throw new Error(`GET /v1/gangs: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as GangList).items;
+  return gangRows(stack, SIM_TOKEN, namespace);
 }
 
 /** Whether the gang queue holds every group of the gang namespace as provisional, each one pod short. */
 async function allProvisional(stack: Stack): Promise<boolean> {
-  const rows = await gangRows(stack, GANG_NAMESPACE);
+  const rows = await simGangRows(stack, GANG_NAMESPACE);
   return rows.filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length === GROUPS;
 }
 
@@ -241,7 +240,7 @@ async function emptyNodes(stack: Stack, relay: Relay): Promise<void> {
   const pods = (await cluster.list(POD, { namespace: GANG_NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => cluster.delete(POD, GANG_NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
   await waitFor("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), (ok) => ok, { timeoutMs: WAIT_MS, intervalMs: 250 });
-  await waitFor("an empty gang queue", async () => (await gangRows(stack)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
+  await waitFor("an empty gang queue", async () => (await simGangRows(stack)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
   await relayIdle(relay.metrics, WAIT_MS);
 }
 

@@ -12,10 +12,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
-import { GangList, type GangRow } from "../../functions/controllers/gang/api/schema.ts";
+import type { GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import { KUBECTL_SKIP } from "../sim/kubectl.ts";
 import { e2eStack, type E2EStack } from "./harness.ts";
-import { readerToken } from "./readers.ts";
+import { gangRows, readerToken } from "./readers.ts";
 
 const README = join(import.meta.dirname, "../../README.md");
 /** The four nodes of 8 cpu `npm start` makes, as the README's table names them. */
@@ -48,10 +48,8 @@ function readmeExample(): string {
 }
 
 /** The queue's rows of `default`, through the relay's API. */
-async function rows(): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=default`, { headers: { authorization: `Bearer ${reader}` } });
-  assert.equal(response.status, 200);
-  return GangList.parse(await response.json()).items;
+function rows(): Promise<GangRow[]> {
+  return gangRows(stack, reader, "default");
 }
 
 test("the README's backfill example typed back to back gives the README's table", { skip }, async () => {

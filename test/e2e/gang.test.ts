@@ -22,7 +22,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { describePods, waitForGone, waitForObject } from "../support/cluster-waits.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
-import { readerToken } from "./readers.ts";
+import { gangRows, readerToken } from "./readers.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -77,10 +77,8 @@ async function events(namespace: string, reason: string, name?: string): Promise
 }
 
 /** The gang queue's rows for `namespace`, through the relay's API as any client reads them. */
-async function gangs(namespace: string): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`, { headers: { authorization: `Bearer ${reader}` } });
-  assert.equal(response.status, 200);
-  return GangList.parse(await response.json()).items;
+function gangs(namespace: string): Promise<GangRow[]> {
+  return gangRows(stack, reader, namespace);
 }
 
 /** Waits until the row of `group` in `namespace` satisfies `ok`. */

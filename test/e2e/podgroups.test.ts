@@ -16,12 +16,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { waitFor } from "../../cli/wait.ts";
-import { GangList, type GangRow } from "../../functions/controllers/gang/api/schema.ts";
+import type { GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "../sim/kubectl.ts";
 import { describePods, waitForObject } from "../support/cluster-waits.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
-import { readerToken } from "./readers.ts";
+import { gangRows, readerToken } from "./readers.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
 
@@ -90,10 +90,8 @@ async function boundAsOneGroup(namespace: string, key: string, count: number, mi
 }
 
 /** The gang queue's rows for `namespace`, through the relay's API. */
-async function gangs(namespace: string): Promise<GangRow[]> {
-  const response = await fetch(`${stack.apiUrl}/v1/gangs?namespace=${namespace}`, { headers: { authorization: `Bearer ${reader}` } });
-  assert.equal(response.status, 200);
-  return GangList.parse(await response.json()).items;
+function gangs(namespace: string): Promise<GangRow[]> {
+  return gangRows(stack, reader, namespace);
 }
 
 test("scheduler-plugins' install example: the Deployment's 2 pods wait for minMember 3, bind together once scaled to 3; the PodGroup's status is written back", { skip }, async () => {

@@ -20,7 +20,8 @@
  * set the size.
  */
 import { waitFor } from "../../../cli/wait.ts";
-import type { GangList } from "../../../functions/controllers/gang/api/schema.ts";
+import type { GangRow } from "../../../functions/controllers/gang/api/schema.ts";
+import { gangRows } from "../../e2e/readers.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../../sim/controllers/resources.ts";
 import { inPool, metricSum, relayIdle, tenth } from "../util.ts";
@@ -82,10 +83,8 @@ function watchBinds(cluster: BenchCluster, namespace: string): BindWatch {
 }
 
 /** The gang queue's rows (`GET /v1/gangs`), of one namespace or all. */
-export async function gangRows(bench: ClusterBench, namespace?: string): Promise<GangList["items"]> {
-  const response = await fetch(`${bench.stack.apiUrl}/v1/gangs${namespace === undefined ? "" : `?namespace=${namespace}`}`, { headers: { authorization: `Bearer ${bench.readerToken}` } });
-  if (!response.ok) throw new Error(`GET /v1/gangs: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as GangList).items;
+export function benchGangRows(bench: ClusterBench, namespace?: string): Promise<GangRow[]> {
+  return gangRows(bench.stack, bench.readerToken, namespace);
 }
 
 async function checkGroups(cluster: BenchCluster): Promise<void> {
@@ -128,7 +127,7 @@ async function gangScenario(bench: ClusterBench, progress: Progress): Promise<nu
   try {
     progress(`gang: creating ${GROUP_SIZE - 1} of the ${GROUP_SIZE} pods of ${GROUPS} groups`);
     await inPool(gangPods(0, GROUP_SIZE - 1), CONCURRENCY, (pod) => cluster.create(pod));
-    await waitFor("every group provisional in the gang queue", async () => (await gangRows(bench, GANG_NAMESPACE)).filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length, (count) => count === GROUPS, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
+    await waitFor("every group provisional in the gang queue", async () => (await benchGangRows(bench, GANG_NAMESPACE)).filter((row) => row.state === "provisional" && row.present === GROUP_SIZE - 1).length, (count) => count === GROUPS, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
     await relayIdle(bench.relay.metrics, WAIT_MS);
     if (watch.bound() > 0) throw new Error(`${watch.bound()} pods were bound before their group was complete`);
     const before = metricSum(await bench.relay.metrics(), "edgeloop_reconciles_total", { controller: "gang" });
@@ -155,7 +154,7 @@ async function emptyNodes(bench: ClusterBench): Promise<void> {
   const pods = (await cluster.list(POD, { namespace: GANG_NAMESPACE })).items;
   await inPool(pods, CONCURRENCY, (pod) => cluster.delete(POD, GANG_NAMESPACE, pod.metadata.name ?? "", { gracePeriodSeconds: 0 }));
   await waitFor("no pod bound on any node", async () => !((await cluster.list(POD)).items as Obj[]).some((pod) => pod.spec?.nodeName), (ok) => ok, { timeoutMs: WAIT_MS, intervalMs: 250 });
-  await waitFor("an empty gang queue", async () => (await gangRows(bench)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
+  await waitFor("an empty gang queue", async () => (await benchGangRows(bench)).length, (count) => count === 0, { timeoutMs: WAIT_MS, intervalMs: 1_000 });
   await relayIdle(bench.relay.metrics, WAIT_MS);
 }
 
