@@ -57,7 +57,7 @@ export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, POD_GROUP_LABEL, SC
 export { compileGroup, fitsEver, matchGroup, tryPlace, type MatchGroup, type MatchPod, type MatchResult } from "./matcher.ts";
 export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";
-export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, UNSEEN, type GatherOptions, type OrderKey, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
+export { awaitsScheduling, compareGroups, gatherGroups, orderQueue, type GatherOptions, type OrderKey, type PendingGroup, type ProvisionalGroup } from "./queue.ts";
 export { holdingGroups, type Announcement, type Holding } from "./hold.ts";
 export { jobGroup, type JobGroup } from "./announce.ts";
 export type { WaitKind, WaitReason } from "./reason.ts";
