@@ -1,5 +1,5 @@
-import type { Controller, HttpApi, Webhook } from "./kit/controller.ts";
-import { ApiSpec, groupOf, kindKey, Manifest, RelatedObjects, WebhookSpec, type ControllerManifest, type Watch } from "../protocol/index.ts";
+import type { Controller, EdgeChannel, HttpApi, Webhook } from "./kit/controller.ts";
+import { ApiSpec, ChannelSpec, groupOf, kindKey, Manifest, RelatedObjects, WebhookSpec, type ControllerManifest, type Watch } from "../protocol/index.ts";
 
 /** A webhook with its declaration parsed (defaults applied). */
 export interface RegisteredWebhook {
@@ -14,11 +14,18 @@ export interface RegisteredApi {
   readonly retryWindowSeconds?: number;
 }
 
+/** A channel with its declaration parsed (defaults applied). */
+export interface RegisteredChannel {
+  readonly spec: ChannelSpec;
+  readonly channel: EdgeChannel;
+}
+
 /** The controllers one Worker serves, looked up by name; built once per isolate. */
 export interface Registry {
   controller(name: string): Controller | undefined;
   webhook(name: string): RegisteredWebhook | undefined;
   api(name: string): RegisteredApi | undefined;
+  channel(name: string): RegisteredChannel | undefined;
   readonly manifest: Manifest;
 }
 
@@ -27,6 +34,7 @@ interface Parsed {
   readonly controller: Controller;
   readonly webhooks: RegisteredWebhook[];
   readonly apis: RegisteredApi[];
+  readonly channels: RegisteredChannel[];
   /** A snapshot controller's related objects for every snapshot. */
   readonly related: RelatedObjects[];
 }
@@ -35,8 +43,9 @@ function parse(controller: Controller): Parsed {
   const at = (what: string): string => `controller ${controller.name}: ${what}`;
   const webhooks = (controller.webhooks ?? []).map((webhook) => ({ spec: parseOrThrow(WebhookSpec, webhook.spec, at(`webhook ${webhook.spec.name}`)), review: webhook.review.bind(webhook) }));
   const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api), ...retryWindow(api) }));
+  const channels = (controller.channels ?? []).map((channel) => ({ spec: parseOrThrow(ChannelSpec, channel.spec, at(`channel ${channel.spec.name}`)), channel }));
   const related = controller.delivery === "snapshot" ? (controller.related ?? []).map((entry, i) => parseOrThrow(RelatedObjects, entry, at(`related[${i}]`))) : [];
-  return { controller, webhooks, apis, related };
+  return { controller, webhooks, apis, channels, related };
 }
 
 /** An API's retry window, when it declares a sane one (1–300 s). */
@@ -54,7 +63,7 @@ function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; d
   throw new Error(`${what}: ${issue?.path.map(String).join(".") ?? ""}: ${issue?.message ?? "invalid"}`);
 }
 
-function manifestEntry({ controller, webhooks, apis, related }: Parsed): ControllerManifest {
+function manifestEntry({ controller, webhooks, apis, channels, related }: Parsed): ControllerManifest {
   return {
     name: controller.name,
     delivery: controller.delivery,
@@ -62,6 +71,7 @@ function manifestEntry({ controller, webhooks, apis, related }: Parsed): Control
     watches: [...controller.watches],
     webhooks: webhooks.map((webhook) => webhook.spec),
     apis: apis.map((api) => api.spec),
+    channels: channels.map((channel) => channel.spec),
     permissions: [...controller.permissions],
     related,
   };
@@ -116,6 +126,18 @@ function indexApis(apis: readonly RegisteredApi[]): Map<string, RegisteredApi> {
   return byName;
 }
 
+/** Channels by name; two with one name, endpoint key or port are a programming error. */
+function indexChannels(channels: readonly RegisteredChannel[]): Map<string, RegisteredChannel> {
+  const byName = new Map<string, RegisteredChannel>();
+  for (const entry of channels) {
+    const { name, endpoint, port } = entry.spec;
+    const clash = [...byName.values()].find((other) => other.spec.name === name || other.spec.endpoint === endpoint || other.spec.port === port);
+    if (clash) throw new Error(`channels ${clash.spec.name} and ${name} share a name, an endpoint key or a port`);
+    byName.set(name, entry);
+  }
+  return byName;
+}
+
 function overlaps(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
@@ -142,11 +164,13 @@ export function createRegistry(controllers: readonly Controller[]): Registry {
     }
   }
   const apis = indexApis(parsed.flatMap((entry) => entry.apis));
+  const channels = indexChannels(parsed.flatMap((entry) => entry.channels));
   const manifest = Manifest.parse({ version: "v1", controllers: parsed.map(manifestEntry) });
   return {
     controller: (name) => byName.get(name),
     webhook: (name) => webhooks.get(name),
     api: (name) => apis.get(name),
+    channel: (name) => channels.get(name),
     manifest,
   };
 }

@@ -19,6 +19,7 @@ export * from "./manifest.ts";
 export * from "./admission.ts";
 export * from "./api.ts";
 export * from "./outbox.ts";
+export * from "./channel.ts";
 export * from "./errors.ts";
 export * from "./signing.ts";
 export * from "./kube/api-version.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiSpec } from "./api.ts";
+import { ChannelSpec } from "./channel.ts";
 import { Mapping } from "./mapping.ts";
 import { LabelSelector, TypeRef } from "./objects.ts";
 import { Permission } from "./permissions.ts";
@@ -116,6 +117,8 @@ export const ControllerManifest = z.object({
   webhooks: z.array(WebhookSpec).default([]),
   /** HTTP APIs the relay's front serves for this controller. */
   apis: z.array(ApiSpec).default([]),
+  /** Edge channels the relay serves for this controller (ADR 0028). */
+  channels: z.array(ChannelSpec).default([]),
   /**
    * Snapshot delivery: more cached objects the relay adds to every snapshot's `related`,
    * narrowed to the parent as a webhook's are to its request, with paths from `object`

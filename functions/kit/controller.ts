@@ -11,6 +11,13 @@ import type {
   ApiAnswer,
   ApiRequest,
   ApiSpec,
+  ChannelConnect,
+  ChannelConnected,
+  ChannelFeed,
+  ChannelFeedRequest,
+  ChannelReceive,
+  ChannelReceiveAnswer,
+  ChannelSpec,
   EventBatch,
   KubeObject,
   Permission,
@@ -77,6 +84,8 @@ interface ControllerDeclaration {
   readonly permissions: readonly Permission[];
   readonly webhooks?: readonly Webhook[];
   readonly apis?: readonly HttpApi[];
+  /** Edge channels the relay serves to agents on the nodes for this controller (ADR 0028). */
+  readonly channels?: readonly EdgeChannel[];
   /** Custom resources this controller serves (CRDs are generated from them). */
   readonly resources?: readonly CustomResource[];
 }
@@ -153,6 +162,28 @@ export interface HttpApi {
    * answers from durable state (a scheduler's queue), read through `context`.
    */
   handle(request: ApiRequest, settings: ControllerSettings, context: DurableContext): ApiAnswer | Promise<ApiAnswer>;
+}
+
+/** An edge channel as a controller declares it (defaults may be left out). */
+export type ChannelDeclaration = z.input<typeof ChannelSpec>;
+
+/** A receive answer as a handler writes it (defaults may be left out). */
+export type ChannelReceiveReply = z.input<typeof ChannelReceiveAnswer>;
+
+/**
+ * An edge channel (ADR 0028): agents on the nodes hold WebSockets to the relay, which
+ * forwards what they send to `receive` one frame at a time per peer and sends them the
+ * frames of `feed`. What each peer must hold is the controller's durable state (its own
+ * Durable Object); these three calls are the whole of what the Worker shell asks of it.
+ */
+export interface EdgeChannel {
+  readonly spec: ChannelDeclaration;
+  /** A peer connected: queue its whole state in the feed; answer the sequence it starts at. */
+  connect(request: ChannelConnect, context: DurableContext): Promise<ChannelConnected>;
+  /** Acknowledge up to the cursor, record the completed writes, answer the frames after it (long-polling up to `waitSeconds`). */
+  feed(request: ChannelFeedRequest, context: DurableContext): Promise<ChannelFeed>;
+  /** One frame a peer sent: validate it against what was sent to that peer; answer the actions that carry it into the cluster. */
+  receive(request: ChannelReceive, context: DurableContext): Promise<ChannelReceiveReply>;
 }
 
 /** What a controller folder's `controller.ts` exports as `default`. */

@@ -11,7 +11,7 @@ const nodeWatch: Watch = { apiVersion: "v1", kind: "Node", resource: "nodes", na
 const podWatch: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "field", path: "spec.nodeName" } };
 const sliceWatch: Watch = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", resource: "endpointslices", namespaced: true, mapping: { by: "field", path: "endpoints[].nodeName" } };
 
-const nodeAgent: ControllerManifest = { name: "node-agent", delivery: "snapshot", related: [], parent: { apiVersion: "v1", kind: "Node" }, watches: [nodeWatch, podWatch, sliceWatch], webhooks: [], apis: [], permissions: [] };
+const nodeAgent: ControllerManifest = { name: "node-agent", delivery: "snapshot", related: [], parent: { apiVersion: "v1", kind: "Node" }, watches: [nodeWatch, podWatch, sliceWatch], webhooks: [], apis: [], channels: [], permissions: [] };
 
 const node = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, uid: `u-${name}` } });
 const pod = (namespace: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace, name }, spec }) as KubeObject;
@@ -92,6 +92,7 @@ test("field mapping: a namespaced parent's children are in its namespace only", 
     watches: [{ apiVersion: "v1", kind: "ServiceAccount", resource: "serviceaccounts", namespaced: true, mapping: { by: "self" } }, byServiceAccount],
     webhooks: [],
     apis: [],
+    channels: [],
     permissions: [],
   };
   const view = (watch: Watch): FakeCache => (watch.kind === "Pod" ? pods : accounts);
@@ -128,6 +129,7 @@ test("owner, label and reference mappings fill children and related", () => {
     ],
     webhooks: [],
     apis: [],
+    channels: [],
     permissions: [],
   };
   const view = (watch: Watch): FakeCache => (watch.kind === "Pod" ? labelled : watch.kind === "Secret" ? secrets : configMaps);
@@ -145,7 +147,7 @@ test("a deleted parent's children are still found by the uid its DELETED trigger
     { ...parent, resource: "configmaps", namespaced: true, mapping: { by: "self" } },
     { ...parent, resource: "configmaps", namespaced: true, mapping: { by: "owner", owner: parent } },
   ];
-  const controller: ControllerManifest = { name: "cfg", delivery: "snapshot", related: [], parent, watches, webhooks: [], apis: [], permissions: [] };
+  const controller: ControllerManifest = { name: "cfg", delivery: "snapshot", related: [], parent, watches, webhooks: [], apis: [], channels: [], permissions: [] };
   const trigger: Trigger = { type: "DELETED", kind: "ConfigMap.v1", object: gone };
   const request = buildSnapshot(controller, "ns/cfg", () => configMaps, [trigger], NOW);
   assert.equal(request.parent, null);

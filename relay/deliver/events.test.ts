@@ -9,7 +9,7 @@ import { BATCH_EVENTS, EventsDelivery, takeBatch } from "./events.ts";
 import type { QueuedTrigger } from "./triggers.ts";
 
 const POD_WATCH: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } };
-const controller: ControllerManifest = { name: "gang", delivery: "events", related: [], watches: [POD_WATCH], webhooks: [], apis: [], permissions: [] };
+const controller: ControllerManifest = { name: "gang", delivery: "events", related: [], watches: [POD_WATCH], webhooks: [], apis: [], channels: [], permissions: [] };
 const pod = (name: string, padding = ""): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", annotations: { padding } } });
 
 /** A delivery over a cache of `pods`, a queue that counts adds and a Worker that records batches (failing when told). */

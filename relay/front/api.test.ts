@@ -15,7 +15,7 @@ const spec = ApiSpec.parse({
   timeoutSeconds: 5,
 });
 const named = ApiSpec.parse({ name: "named", pathPrefix: "/v1alpha1/named", related: [{ apiVersion: "v1", kind: "Pod", namedBy: ["query.pod", "body.pod"] }] });
-const manifest: Manifest = { version: "v1", controllers: [{ name: "nervex", delivery: "snapshot", related: [], watches: [], webhooks: [], apis: [spec, named], permissions: [] }] };
+const manifest: Manifest = { version: "v1", controllers: [{ name: "nervex", delivery: "snapshot", related: [], watches: [], webhooks: [], apis: [spec, named], channels: [], permissions: [] }] };
 
 const pod = (namespace: string, name: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { namespace, name } });
 const node = (name: string, role: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, labels: { role } } });

@@ -28,6 +28,7 @@ const manifest: Manifest = {
         { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
       ],
       apis: [],
+      channels: [],
       permissions: [
         { group: "example.dev", resource: "jobs", access: ["read", "status"] },
         { group: "", resource: "pods", access: ["read", "write"] },
@@ -40,6 +41,7 @@ const manifest: Manifest = {
       watches: [{ apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } }],
       webhooks: [],
       apis: [],
+      channels: [],
       permissions: [
         { group: "", resource: "pods", access: ["read"] },
         { group: "", resource: "pods/binding", access: ["create"] },
