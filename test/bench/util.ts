@@ -70,13 +70,14 @@ export async function relayBundle(): Promise<string> {
  * temporary one), as a container's goes to its runtime: read through a pipe, the lines
  * would be work for the benchmark's own process, which is the sim's.
  * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
- * writes its CPU profile there.
+ * writes its CPU profile there. `extraArgs` go to the relay as they are (an edge
+ * channel's `--{name}-port`).
  */
-export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "front" | "apiUrl"> & { readonly sim: Pick<RunningSim, "kubeconfigPath"> }, script: string, readyTimeoutMs = 120_000): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
+export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "front" | "apiUrl"> & { readonly sim: Pick<RunningSim, "kubeconfigPath"> }, script: string, readyTimeoutMs = 120_000, extraArgs: readonly string[] = []): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"], {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json", ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT },
     stdio: ["ignore", log, "inherit"],
