@@ -207,15 +207,16 @@ test("an LC that reconnects gets its whole state and the deletions it missed", a
   lcs.edge2.start();
   await lcs.edge2.until("fl-new, and fl-gone deleted", (lc) => holdsJob("fl-new")(lc) && holdsNoJob("fl-gone")(lc), HOLD_MS);
   assert.ok(lcs.edge2.holding("dataset", "default", "edge2-surface-defect-detection-dataset"), "its Dataset too");
-  // A new LC process on the node (nothing held): the whole state.
+  // A new LC process on the node, holding nothing (one LC per node: the old one is stopped first, else each socket replaces the other's): the whole state.
+  await lcs.edge2.stop();
   const fresh = new LocalController({ gmAddress: gmAddress(), nodeName: "edge2", retryIntervalMs: RETRY_MS }).start();
   try {
-    await fresh.until("the whole state of edge2", (lc) => holdsJob("fl-new")(lc) && lc.holding("dataset", "default", "edge2-surface-defect-detection-dataset") !== undefined, HOLD_MS);
+    await fresh.until("the whole state of edge2", (lc) => holdsJob("fl-new")(lc) && lc.holding("dataset", "default", "edge2-surface-defect-detection-dataset") !== undefined && lc.holding("model", "default", AGG_MODEL) !== undefined, HOLD_MS);
     assert.equal(fresh.holding("federatedlearningjob", "default", "fl-gone"), undefined);
   } finally {
     await fresh.stop();
   }
-  // The fresh socket replaced the old one; the old LC dials again and is sent its state again.
+  lcs.edge2.start();
   await lcs.edge2.until("connected", (lc) => lc.connected, HOLD_MS);
 });
 
