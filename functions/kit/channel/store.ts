@@ -161,6 +161,11 @@ export class ChannelStore {
     return this.heldBy(peer, key) || this.#sql.exec("SELECT 1 AS x FROM channel_tombstones WHERE peer = ? AND key = ?", peer, key).toArray().length > 0;
   }
 
+  /** Every key some peer holds. */
+  keys(): string[] {
+    return this.#sql.exec<{ key: string }>("SELECT key FROM channel_keys ORDER BY key").toArray().map((row) => row.key);
+  }
+
   /** The rows of each table. */
   counts(): ChannelCounts {
     const count = (table: string): number => this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;

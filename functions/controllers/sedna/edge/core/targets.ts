@@ -70,10 +70,21 @@ export function isEdgeKind(kind: string): kind is EdgeKind {
   return (EDGE_KINDS as readonly string[]).includes(kind);
 }
 
-/** The nodes of a job or service: its template's, and those its edge workers are bound to. */
+/** The nodes of a job or service: its template's, and those its edge workers (`pods`: its own) are bound to. */
 function workloadNodes(object: KubeObject, kind: WorkerPod["ownerKind"], pods: readonly WorkerPod[]): string[] {
-  const bound = pods.filter((p) => p.ownerKind === kind && p.ownerUid === object.metadata.uid && p.workerType === EDGE_WORKER[kind] && !p.terminating && p.nodeName !== undefined);
+  const bound = pods.filter((p) => p.ownerKind === kind && p.workerType === EDGE_WORKER[kind] && !p.terminating);
   return [...valuesAt(object, TEMPLATE_NODES[kind]), ...bound.map((p) => p.nodeName ?? "")];
+}
+
+/** The pods by the uid of their owner. */
+function byOwner(pods: readonly WorkerPod[]): Map<string, WorkerPod[]> {
+  const owners = new Map<string, WorkerPod[]>();
+  for (const pod of pods) {
+    const owned = owners.get(pod.ownerUid);
+    if (owned) owned.push(pod);
+    else owners.set(pod.ownerUid, [pod]);
+  }
+  return owners;
 }
 
 /** A job or service with its nodes. */
@@ -91,9 +102,10 @@ function nodeSet(nodes: readonly string[]): string[] {
 /** The target of every object of the namespace. */
 export function targets(view: NamespaceView): Target[] {
   const live = view.objects.filter((o) => !isTerminating(o));
+  const owners = byOwner(view.pods);
   const workloads = live.flatMap((object): Workload[] => {
     const kind = object.kind;
-    return kind === "FederatedLearningJob" || kind === "JointInferenceService" ? [{ object, kind, nodes: workloadNodes(object, kind, view.pods) }] : [];
+    return kind === "FederatedLearningJob" || kind === "JointInferenceService" ? [{ object, kind, nodes: workloadNodes(object, kind, owners.get(object.metadata.uid ?? "") ?? []) }] : [];
   });
   return view.objects.map((object) => {
     if (isTerminating(object)) return { object, nodes: [] };
