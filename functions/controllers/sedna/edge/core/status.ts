@@ -18,15 +18,13 @@ import { refOf, type Action, type KubeObject } from "../../../../../protocol/ind
 import { eventOn, statusOf } from "../../../../kit/actions.ts";
 import { Condition, setCondition, uniqueByType } from "../../../../kit/conditions.ts";
 import { DatasetStatus } from "../../dataset.ts";
+import { ROUND_REPORT_REASON } from "../../federatedlearning/schema.ts";
 import type { KeyValue } from "../../group.ts";
 import { channelKey, type Header, type Upstream } from "./frames.ts";
 import type { EdgeKind } from "./targets.ts";
 
 /** The reason codes of a refused frame (metric labels). */
 export type RefusalReason = "malformed" | "too-large" | "unknown-operation" | "unsupported-kind" | "not-sent-to-peer" | "object-gone";
-
-/** The reason and message of the round report's condition. */
-export const ROUND_REASON = "DoTraining";
 
 /** The Event reason of a refused frame. */
 export const REFUSED_EVENT_REASON = "EdgeStatusRefused";
@@ -178,7 +176,7 @@ function aggregationModel(job: KubeObject, context: ReceiveContext): KubeObject 
 function roundCondition(job: KubeObject, message: string, now: string): Action | undefined {
   const parsed = Condition.array().safeParse(statusOf(job)["conditions"] ?? []);
   const before = uniqueByType(parsed.success ? parsed.data : []);
-  const conditions = setCondition(before, { type: "Training", status: "True", reason: ROUND_REASON, message }, now, "lastHeartbeatTime");
+  const conditions = setCondition(before, { type: "Training", status: "True", reason: ROUND_REPORT_REASON, message }, now, "lastHeartbeatTime");
   if (before.length === conditions.length && before.every((c, i) => c === conditions[i])) return undefined;
   const version = job.metadata.resourceVersion;
   return { type: "status", target: refOf(job), status: { conditions }, ...(version ? { resourceVersion: version } : {}) };
