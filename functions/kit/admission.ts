@@ -4,6 +4,7 @@
  * wants it). Pure; runs in workerd and Node alike.
  */
 import type { AdmissionRequest, AdmissionResponse } from "../../protocol/index.ts";
+import { base64 } from "./base64.ts";
 
 /** One RFC 6902 operation. Paths are JSON Pointers: `~1` stands for `/`, `~0` for `~`. */
 export type JsonPatchOperation =
@@ -33,11 +34,4 @@ export function patchWith(request: Pick<AdmissionRequest, "uid">, operations: re
 /** Escapes one key for use in a JSON Pointer (`edgeloop.dev/x` → `edgeloop.dev~1x`). */
 export function pointerSegment(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-/** Base64 of the UTF-8 bytes of `text` (btoa alone fails on anything past Latin-1). */
-function base64(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

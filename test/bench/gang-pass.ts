@@ -15,7 +15,7 @@ import { DatabaseSync } from "node:sqlite";
 import { rawNode, rawPod } from "../../functions/controllers/gang/core/testing/build.ts";
 import { GangQueueLogic } from "../../functions/controllers/gang/queue/index.ts";
 import { batch, event, list } from "../../functions/controllers/gang/queue/testing/batches.ts";
-import { SqliteSql } from "../../functions/controllers/gang/queue/testing/sqlite.ts";
+import { SqliteSql } from "../../functions/kit/testing/sqlite.ts";
 import { percentile } from "./util.ts";
 
 /** Nodes of the cluster the passes run on. */

@@ -15,7 +15,7 @@ import type { KubeObject } from "../../../../protocol/objects.ts";
 import { rawNode, rawPod } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
 import { at, batch, binds, list, T0 } from "./testing/batches.ts";
-import { SqliteSql } from "./testing/sqlite.ts";
+import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 300, bindCheckSeconds: 10, arrivalWindowSeconds: 30 };
 /** The four nodes of 8 cpu `npm start` makes. */

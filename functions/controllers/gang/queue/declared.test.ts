@@ -12,7 +12,7 @@ import type { WatchEvent } from "../../../../protocol/reconcile.ts";
 import { rawNode, rawPod } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
 import { at, batch, binds, event, events } from "./testing/batches.ts";
-import { SqliteSql } from "./testing/sqlite.ts";
+import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
 const SP = "scheduling.x-k8s.io/v1alpha1";

@@ -3,5 +3,5 @@
  * Object), its `Sql` interface (Cloudflare's `SqlStorage` subset) and the inspection rows.
  */
 export { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
-export type { Sql, SqlCursor, SqlStorageValue } from "./sql.ts";
+export type { Sql, SqlCursor, SqlStorageValue } from "../../../kit/sql.ts";
 export type { GangState, GangSummary } from "./summary.ts";

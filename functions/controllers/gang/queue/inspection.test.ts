@@ -4,10 +4,10 @@ import { test } from "node:test";
 import type { EventBatch } from "../../../../protocol/reconcile.ts";
 import { rawNode, rawPod } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
-import type { Sql, SqlCursor, SqlStorageValue } from "./sql.ts";
+import type { Sql, SqlCursor, SqlStorageValue } from "../../../kit/sql.ts";
 import type { GangSummary } from "./summary.ts";
 import { at, batch, event, list, with_ } from "./testing/batches.ts";
-import { SqliteSql } from "./testing/sqlite.ts";
+import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
 

@@ -5,7 +5,7 @@ import type { EventAction } from "../../../../protocol/plan.ts";
 import { rawNode, rawPod, type NodeOptions } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
 import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
-import { SqliteSql } from "./testing/sqlite.ts";
+import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 0, bindCheckSeconds: 10 };
 

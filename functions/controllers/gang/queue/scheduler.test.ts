@@ -8,7 +8,7 @@ import type { DeleteAction, StatusAction } from "../../../../protocol/plan.ts";
 import { rawNode, rawPod, type PodOptions } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
 import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
-import { SqliteSql } from "./testing/sqlite.ts";
+import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
 

@@ -29,7 +29,7 @@ import {
 } from "../core/index.ts";
 import { bind, deleteRoots, podEvent, unschedulable } from "./actions.ts";
 import { coschedulingStatusActions, nativeStatusActions } from "./declared-status.ts";
-import type { Sql } from "./sql.ts";
+import type { Sql } from "../../../kit/sql.ts";
 import { GangStore, type GroupRow, type StoredPod, type TimerKind } from "./store.ts";
 import { summarize, type GangSummary, type SummaryInput } from "./summary.ts";
 

@@ -7,7 +7,7 @@
  */
 import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
 import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
-import type { Sql } from "./sql.ts";
+import type { Sql } from "../../../kit/sql.ts";
 
 /** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
 export interface OwnerRef {

@@ -464,6 +464,21 @@ test("defect: Training conditions appended without bound — one condition per t
   assert.equal(conditions[0]?.reason, "WorkersRunning");
 });
 
+test("the round an LC reported (DoTraining, through the edge channel) stays the Training condition while the workers run; a stop replaces it", () => {
+  const { cluster } = running();
+  const job = cluster.get("FederatedLearningJob", NAME);
+  assert.ok(job);
+  const before = status(cluster)["conditions"] as Record<string, unknown>[];
+  const report = { ...before[0], reason: "DoTraining", message: "Round 4 reaches at 2026-11-22T12:00:30Z" };
+  cluster.update({ ...job, status: { ...status(cluster), conditions: [report] } });
+  assert.deepEqual(reconcile(cluster, T2).decision, { actions: [] }, "nothing to write: the report is kept, no Event");
+  assert.deepEqual(status(cluster)["conditions"], [report]);
+  setPhase(cluster, pods(cluster, "train-0")[0] as KubeObject, "Pending");
+  reconcile(cluster, T3);
+  const after = status(cluster)["conditions"] as { type: string; status: string; reason: string }[];
+  assert.deepEqual(after.map((c) => [c.type, c.status, c.reason]), [["Training", "False", "WorkersNotRunning"]]);
+});
+
 test("defect: controller-wide fields — each job's pods use only that job's data", () => {
   const cluster = new FakeCluster();
   const a = setup("job-a");

@@ -29,6 +29,12 @@ export type FederatedLearningSpec = z.infer<typeof FederatedLearningSpec>;
 /** FL condition types: exactly one condition of each, at most. */
 export const FL_CONDITION_TYPES = ["Training", "Complete", "Failed"] as const;
 
+/**
+ * The reason of the `Training` condition when it tells a training round a LocalController
+ * reported (`Round N reaches at T`, upstream's upstream.go, written by the edge channel).
+ */
+export const ROUND_REPORT_REASON = "DoTraining";
+
 /** The job phases, as upstream's. */
 export const FederatedLearningPhase = z.enum(["Pending", "Running", "Succeeded", "Failed"]);
 export type FederatedLearningPhase = z.infer<typeof FederatedLearningPhase>;

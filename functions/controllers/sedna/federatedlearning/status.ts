@@ -8,7 +8,7 @@ import { eventOn, statusIfChanged, statusOf } from "../../../kit/actions.ts";
 import { Condition, setExclusive, uniqueByType, type ConditionUpdate } from "../../../kit/conditions.ts";
 import { isTerminating } from "../../../kit/owner.ts";
 import type { Slot } from "./desired.ts";
-import { FL_CONDITION_TYPES, type FederatedLearningPhase, type WorkerPod } from "./schema.ts";
+import { FL_CONDITION_TYPES, ROUND_REPORT_REASON, type FederatedLearningPhase, type WorkerPod } from "./schema.ts";
 
 /** Condition reasons a user has to act on: their Events are Warnings. */
 export const INPUTS_NOT_READY = "InputsNotReady";
@@ -125,6 +125,18 @@ export function jobState(views: readonly WorkerView[], creating: ReadonlyMap<Slo
   return { phase: "Running", condition: { type: "Training", status: "True", reason: "WorkersRunning", message } };
 }
 
+/**
+ * The Training condition to write: while training goes on (Training True), the round a
+ * LocalController last reported (`DoTraining`, through the edge channel) says more than
+ * "N workers running", so it stays as it is; any other state replaces it.
+ */
+export function keepRoundReport(before: readonly Condition[], condition: ConditionUpdate | undefined): ConditionUpdate | undefined {
+  if (condition?.type !== "Training" || condition.status !== "True") return condition;
+  const previous = before.find((c) => c.type === "Training");
+  if (previous?.status !== "True" || previous.reason !== ROUND_REPORT_REASON) return condition;
+  return { ...condition, reason: ROUND_REPORT_REASON, message: previous.message ?? condition.message };
+}
+
 /** What one reconcile wants the status to say. */
 export interface StatusInput extends Counts {
   readonly phase: FederatedLearningPhase;
@@ -145,7 +157,7 @@ export function statusActions(request: ReconcileRequest, parent: KubeObject, inp
   const current = statusOf(parent);
   const parsed = Condition.array().safeParse(current["conditions"] ?? []);
   const before = uniqueByType(parsed.success ? parsed.data : []);
-  const condition = input.condition;
+  const condition = keepRoundReport(before, input.condition);
   const conditions = condition ? setExclusive(before, condition, FL_CONDITION_TYPES, request.now, "lastHeartbeatTime") : before;
   const next: Record<string, unknown> = {
     phase: input.phase,

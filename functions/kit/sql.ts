@@ -1,7 +1,7 @@
 /**
- * The SQL the gang scheduler's state needs: the subset of Cloudflare's `SqlStorage`
- * (`ctx.storage.sql`) it calls, so the Durable Object passes its own storage as it is and
- * tests pass an adapter over `node:sqlite` (`testing/sqlite.ts`).
+ * The SQL a Durable Object's state logic needs: the subset of Cloudflare's `SqlStorage`
+ * (`ctx.storage.sql`) it calls, so the object passes its own storage as it is and tests
+ * pass an adapter over `node:sqlite` (`testing/sqlite.ts`): the logic is tested in Node.
  */
 
 /** A value SQLite stores or returns (as `SqlStorageValue` of workers-types). */
@@ -17,7 +17,7 @@ export interface SqlCursor<T> {
   readonly rowsWritten: number;
 }
 
-/** `ctx.storage.sql`, as far as the gang scheduler uses it. */
+/** `ctx.storage.sql`, as far as the kit's and the families' stores use it. */
 export interface Sql {
   /** Runs `query` with positional `?` bindings. */
   exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: SqlStorageValue[]): SqlCursor<T>;

@@ -1,0 +1,74 @@
+/**
+ * The Sedna edge channel's Durable Object (declared in `bindings.ts`, ADR 0022 and 0028):
+ * the state machine of `logic.ts` over the object's SQLite, each call one transaction, and
+ * the feed's long poll: a read that finds nothing parks until a call queues a frame or its
+ * wait ends.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { ChannelConnect, ChannelConnected, ChannelFeed, ChannelFeedRequest, ChannelReceive, EventBatch, Plan } from "../../../../protocol/index.ts";
+import type { StubAnswers } from "../../../kit/durable-object.ts";
+import type { SEDNA_EDGE, SednaEdgeContract } from "./bindings.ts";
+import type { Reply } from "./core/status.ts";
+import { SednaEdgeLogic } from "./logic.ts";
+
+/** The edge channel of the cluster's LocalControllers: one object. */
+export class SednaEdge extends DurableObject<Record<string, unknown>> implements SednaEdgeContract {
+  readonly #logic: SednaEdgeLogic;
+
+  /** Feed reads parked in a long poll, woken by the next frame queued. */
+  readonly #waiters = new Set<() => void>();
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env);
+    this.#logic = new SednaEdgeLogic(ctx.storage.sql);
+  }
+
+  /** Updates the view and the holds in one transaction; the frames go by the feed, so the plan is empty. */
+  apply(batch: EventBatch): Promise<Plan> {
+    this.#woken(this.ctx.storage.transactionSync(() => this.#logic.apply(batch)));
+    return Promise.resolve({ actions: [] });
+  }
+
+  /** Queues the peer's whole state; answers where it starts. */
+  connectPeer(request: ChannelConnect): Promise<ChannelConnected> {
+    const { from, appended } = this.ctx.storage.transactionSync(() => this.#logic.connect(request.peer));
+    this.#woken(appended);
+    return Promise.resolve({ from });
+  }
+
+  /** Acknowledges, then answers the frames after the cursor, waiting up to `waitSeconds` when there is none. */
+  async feed(request: ChannelFeedRequest): Promise<ChannelFeed> {
+    const page = this.ctx.storage.transactionSync(() => this.#logic.feed({ cursor: request.cursor, delivered: request.delivered }));
+    if (page.frames.length > 0 || request.waitSeconds === 0) return page;
+    await this.#nextFrame(request.waitSeconds * 1000);
+    return this.#logic.frames(page.cursor);
+  }
+
+  /** Validates a frame against what was sent to its node; answers the actions. */
+  receive(request: ChannelReceive): Promise<Reply> {
+    return Promise.resolve(this.#logic.receive(request));
+  }
+
+  /** Wakes the parked reads when frames were queued. */
+  #woken(appended: number): void {
+    if (appended === 0) return;
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+  }
+
+  #nextFrame(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#waiters.add(done);
+    });
+  }
+}
+
+/** The compiler's proof that the object's stubs answer the contract the controller calls them by. */
+const STUB_ANSWERS: StubAnswers<SednaEdge, typeof SEDNA_EDGE> = true;
+void STUB_ANSWERS;

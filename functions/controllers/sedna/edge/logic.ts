@@ -1,0 +1,149 @@
+/**
+ * The Sedna edge channel's state machine over SQL (tested in Node; the Durable Object in
+ * `durable.ts` runs it over its own storage, one call per transaction): watch events
+ * update the view, and the keys whose holders may have changed are set in the kit's
+ * channel store, which queues the insert and delete frames; connects, feed reads and
+ * frames from the LocalControllers go through the same store.
+ */
+import type { ChannelFeed, ChannelReceive, EventBatch, WatchEvent } from "../../../../protocol/index.ts";
+import { ChannelStore, type FeedAck } from "../../../kit/channel/store.ts";
+import type { Sql } from "../../../kit/sql.ts";
+import { channelKey, decodeFrame, framesOf } from "./core/frames.ts";
+import { receive, type Reply } from "./core/status.ts";
+import { isEdgeKind, targets, workerPod, type EdgeKind } from "./core/targets.ts";
+import { EdgeView, type ViewedObject } from "./view.ts";
+
+/** The keys of a namespace to set again: some by name, and every Model's when a job, service or pod changed. */
+interface Dirty {
+  readonly keys: Set<string>;
+  models: boolean;
+}
+
+/** The namespaces a batch touched. */
+type Touched = Map<string, Dirty>;
+
+function touch(touched: Touched, namespace: string, key: string | undefined, models: boolean): void {
+  const dirty = touched.get(namespace) ?? { keys: new Set<string>(), models: false };
+  if (key !== undefined) dirty.keys.add(key);
+  dirty.models ||= models;
+  touched.set(namespace, dirty);
+}
+
+function keyOf(object: ViewedObject): string {
+  return channelKey(object.kind, object.namespace, object.name);
+}
+
+/** The edge channel of the Sedna family: the view, the channel store, and what connects them. */
+export class SednaEdgeLogic {
+  readonly #view: EdgeView;
+  readonly #channel: ChannelStore;
+
+  constructor(sql: Sql) {
+    this.#view = new EdgeView(sql);
+    this.#channel = new ChannelStore(sql);
+  }
+
+  /**
+   * Takes a batch of watch events; answers how many frames it queued. A relist's batches
+   * only fill the view; its last sets every key (and removes the keys of objects it did
+   * not list), so a half-received list never sends a node a delete.
+   */
+  apply(batch: EventBatch): number {
+    if (batch.relist) this.#view.beginList();
+    const touched: Touched = new Map();
+    let appended = 0;
+    for (const event of batch.events) appended += this.#event(event, touched);
+    if (!this.#view.listing()) return appended + this.#sync(touched);
+    if (batch.partialList) return appended;
+    for (const gone of this.#view.endList()) appended += this.#channel.remove(keyOf(gone));
+    return appended + this.#syncAll();
+  }
+
+  /** A node's LC connected: its whole state is queued. */
+  connect(peer: string): { from: string; appended: number } {
+    return this.#channel.connect(peer);
+  }
+
+  /** Acknowledges and answers the frames after the cursor (no waiting: the object waits). */
+  feed(ack: FeedAck): ChannelFeed {
+    return this.#channel.feed(ack);
+  }
+
+  /** The frames after `cursor`, without acknowledging anything. */
+  frames(cursor: string): ChannelFeed {
+    const frames = this.#channel.frames(Number(cursor));
+    return { cursor: frames.at(-1)?.seq ?? cursor, frames };
+  }
+
+  /** A frame a node's LC sent: the answer, validated against what was sent to that node. */
+  receive(request: ChannelReceive): Reply {
+    return receive(decodeFrame(request.data), {
+      peer: request.peer,
+      now: request.now,
+      find: (kind, namespace, name) => this.#view.find(kind, namespace, name),
+      sentToPeer: (key) => this.#channel.wasSentTo(request.peer, key),
+    });
+  }
+
+  /** How much the channel holds (tests, inspection). */
+  counts(): ReturnType<ChannelStore["counts"]> {
+    return this.#channel.counts();
+  }
+
+  /** One event into the view; what it makes dirty into `touched` (nothing while listing: the list's end sets every key). */
+  #event(event: WatchEvent, touched: Touched): number {
+    const kind = event.kind.slice(0, event.kind.indexOf("."));
+    const { object } = event;
+    const namespace = object.metadata.namespace ?? "";
+    const listing = this.#view.listing();
+    if (kind === "Pod") {
+      const uid = object.metadata.uid ?? "";
+      const worker = event.type === "DELETED" ? undefined : workerPod(object);
+      const owner = worker ? worker.ownerUid : this.#view.deletePod(uid);
+      if (worker) this.#view.putPod(uid, namespace, worker);
+      const parent = owner === undefined ? undefined : this.#view.byUid(owner);
+      if (!listing && parent) touch(touched, namespace, keyOf(parent), true);
+      return 0;
+    }
+    if (!isEdgeKind(kind)) return 0;
+    const name = object.metadata.name ?? "";
+    const key = channelKey(kind, namespace, name);
+    const workload = kind === "FederatedLearningJob" || kind === "JointInferenceService";
+    if (event.type === "DELETED") {
+      this.#view.deleteObject(kind, namespace, name);
+      if (workload && !listing) touch(touched, namespace, undefined, true);
+      return this.#channel.remove(key);
+    }
+    this.#view.putObject({ ...object, kind });
+    if (!listing) touch(touched, namespace, key, workload);
+    return 0;
+  }
+
+  /** Sets the dirty keys of each touched namespace. */
+  #sync(touched: Touched): number {
+    let appended = 0;
+    for (const [namespace, dirty] of touched) {
+      for (const target of targets(this.#view.namespace(namespace))) {
+        const kind = target.object.kind as EdgeKind;
+        const key = channelKey(kind, namespace, target.object.metadata.name ?? "");
+        if (dirty.keys.has(key) || (dirty.models && kind === "Model")) appended += this.#channel.set(key, framesOf(target.object), target.nodes);
+      }
+    }
+    return appended;
+  }
+
+  /** Sets every key of the view, and removes the channel's keys of objects it no longer has. */
+  #syncAll(): number {
+    const seen = new Set<string>();
+    let appended = 0;
+    for (const namespace of this.#view.namespaces()) {
+      for (const target of targets(this.#view.namespace(namespace))) {
+        const key = channelKey(target.object.kind, namespace, target.object.metadata.name ?? "");
+        seen.add(key);
+        appended += this.#channel.set(key, framesOf(target.object), target.nodes);
+      }
+    }
+    for (const key of this.#channel.keys()) if (!seen.has(key)) appended += this.#channel.remove(key);
+    return appended;
+  }
+}

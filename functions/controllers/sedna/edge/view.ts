@@ -1,0 +1,130 @@
+/**
+ * What the edge channel knows of the cluster, in the Durable Object's SQLite: the Sedna
+ * objects it carries (whole, as watched) and their edge worker pods (owner, worker type,
+ * node). Rows carry the list generation that last saw them, so the end of a relist
+ * removes what it did not list.
+ */
+import type { KubeObject } from "../../../../protocol/index.ts";
+import type { Sql } from "../../../kit/sql.ts";
+import { isEdgeKind, type EdgeKind, type WorkerPod } from "./core/targets.ts";
+
+/** An object of the view, as a row names it. */
+export interface ViewedObject {
+  readonly kind: EdgeKind;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS sedna_edge_objects (kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, uid TEXT NOT NULL, object TEXT NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (kind, namespace, name))",
+  "CREATE INDEX IF NOT EXISTS sedna_edge_objects_namespace ON sedna_edge_objects (namespace)",
+  "CREATE INDEX IF NOT EXISTS sedna_edge_objects_uid ON sedna_edge_objects (uid)",
+  "CREATE TABLE IF NOT EXISTS sedna_edge_pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_uid TEXT NOT NULL, pod TEXT NOT NULL, gen INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS sedna_edge_pods_namespace ON sedna_edge_pods (namespace)",
+  "CREATE TABLE IF NOT EXISTS sedna_edge_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+];
+
+/** The Sedna objects and worker pods of the cluster, in SQL. */
+export class EdgeView {
+  readonly #sql: Sql;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  /** The current list generation (0 before any list). */
+  generation(): number {
+    return this.#meta("generation") ?? 0;
+  }
+
+  /** Whether a relist is being received (its batches are not acted on until its last). */
+  listing(): boolean {
+    return this.#meta("listing") === 1;
+  }
+
+  /** A relist starts: a new generation. */
+  beginList(): void {
+    this.#setMeta("generation", this.generation() + 1);
+    this.#setMeta("listing", 1);
+  }
+
+  /** The relist is complete: what it did not list is removed; answers the objects removed. */
+  endList(): ViewedObject[] {
+    const generation = this.generation();
+    const gone = this.#sql.exec<{ kind: string; namespace: string; name: string }>("SELECT kind, namespace, name FROM sedna_edge_objects WHERE gen < ?", generation).toArray();
+    this.#sql.exec("DELETE FROM sedna_edge_objects WHERE gen < ?", generation);
+    this.#sql.exec("DELETE FROM sedna_edge_pods WHERE gen < ?", generation);
+    this.#setMeta("listing", 0);
+    return gone.flatMap((row) => (isEdgeKind(row.kind) ? [{ kind: row.kind, namespace: row.namespace, name: row.name }] : []));
+  }
+
+  /** Stores an object of a carried kind as watched. */
+  putObject(object: KubeObject & { kind: EdgeKind }): void {
+    this.#sql.exec(
+      "INSERT INTO sedna_edge_objects (kind, namespace, name, uid, object, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, namespace, name) DO UPDATE SET uid = excluded.uid, object = excluded.object, gen = excluded.gen",
+      object.kind,
+      object.metadata.namespace ?? "",
+      object.metadata.name ?? "",
+      object.metadata.uid ?? "",
+      JSON.stringify(object),
+      this.generation(),
+    );
+  }
+
+  /** Forgets an object. */
+  deleteObject(kind: EdgeKind, namespace: string, name: string): void {
+    this.#sql.exec("DELETE FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name);
+  }
+
+  /** Stores a worker pod (by its uid). */
+  putPod(uid: string, namespace: string, pod: WorkerPod): void {
+    this.#sql.exec(
+      "INSERT INTO sedna_edge_pods (uid, namespace, owner_uid, pod, gen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET owner_uid = excluded.owner_uid, pod = excluded.pod, gen = excluded.gen",
+      uid,
+      namespace,
+      pod.ownerUid,
+      JSON.stringify(pod),
+      this.generation(),
+    );
+  }
+
+  /** Forgets a pod; answers the uid of the owner it had, if it was known. */
+  deletePod(uid: string): string | undefined {
+    const owner = this.#sql.exec<{ owner_uid: string }>("SELECT owner_uid FROM sedna_edge_pods WHERE uid = ?", uid).toArray()[0]?.owner_uid;
+    this.#sql.exec("DELETE FROM sedna_edge_pods WHERE uid = ?", uid);
+    return owner;
+  }
+
+  /** The object of `kind` named so, if known. */
+  find(kind: EdgeKind, namespace: string, name: string): KubeObject | undefined {
+    const row = this.#sql.exec<{ object: string }>("SELECT object FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name).toArray()[0];
+    return row ? (JSON.parse(row.object) as KubeObject) : undefined;
+  }
+
+  /** The object with this uid, if known. */
+  byUid(uid: string): ViewedObject | undefined {
+    const row = this.#sql.exec<{ kind: string; namespace: string; name: string }>("SELECT kind, namespace, name FROM sedna_edge_objects WHERE uid = ?", uid).toArray()[0];
+    return row && isEdgeKind(row.kind) ? { kind: row.kind, namespace: row.namespace, name: row.name } : undefined;
+  }
+
+  /** Every object and worker pod of a namespace. */
+  namespace(namespace: string): { objects: KubeObject[]; pods: WorkerPod[] } {
+    const objects = this.#sql.exec<{ object: string }>("SELECT object FROM sedna_edge_objects WHERE namespace = ? ORDER BY kind, name", namespace).toArray();
+    const pods = this.#sql.exec<{ pod: string }>("SELECT pod FROM sedna_edge_pods WHERE namespace = ? ORDER BY uid", namespace).toArray();
+    return { objects: objects.map((row) => JSON.parse(row.object) as KubeObject), pods: pods.map((row) => JSON.parse(row.pod) as WorkerPod) };
+  }
+
+  /** Every namespace that holds an object. */
+  namespaces(): string[] {
+    return this.#sql.exec<{ namespace: string }>("SELECT DISTINCT namespace FROM sedna_edge_objects ORDER BY namespace").toArray().map((row) => row.namespace);
+  }
+
+  #meta(name: string): number | undefined {
+    return this.#sql.exec<{ value: number }>("SELECT value FROM sedna_edge_meta WHERE name = ?", name).toArray()[0]?.value;
+  }
+
+  #setMeta(name: string, value: number): void {
+    this.#sql.exec("INSERT INTO sedna_edge_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value);
+  }
+}
