@@ -16,6 +16,7 @@ import { parseAllDocuments } from "yaml";
 import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { waitForGone, waitForObject } from "../support/cluster-waits.ts";
+import { relayIdle } from "../support/relay-idle.ts";
 import { LocalController, startLocalControllers } from "../support/local-controller.ts";
 import { upstreamGmAddress, upstreamLocalControllerDaemonSet } from "../support/local-controller-manifest.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
@@ -40,9 +41,17 @@ const HOLD_MS = 20_000;
 let stack: E2EStack;
 let lcs: Record<(typeof NODES)[number], LocalController>;
 
+/** A job as a failed wait shows it: its conditions. */
+const conditionsOf = (job: KubeObject | undefined): string => JSON.stringify((job as Obj | undefined)?.status?.conditions);
+
+/** Waits until the job's conditions satisfy `ok`. */
+async function waitForJob(name: string, ok: (conditions: Obj[]) => boolean): Promise<Obj> {
+  return (await waitFor(`FederatedLearningJob ${name}'s conditions`, () => stack.cluster.find(FL, "default", name), (job) => job !== undefined && ok(((job as Obj).status?.conditions ?? []) as Obj[]), { timeoutMs: HOLD_MS, describe: conditionsOf })) as Obj;
+}
+
 /** The channel's `host:port` on this stack (endpoints.json's `sednaGM`). */
 function gmAddress(): string {
-  const address = (stack as unknown as { channels?: Readonly<Record<string, string>> }).channels?.["sedna-gm"];
+  const address = stack.channels["sedna-gm"];
   if (!address) throw new Error("the stack serves no sedna-gm channel (stack.channels['sedna-gm'])");
   return address;
 }
@@ -96,10 +105,12 @@ test("the upstream LC DaemonSet dials the Service the sedna-gm channel declares,
   const channel = stack.relay.engine.manifest.controllers.flatMap((c) => c.channels).find((c) => c.name === "sedna-gm");
   assert.ok(channel, "a controller declares the sedna-gm channel");
   assert.deepEqual({ service: channel.service?.name, namespace: channel.service?.namespace, port: channel.port, header: channel.peerHeader }, { service: upstream.service, namespace: upstream.namespace, port: upstream.port, header: "Node-Name" });
-  await createNamespaces(stack, ["sedna"]);
-  await stack.cluster.create(upstreamLocalControllerDaemonSet());
+  const daemonSet = upstreamLocalControllerDaemonSet() as Obj;
+  assert.deepEqual(daemonSet.spec.template.spec.containers[0].resources, { requests: { memory: "32Mi", cpu: "100m" }, limits: { memory: "128Mi" } }, "rendered with the chart's values");
   if (stack.target === "cluster") {
-    // kube-controller-manager runs the LC on every node (kwok's kubelets report them running).
+    // Applied unchanged; kube-controller-manager runs the LC on every node (kwok's kubelets report them running). The sim serves no DaemonSets.
+    await createNamespaces(stack, ["sedna"]);
+    await stack.cluster.create(daemonSet as KubeObject);
     await waitForObject(stack.cluster, DAEMONSET, "sedna", "lc", (d) => (d as Obj).status?.numberReady === 4, 60_000);
     const service = (await stack.cluster.find(SERVICE, "sedna", "gm")) as Obj | undefined;
     assert.equal(service?.spec?.ports?.[0]?.port, 9000, "install-relay's Service gm.sedna:9000 for the upstream LCs");
@@ -137,13 +148,16 @@ test("a spec change is sent again as an insert", async () => {
   await lcs.edge2.until("the changed job", changed, HOLD_MS);
   assert.ok(lcs.edge1.counters.inserts > inserts);
   assert.equal(lcs.edge1.counters.unknownOperations, 0, "never `update`, which the LC refuses");
+  // The new spec's pods roll; the reports below come once that has settled (a report during a roll: the last test but one).
+  await waitForObject(stack.cluster, FL, "default", JOB, (j) => (j as Obj).status?.observedGeneration === (j as Obj).metadata.generation && (j as Obj).status?.active === 3, HOLD_MS);
+  await relayIdle(stack.relay);
 });
 
 test("a training node's status: ONE Training condition with its round, the aggregation Model's metrics and updateTime", async () => {
   const metrics = { accuracy: 0.93, loss: "0.12" };
   lcs.edge1.reportTraining({ namespace: "default", job: JOB, round: 3, updateTime: "2026-11-27T13:00:00Z", models: [{ format: "pb", url: "/models/r3", metrics }] });
   const training = (job: Obj): Obj[] => ((job.status?.conditions ?? []) as Obj[]).filter((c) => c.type === "Training");
-  await waitForObject(stack.cluster, FL, "default", JOB, (j) => training(j as Obj).some((c) => c.message === "Round 3 reaches at 2026-11-27T13:00:00Z"), HOLD_MS);
+  await waitForJob(JOB, (conditions) => training({ status: { conditions } }).some((c) => c.message === "Round 3 reaches at 2026-11-27T13:00:00Z"));
   const written = (await waitForObject(stack.cluster, MODEL, "default", AGG_MODEL, (m) => ((m as Obj).status?.metrics ?? []).length === 2, HOLD_MS)) as Obj;
   assert.deepEqual([...(written.status.metrics as Obj[])].sort((a, b) => String(a.key).localeCompare(String(b.key))), [
     { key: "accuracy", value: "0.93" },
@@ -152,10 +166,22 @@ test("a training node's status: ONE Training condition with its round, the aggre
   assert.ok(!Number.isNaN(Date.parse(String(written.status.updateTime))), "updateTime set");
 
   lcs.edge2.reportTraining({ namespace: "default", job: JOB, round: 4, updateTime: "2026-11-27T13:05:00Z", models: [{ format: "pb", url: "/models/r4", metrics: { accuracy: 0.95 } }] });
-  const job = (await waitForObject(stack.cluster, FL, "default", JOB, (j) => training(j as Obj).some((c) => c.message === "Round 4 reaches at 2026-11-27T13:05:00Z"), HOLD_MS)) as Obj;
+  const job = await waitForJob(JOB, (conditions) => training({ status: { conditions } }).some((c) => c.message === "Round 4 reaches at 2026-11-27T13:05:00Z"));
   assert.equal(training(job).length, 1, `one Training condition, updated in place: ${JSON.stringify(job.status.conditions)}`);
   assert.equal(training(job)[0]?.status, "True");
   await waitForObject(stack.cluster, MODEL, "default", AGG_MODEL, (m) => JSON.stringify((m as Obj).status?.metrics) === JSON.stringify([{ key: "accuracy", value: "0.95" }]), HOLD_MS);
+});
+
+test("a round reported while the job's pods roll (its status being written) is not lost", async () => {
+  const job = (await stack.cluster.get(FL, "default", JOB)) as Obj;
+  const workers = structuredClone(job.spec.trainingWorkers) as Obj[];
+  for (const worker of workers) worker.template.spec.containers[0].env.push({ name: "epochs_more", value: "3" });
+  await stack.cluster.patch(FL, "default", JOB, { spec: { trainingWorkers: workers } }, "merge");
+  const changed = (lc: LocalController): boolean => JSON.stringify(lc.holding("federatedlearningjob", "default", JOB)).includes("epochs_more");
+  await lcs.edge1.until("the changed job", changed, HOLD_MS);
+  lcs.edge1.reportTraining({ namespace: "default", job: JOB, round: 5, updateTime: "2026-11-27T13:10:00Z", models: [{ metrics: { accuracy: 0.96 } }] });
+  const settled = await waitForJob(JOB, (conditions) => conditions.some((c) => c.type === "Training" && c.message === "Round 5 reaches at 2026-11-27T13:10:00Z"));
+  assert.equal((settled.status.conditions as Obj[]).filter((c) => c.type === "Training").length, 1);
 });
 
 test("a Dataset's sample count from its node's LC reaches its status", async () => {
@@ -234,5 +260,5 @@ test("a relay restart: every LC reconnects and holds the current state, changes 
   assert.equal(lcs.cloud.held("federatedlearningjob").size, 0);
   // And the channel works both ways after the restart.
   lcs.edge1.reportTraining({ namespace: "default", job: "while-down", round: 1, updateTime: "2026-11-27T15:00:00Z" });
-  await waitForObject(stack.cluster, FL, "default", "while-down", (j) => (((j as Obj).status?.conditions ?? []) as Obj[]).some((c) => c.type === "Training" && c.message === "Round 1 reaches at 2026-11-27T15:00:00Z"), HOLD_MS);
+  await waitForJob("while-down", (conditions) => conditions.some((c) => c.type === "Training" && c.message === "Round 1 reaches at 2026-11-27T15:00:00Z"));
 });
