@@ -42,11 +42,8 @@ export interface ChannelTuning {
 
 export const CHANNEL_TUNING: ChannelTuning = { pingMs: 30_000, maxConnections: 20_000, backoff: DEFAULT_BACKOFF, writesWaitMs: WRITES_WAIT_MS, session: SESSION_LIMITS, highWater: HIGH_WATER };
 
-/** What a channel server uses. */
-export interface ChannelServerDeps {
-  readonly spec: ChannelSpec;
-  /** The controller that declares the channel: its permissions bound the actions of the Worker's answers. */
-  controller(): ControllerManifest | undefined;
+/** What every channel shares: the Worker, the apply stage, metrics, log, leadership and timings. */
+export interface ChannelStageDeps {
   readonly worker: Pick<WorkerClient, "channelConnect" | "channelFeed" | "channelReceive">;
   readonly plans: PlanSink;
   readonly metrics: Metrics;
@@ -56,6 +53,13 @@ export interface ChannelServerDeps {
   /** The feed's long-poll, in seconds. */
   readonly waitSeconds: number;
   readonly tuning?: Partial<ChannelTuning>;
+}
+
+/** What a channel server uses. */
+export interface ChannelServerDeps extends ChannelStageDeps {
+  readonly spec: ChannelSpec;
+  /** The controller that declares the channel: its permissions bound the actions of the Worker's answers. */
+  controller(): ControllerManifest | undefined;
 }
 
 /** A peer's current socket and its session. */
