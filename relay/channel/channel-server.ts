@@ -171,9 +171,17 @@ export class ChannelServer {
       return;
     }
     const peer = PeerName.parse(request.headers[this.#deps.spec.peerHeader.toLowerCase()]);
+    // Counted until it opens or its socket closes (a handshake ws refuses never opens).
+    let upgrading = true;
+    const settled = (): void => {
+      if (upgrading) this.#upgrading--;
+      upgrading = false;
+    };
     this.#upgrading++;
+    socket.once("close", settled);
     this.#wss.handleUpgrade(request, socket, head, (ws) => {
-      this.#upgrading--;
+      settled();
+      socket.off("close", settled);
       this.#open(peer, ws);
     });
   }
