@@ -10,6 +10,8 @@ import type { Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
 import { installObjects, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
+import { parseCli } from "../../../cli/args.ts";
+import { RELAY_OPTIONS, RelayFlags, splitChannelFlags } from "../../../relay/ops/config.ts";
 import { caSignedCertificate, selfSignedCertificate } from "./tls.ts";
 
 const manifest: Manifest = {
@@ -199,6 +201,11 @@ test("an edge channel: the relay serves it on the pod IP at its port, the Deploy
   // No channel, no extra object.
   const none = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: { version: "v1", controllers: [manifest.controllers[1]!] }, crds: [] });
   assert.equal(none.length, objects.length - 3);
+  // What the relay makes of those args: the channels' ports and hosts, every other flag its own.
+  const split = splitChannelFlags(args);
+  assert.deepEqual(split.errors, []);
+  assert.deepEqual(split.endpoints, { "edge-mgr": { port: 9000, host: "$(POD_IP)" }, local: { port: 9001, host: "$(POD_IP)" } });
+  assert.equal(parseCli({ name: "relay", help: "", options: RELAY_OPTIONS, schema: RelayFlags }, split.rest).kind, "flags");
   // A channel on one of the relay's own ports is refused.
   const clashing: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[1]!, channels: [{ ...edge, port: 8080 }] }] };
   assert.throws(() => installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: clashing, crds: [] }), /clashes with the relay's own port api/);
