@@ -19,6 +19,7 @@
 import type { ChannelDelivered, ChannelFeed, ChannelFrame } from "../../../protocol/index.ts";
 import { fnv1a64 } from "../hash.ts";
 import type { Sql } from "../sql.ts";
+import { MetaValues } from "../sql-meta.ts";
 
 /** Most frames one feed answer carries. */
 export const FEED_PAGE_FRAMES = 500;
@@ -53,17 +54,19 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS channel_tombstones (peer TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, delete_frame TEXT NOT NULL, PRIMARY KEY (peer, key))",
   "CREATE TABLE IF NOT EXISTS channel_log (seq INTEGER PRIMARY KEY, peer TEXT NOT NULL, data TEXT NOT NULL)",
   "CREATE INDEX IF NOT EXISTS channel_log_peer ON channel_log (peer)",
-  // The next sequence to assign: kept apart from the log, so an acknowledged (deleted) tail never reuses a number.
-  "CREATE TABLE IF NOT EXISTS channel_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 ];
 
 /** An edge channel's holds, tombstones and feed. Every method is a few statements; the caller runs them in a transaction. */
 export class ChannelStore {
   readonly #sql: Sql;
 
+  /** `next`: the next sequence to assign, kept apart from the log so an acknowledged (deleted) tail never reuses a number. */
+  readonly #meta: MetaValues;
+
   constructor(sql: Sql) {
     this.#sql = sql;
     for (const statement of SCHEMA) sql.exec(statement);
+    this.#meta = new MetaValues(sql, "channel_meta");
   }
 
   /**
@@ -183,12 +186,12 @@ export class ChannelStore {
   #append(peer: string, data: string): number {
     const seq = this.#next();
     this.#sql.exec("INSERT INTO channel_log (seq, peer, data) VALUES (?, ?, ?)", seq, peer, data);
-    this.#sql.exec("INSERT INTO channel_meta (name, value) VALUES ('next', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", seq + 1);
+    this.#meta.set("next", seq + 1);
     return seq;
   }
 
   /** The next sequence to assign (1 in a new store). */
   #next(): number {
-    return this.#sql.exec<{ value: number }>("SELECT value FROM channel_meta WHERE name = 'next'").toArray()[0]?.value ?? 1;
+    return this.#meta.get("next") ?? 1;
   }
 }

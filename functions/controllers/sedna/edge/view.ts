@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from "../../../../protocol/index.ts";
 import type { Sql } from "../../../kit/sql.ts";
+import { MetaValues } from "../../../kit/sql-meta.ts";
 import { isEdgeKind, type EdgeKind, type WorkerPod } from "./core/targets.ts";
 
 /** An object of the view, as a row names it. */
@@ -21,32 +22,35 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS sedna_edge_objects_uid ON sedna_edge_objects (uid)",
   "CREATE TABLE IF NOT EXISTS sedna_edge_pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_uid TEXT NOT NULL, pod TEXT NOT NULL, gen INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS sedna_edge_pods_namespace ON sedna_edge_pods (namespace)",
-  "CREATE TABLE IF NOT EXISTS sedna_edge_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 ];
 
 /** The Sedna objects and worker pods of the cluster, in SQL. */
 export class EdgeView {
   readonly #sql: Sql;
 
+  /** `generation`: of the last relist begun; `listing`: 1 while one is being received. */
+  readonly #meta: MetaValues;
+
   constructor(sql: Sql) {
     this.#sql = sql;
     for (const statement of SCHEMA) sql.exec(statement);
+    this.#meta = new MetaValues(sql, "sedna_edge_meta");
   }
 
   /** The current list generation (0 before any list). */
   generation(): number {
-    return this.#meta("generation") ?? 0;
+    return this.#meta.get("generation") ?? 0;
   }
 
   /** Whether a relist is being received (its batches are not acted on until its last). */
   listing(): boolean {
-    return this.#meta("listing") === 1;
+    return this.#meta.get("listing") === 1;
   }
 
   /** A relist starts: a new generation. */
   beginList(): void {
-    this.#setMeta("generation", this.generation() + 1);
-    this.#setMeta("listing", 1);
+    this.#meta.set("generation", this.generation() + 1);
+    this.#meta.set("listing", 1);
   }
 
   /** The relist is complete: what it did not list is removed; answers the objects removed. */
@@ -55,7 +59,7 @@ export class EdgeView {
     const gone = this.#sql.exec<{ kind: string; namespace: string; name: string }>("SELECT kind, namespace, name FROM sedna_edge_objects WHERE gen < ?", generation).toArray();
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM sedna_edge_pods WHERE gen < ?", generation);
-    this.#setMeta("listing", 0);
+    this.#meta.set("listing", 0);
     return gone.flatMap((row) => (isEdgeKind(row.kind) ? [{ kind: row.kind, namespace: row.namespace, name: row.name }] : []));
   }
 
@@ -118,13 +122,5 @@ export class EdgeView {
   /** Every namespace that holds an object. */
   namespaces(): string[] {
     return this.#sql.exec<{ namespace: string }>("SELECT DISTINCT namespace FROM sedna_edge_objects ORDER BY namespace").toArray().map((row) => row.namespace);
-  }
-
-  #meta(name: string): number | undefined {
-    return this.#sql.exec<{ value: number }>("SELECT value FROM sedna_edge_meta WHERE name = ?", name).toArray()[0]?.value;
-  }
-
-  #setMeta(name: string, value: number): void {
-    this.#sql.exec("INSERT INTO sedna_edge_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value);
   }
 }
