@@ -24,9 +24,15 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS sedna_edge_pods_namespace ON sedna_edge_pods (namespace)",
 ];
 
+/** How many parsed objects {@link EdgeView.find} keeps in memory (a status report reads its object; a job on many nodes is a large JSON). */
+export const FOUND_CACHE_SIZE = 2048;
+
 /** The Sedna objects and worker pods of the cluster, in SQL. */
 export class EdgeView {
   readonly #sql: Sql;
+
+  /** Objects parsed by `find`, by `kind/namespace/name`, oldest first; written through by every change. */
+  readonly #found = new Map<string, KubeObject>();
 
   /** `generation`: of the last relist begun; `listing`: 1 while one is being received. */
   readonly #meta: MetaValues;
@@ -60,11 +66,13 @@ export class EdgeView {
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM sedna_edge_pods WHERE gen < ?", generation);
     this.#meta.set("listing", 0);
+    for (const row of gone) this.#found.delete(`${row.kind}/${row.namespace}/${row.name}`);
     return gone.flatMap((row) => (isEdgeKind(row.kind) ? [{ kind: row.kind, namespace: row.namespace, name: row.name }] : []));
   }
 
   /** Stores an object of a carried kind as watched. */
   putObject(object: KubeObject & { kind: EdgeKind }): void {
+    this.#found.delete(`${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`);
     this.#sql.exec(
       "INSERT INTO sedna_edge_objects (kind, namespace, name, uid, object, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, namespace, name) DO UPDATE SET uid = excluded.uid, object = excluded.object, gen = excluded.gen",
       object.kind,
@@ -78,6 +86,7 @@ export class EdgeView {
 
   /** Forgets an object. */
   deleteObject(kind: EdgeKind, namespace: string, name: string): void {
+    this.#found.delete(`${kind}/${namespace}/${name}`);
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name);
   }
 
@@ -102,8 +111,15 @@ export class EdgeView {
 
   /** The object of `kind` named so, if known. */
   find(kind: EdgeKind, namespace: string, name: string): KubeObject | undefined {
+    const key = `${kind}/${namespace}/${name}`;
+    const cached = this.#found.get(key);
+    if (cached) return cached;
     const row = this.#sql.exec<{ object: string }>("SELECT object FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name).toArray()[0];
-    return row ? (JSON.parse(row.object) as KubeObject) : undefined;
+    if (!row) return undefined;
+    const object = JSON.parse(row.object) as KubeObject;
+    this.#found.set(key, object);
+    if (this.#found.size > FOUND_CACHE_SIZE) this.#found.delete(this.#found.keys().next().value ?? "");
+    return object;
   }
 
   /** The object with this uid, if known. */
