@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { OutboxBatch, OutboxEntry, Plan } from "../protocol/index.ts";
 import type { OutboxContract } from "./contracts.ts";
+import { ParkedReads } from "./parked.ts";
 
 /** Most entries returned by one read. */
 const PAGE = 100;
@@ -12,7 +13,7 @@ const PAGE = 100;
  */
 export class Outbox extends DurableObject<Record<string, unknown>> implements OutboxContract {
   /** Readers parked in a long poll, woken by the next append. */
-  readonly #waiters = new Set<() => void>();
+  readonly #parked = new ParkedReads();
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
@@ -32,8 +33,7 @@ export class Outbox extends DurableObject<Record<string, unknown>> implements Ou
         new Date().toISOString(),
       )
       .one();
-    for (const wake of this.#waiters) wake();
-    this.#waiters.clear();
+    this.#parked.wakeAll();
     return String(row.id);
   }
 
@@ -46,7 +46,7 @@ export class Outbox extends DurableObject<Record<string, unknown>> implements Ou
     this.ctx.storage.sql.exec("DELETE FROM entries WHERE id <= ?", after);
     let entries = this.#after(after);
     if (entries.length === 0 && waitSeconds > 0) {
-      await this.#nextAppend(waitSeconds * 1000);
+      await this.#parked.park(waitSeconds * 1000);
       entries = this.#after(after);
     }
     const last = entries.at(-1);
@@ -73,17 +73,5 @@ export class Outbox extends DurableObject<Record<string, unknown>> implements Ou
       plan: JSON.parse(row.plan) as Plan,
       createdAt: row.created,
     }));
-  }
-
-  #nextAppend(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.#waiters.add(done);
-    });
   }
 }

@@ -222,3 +222,21 @@ test("a peer that does not answer pings is terminated; one that does stays", asy
   await waitFor("node-a gone", () => s.server.peers, (n) => n === 1);
   assert.equal(lively.ws.readyState, WebSocket.OPEN);
 });
+
+test("a handshake the WebSocket server refuses does not hold a place under the connection bound", async () => {
+  const s = await start({ maxConnections: 1 });
+  const port = Number(new URL(s.url).port);
+  const { request } = await import("node:http");
+  for (let i = 0; i < 3; i++) {
+    const status = await new Promise<number>((resolve, reject) => {
+      // An upgrade without Sec-WebSocket-Key: ws answers 400 and never opens it.
+      const req = request({ host: "127.0.0.1", port, path: "/", headers: { connection: "Upgrade", upgrade: "websocket", "node-name": "node-a" } });
+      req.on("response", (response) => (response.resume(), resolve(response.statusCode ?? 0)));
+      req.on("upgrade", () => reject(new Error("upgraded")));
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(status, 400);
+  }
+  await dial(s.url, "node-a");
+});

@@ -28,6 +28,14 @@ import { HIGH_WATER, UpstreamQueue, type UpResult } from "./upstream.ts";
 export const CLOSE_REPLACED = 4000;
 const REPLACED_REASON = "replaced by a newer connection of the same peer";
 
+/**
+ * Connections the kernel holds before they are accepted. Node's default, 511, overflowed
+ * when 1,000 peers reconnected at once: the SYNs dropped were sent again a second later,
+ * and the slowest peer had its state after 1.26 s instead of 0.38–0.49 (loopback, clients
+ * in the same process; the kernel caps it at `net.core.somaxconn`, 4096 by default).
+ */
+const ACCEPT_BACKLOG = 4096;
+
 /** Timings and bounds; tests shorten them. */
 export interface ChannelTuning {
   /** A ping every this many ms; a peer that has not answered the previous one is terminated. */
@@ -42,11 +50,8 @@ export interface ChannelTuning {
 
 export const CHANNEL_TUNING: ChannelTuning = { pingMs: 30_000, maxConnections: 20_000, backoff: DEFAULT_BACKOFF, writesWaitMs: WRITES_WAIT_MS, session: SESSION_LIMITS, highWater: HIGH_WATER };
 
-/** What a channel server uses. */
-export interface ChannelServerDeps {
-  readonly spec: ChannelSpec;
-  /** The controller that declares the channel: its permissions bound the actions of the Worker's answers. */
-  controller(): ControllerManifest | undefined;
+/** What every channel shares: the Worker, the apply stage, metrics, log, leadership and timings. */
+export interface ChannelStageDeps {
   readonly worker: Pick<WorkerClient, "channelConnect" | "channelFeed" | "channelReceive">;
   readonly plans: PlanSink;
   readonly metrics: Metrics;
@@ -56,6 +61,13 @@ export interface ChannelServerDeps {
   /** The feed's long-poll, in seconds. */
   readonly waitSeconds: number;
   readonly tuning?: Partial<ChannelTuning>;
+}
+
+/** What a channel server uses. */
+export interface ChannelServerDeps extends ChannelStageDeps {
+  readonly spec: ChannelSpec;
+  /** The controller that declares the channel: its permissions bound the actions of the Worker's answers. */
+  controller(): ControllerManifest | undefined;
 }
 
 /** A peer's current socket and its session. */
@@ -131,7 +143,7 @@ export class ChannelServer {
   async listen(port: number, host: string): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.#http.once("error", reject);
-      this.#http.listen(port, host, () => {
+      this.#http.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => {
         this.#http.off("error", reject);
         resolve();
       });
@@ -167,9 +179,17 @@ export class ChannelServer {
       return;
     }
     const peer = PeerName.parse(request.headers[this.#deps.spec.peerHeader.toLowerCase()]);
+    // Counted until it opens or its socket closes (a handshake ws refuses never opens).
+    let upgrading = true;
+    const settled = (): void => {
+      if (upgrading) this.#upgrading--;
+      upgrading = false;
+    };
     this.#upgrading++;
+    socket.once("close", settled);
     this.#wss.handleUpgrade(request, socket, head, (ws) => {
-      this.#upgrading--;
+      settled();
+      socket.off("close", settled);
       this.#open(peer, ws);
     });
   }

@@ -5,12 +5,8 @@
  * flag for a channel no controller declares is reported then (an error in the log: a
  * typo, or a Worker without that controller).
  */
-import type { Logger } from "../../cli/log.ts";
 import type { ChannelSpec, ControllerManifest, Manifest } from "../../protocol/index.ts";
-import type { PlanSink } from "../apply/guard.ts";
-import type { WorkerClient } from "../deliver/worker-client.ts";
-import type { Metrics } from "../ops/metrics.ts";
-import { ChannelServer, type ChannelTuning } from "./channel-server.ts";
+import { ChannelServer, type ChannelStageDeps } from "./channel-server.ts";
 
 /** Where one channel listens, as its flags give it. */
 export interface ChannelListen {
@@ -21,17 +17,10 @@ export interface ChannelListen {
 /** Loopback unless told (as the API port): the install passes the pod IP. */
 export const DEFAULT_CHANNEL_HOST = "127.0.0.1";
 
-/** What the channels use. */
-export interface EdgeChannelsDeps {
+/** What the channels use: what every server shares, and where each listens. */
+export interface EdgeChannelsDeps extends ChannelStageDeps {
   /** By channel name, from `--{name}-port` / `--{name}-host`. */
   readonly listen: Readonly<Record<string, ChannelListen>>;
-  readonly worker: Pick<WorkerClient, "channelConnect" | "channelFeed" | "channelReceive">;
-  readonly plans: PlanSink;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  leading(): boolean;
-  readonly waitSeconds: number;
-  readonly tuning?: Partial<ChannelTuning>;
 }
 
 /** The declaring controller and spec of each channel of a manifest. */
@@ -119,17 +108,7 @@ export class EdgeChannels {
   }
 
   #serve(spec: ChannelSpec): ChannelServer {
-    const { worker, plans, metrics, log, waitSeconds, tuning } = this.#deps;
-    return new ChannelServer({
-      spec,
-      controller: () => declared(this.#manifest).get(spec.name)?.controller,
-      worker,
-      plans,
-      metrics,
-      log,
-      leading: () => this.#deps.leading(),
-      waitSeconds,
-      ...(tuning ? { tuning } : {}),
-    });
+    const { listen: _listen, ...stage } = this.#deps;
+    return new ChannelServer({ ...stage, spec, controller: () => declared(this.#manifest).get(spec.name)?.controller });
   }
 }

@@ -32,7 +32,7 @@ test("changed content goes to every target peer; a peer no longer targeted gets 
   assert.deepEqual(sent(channel, cursor), ["n2: delete job v2", "n1: insert job v2", "n3: insert job v2"]);
   assert.ok(!channel.heldBy("n2", "job"));
   assert.ok(channel.wasSentTo("n2", "job"), "the delete is not confirmed yet: n2 may still report on it");
-  assert.deepEqual(channel.counts(), { keys: 1, holds: 2, tombstones: 1, log: 3 });
+  assert.deepEqual(channel.counts(), { frames: 2, keys: 1, holds: 2, tombstones: 1, log: 3 }, "v1's frames, acknowledged, are forgotten");
 });
 
 test("removing a key sends its delete to every holder and leaves tombstones; a key nobody holds keeps no frames", () => {
@@ -40,9 +40,22 @@ test("removing a key sends its delete to every holder and leaves tombstones; a k
   channel.set("job", v("job", 1), ["n1", "n2"]);
   assert.equal(channel.remove("job"), 2);
   assert.deepEqual(sent(channel).slice(2), ["n1: delete job v1", "n2: delete job v1"]);
-  assert.deepEqual(channel.counts(), { keys: 0, holds: 0, tombstones: 2, log: 4 });
+  assert.deepEqual(channel.counts(), { frames: 2, keys: 0, holds: 0, tombstones: 2, log: 4 });
   assert.equal(channel.remove("job"), 0, "removing again sends nothing");
   assert.equal(channel.remove("never"), 0);
+});
+
+test("a frame sent to a thousand peers is stored once; once nothing refers to it, it is forgotten", () => {
+  const channel = store();
+  const peers = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+  channel.set("job", { insert: "x".repeat(100_000), delete: "d" }, peers);
+  assert.deepEqual(channel.counts(), { frames: 2, keys: 1, holds: 1000, tombstones: 0, log: 1000 });
+  channel.remove("job");
+  let page = channel.feed({ cursor: "0", delivered: [] });
+  while (page.frames.length > 0) page = channel.feed({ cursor: page.cursor, delivered: [] });
+  assert.deepEqual(channel.counts(), { frames: 1, keys: 0, holds: 0, tombstones: 1000, log: 0 }, "only the delete, which the tombstones still need");
+  channel.feed({ cursor: page.cursor, delivered: peers.map((peer) => ({ peer, seq: page.cursor })) });
+  assert.deepEqual(channel.counts(), { frames: 0, keys: 0, holds: 0, tombstones: 0, log: 0 });
 });
 
 test("a delete written to the peer's socket clears its tombstone; one not yet written keeps it", () => {

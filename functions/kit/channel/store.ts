@@ -4,12 +4,14 @@
  * frames the relay writes to the peers' sockets. Keys and frames are opaque text here: a
  * family decides what a key names, what its frames say and which peers hold it.
  *
+ * - `channel_frames`: the text of every frame still referenced, once however many peers
+ *   it goes to (a job on a thousand nodes is one row, not a thousand copies).
  * - `channel_keys`: the frames of every key some peer holds (an insert carrying its
  *   content, the delete that removes it) and the content's digest.
  * - `channel_holds`: (peer, key) → the digest the peer was last sent.
  * - `channel_tombstones`: (peer, key) removed from the peer whose delete frame (`seq`) is
  *   not yet confirmed written to its socket; sent again on its next connect.
- * - `channel_log`: the feed, one row per frame, global sequence order.
+ * - `channel_log`: the feed, one row per frame sent to a peer, global sequence order.
  *
  * Limits, none applied silently: a feed page is at most {@link FEED_PAGE_FRAMES} frames and
  * about {@link FEED_PAGE_BYTES} bytes (a single larger frame goes alone, never split nor
@@ -19,6 +21,7 @@
 import type { ChannelDelivered, ChannelFeed, ChannelFrame } from "../../../protocol/index.ts";
 import { fnv1a64 } from "../hash.ts";
 import type { Sql } from "../sql.ts";
+import { MetaValues } from "../sql-meta.ts";
 
 /** Most frames one feed answer carries. */
 export const FEED_PAGE_FRAMES = 500;
@@ -34,6 +37,8 @@ export interface KeyFrames {
 
 /** How many rows each table holds (for metrics, tests and limits). */
 export interface ChannelCounts {
+  /** Distinct frame texts stored. */
+  readonly frames: number;
   readonly keys: number;
   readonly holds: number;
   readonly tombstones: number;
@@ -47,23 +52,36 @@ export interface FeedAck {
 }
 
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS channel_keys (key TEXT PRIMARY KEY, digest TEXT NOT NULL, insert_frame TEXT NOT NULL, delete_frame TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS channel_frames (id INTEGER PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL, data TEXT NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS channel_frames_digest ON channel_frames (digest)",
+  "CREATE TABLE IF NOT EXISTS channel_keys (key TEXT PRIMARY KEY, digest TEXT NOT NULL, insert_id INTEGER NOT NULL, delete_id INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS channel_keys_insert ON channel_keys (insert_id)",
+  "CREATE INDEX IF NOT EXISTS channel_keys_delete ON channel_keys (delete_id)",
   "CREATE TABLE IF NOT EXISTS channel_holds (peer TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (peer, key))",
   "CREATE INDEX IF NOT EXISTS channel_holds_key ON channel_holds (key)",
-  "CREATE TABLE IF NOT EXISTS channel_tombstones (peer TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, delete_frame TEXT NOT NULL, PRIMARY KEY (peer, key))",
-  "CREATE TABLE IF NOT EXISTS channel_log (seq INTEGER PRIMARY KEY, peer TEXT NOT NULL, data TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS channel_tombstones (peer TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, delete_id INTEGER NOT NULL, PRIMARY KEY (peer, key))",
+  "CREATE INDEX IF NOT EXISTS channel_tombstones_frame ON channel_tombstones (delete_id)",
+  "CREATE TABLE IF NOT EXISTS channel_log (seq INTEGER PRIMARY KEY, peer TEXT NOT NULL, frame_id INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS channel_log_peer ON channel_log (peer)",
-  // The next sequence to assign: kept apart from the log, so an acknowledged (deleted) tail never reuses a number.
-  "CREATE TABLE IF NOT EXISTS channel_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS channel_log_frame ON channel_log (frame_id)",
 ];
+
+/** The digest that tells one frame text (or content) from another. */
+function digestOf(text: string): string {
+  return fnv1a64(text).toString(16);
+}
 
 /** An edge channel's holds, tombstones and feed. Every method is a few statements; the caller runs them in a transaction. */
 export class ChannelStore {
   readonly #sql: Sql;
 
+  /** `next`: the next sequence to assign, kept apart from the log so an acknowledged (deleted) tail never reuses a number. */
+  readonly #meta: MetaValues;
+
   constructor(sql: Sql) {
     this.#sql = sql;
     for (const statement of SCHEMA) sql.exec(statement);
+    this.#meta = new MetaValues(sql, "channel_meta");
   }
 
   /**
@@ -73,36 +91,42 @@ export class ChannelStore {
    * written to its socket; an unchanged peer is sent nothing. Returns the frames appended.
    */
   set(key: string, frames: KeyFrames, peers: readonly string[]): number {
-    const targets = new Set(peers);
-    const digest = fnv1a64(frames.insert).toString(16);
+    const targets = [...new Set(peers)].sort();
+    const digest = digestOf(frames.insert);
     const held = new Map(this.#sql.exec<{ peer: string; digest: string }>("SELECT peer, digest FROM channel_holds WHERE key = ?", key).toArray().map((row) => [row.peer, row.digest]));
-    let appended = 0;
-    for (const [peer] of held) {
-      if (targets.has(peer)) continue;
-      this.#drop(peer, key, frames.delete);
-      appended++;
+    const dropped = [...held.keys()].filter((peer) => !targets.includes(peer));
+    const sent = targets.filter((peer) => held.get(peer) !== digest);
+    const deleteId = dropped.length > 0 || targets.length > 0 ? this.#frame(frames.delete) : undefined;
+    for (const peer of dropped) this.#drop(peer, key, deleteId ?? 0);
+    if (targets.length === 0) {
+      this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
+      return dropped.length;
     }
-    for (const peer of [...targets].sort()) {
-      if (held.get(peer) === digest) continue;
-      this.#append(peer, frames.insert);
+    const insertId = this.#frame(frames.insert);
+    for (const peer of sent) {
+      this.#append(peer, insertId);
       this.#sql.exec("INSERT INTO channel_holds (peer, key, digest) VALUES (?, ?, ?) ON CONFLICT (peer, key) DO UPDATE SET digest = excluded.digest", peer, key, digest);
       this.#sql.exec("DELETE FROM channel_tombstones WHERE peer = ? AND key = ?", peer, key);
-      appended++;
     }
-    if (targets.size === 0) this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
-    else this.#sql.exec("INSERT INTO channel_keys (key, digest, insert_frame, delete_frame) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, insert_frame = excluded.insert_frame, delete_frame = excluded.delete_frame", key, digest, frames.insert, frames.delete);
-    return appended;
+    this.#sql.exec(
+      "INSERT INTO channel_keys (key, digest, insert_id, delete_id) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, insert_id = excluded.insert_id, delete_id = excluded.delete_id",
+      key,
+      digest,
+      insertId,
+      deleteId ?? 0,
+    );
+    return dropped.length + sent.length;
   }
 
   /** Removes a key from every peer that holds it (its last delete frame, unless `deleteFrame` replaces it). Returns the frames appended. */
   remove(key: string, deleteFrame?: string): number {
-    const stored = this.#sql.exec<{ delete_frame: string }>("SELECT delete_frame FROM channel_keys WHERE key = ?", key).toArray()[0];
-    const frame = deleteFrame ?? stored?.delete_frame;
+    const stored = this.#sql.exec<{ delete_id: number }>("SELECT delete_id FROM channel_keys WHERE key = ?", key).toArray()[0];
     const peers = this.#sql.exec<{ peer: string }>("SELECT peer FROM channel_holds WHERE key = ? ORDER BY peer", key).toArray();
-    if (frame !== undefined) for (const { peer } of peers) this.#drop(peer, key, frame);
+    const deleteId = peers.length === 0 ? undefined : deleteFrame === undefined ? stored?.delete_id : this.#frame(deleteFrame);
+    if (deleteId !== undefined) for (const { peer } of peers) this.#drop(peer, key, deleteId);
     this.#sql.exec("DELETE FROM channel_holds WHERE key = ?", key);
     this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
-    return frame === undefined ? 0 : peers.length;
+    return deleteId === undefined ? 0 : peers.length;
   }
 
   /**
@@ -112,15 +136,16 @@ export class ChannelStore {
    * (the next one when it has nothing).
    */
   connect(peer: string): { from: string; appended: number } {
-    this.#sql.exec("DELETE FROM channel_log WHERE peer = ?", peer);
+    const superseded = this.#sql.exec("DELETE FROM channel_log WHERE peer = ?", peer).rowsWritten;
     const from = this.#next();
-    const inserts = this.#sql.exec<{ insert_frame: string }>("SELECT k.insert_frame FROM channel_holds h JOIN channel_keys k ON k.key = h.key WHERE h.peer = ? ORDER BY h.key", peer).toArray();
-    for (const row of inserts) this.#append(peer, row.insert_frame);
-    const tombstones = this.#sql.exec<{ key: string; delete_frame: string }>("SELECT key, delete_frame FROM channel_tombstones WHERE peer = ? ORDER BY key", peer).toArray();
+    const inserts = this.#sql.exec<{ insert_id: number }>("SELECT k.insert_id FROM channel_holds h JOIN channel_keys k ON k.key = h.key WHERE h.peer = ? ORDER BY h.key", peer).toArray();
+    for (const row of inserts) this.#append(peer, row.insert_id);
+    const tombstones = this.#sql.exec<{ key: string; delete_id: number }>("SELECT key, delete_id FROM channel_tombstones WHERE peer = ? ORDER BY key", peer).toArray();
     for (const row of tombstones) {
-      const seq = this.#append(peer, row.delete_frame);
+      const seq = this.#append(peer, row.delete_id);
       this.#sql.exec("UPDATE channel_tombstones SET seq = ? WHERE peer = ? AND key = ?", seq, peer, row.key);
     }
+    if (superseded > 0) this.#collect();
     return { from: String(from), appended: inserts.length + tombstones.length };
   }
 
@@ -132,21 +157,30 @@ export class ChannelStore {
    */
   feed(ack: FeedAck): ChannelFeed {
     const cursor = Number(ack.cursor) < this.#next() ? Number(ack.cursor) : 0;
-    this.#sql.exec("DELETE FROM channel_log WHERE seq <= ?", cursor);
+    const acknowledged = this.#sql.exec("DELETE FROM channel_log WHERE seq <= ?", cursor).rowsWritten;
     for (const { peer, seq } of ack.delivered) this.#sql.exec("DELETE FROM channel_tombstones WHERE peer = ? AND seq <= ?", peer, Number(seq));
+    if (acknowledged > 0 || ack.delivered.length > 0) this.#collect();
     const frames = this.frames(cursor);
     return { cursor: frames.at(-1)?.seq ?? String(cursor), frames };
   }
 
-  /** The frames after `cursor`, at most a page ({@link FEED_PAGE_FRAMES}, about {@link FEED_PAGE_BYTES}). */
+  /** The frames after `cursor`, at most a page ({@link FEED_PAGE_FRAMES}, about {@link FEED_PAGE_BYTES}); each frame text read once. */
   frames(cursor: number): ChannelFrame[] {
-    const rows = this.#sql.exec<{ seq: number; peer: string; data: string }>("SELECT seq, peer, data FROM channel_log WHERE seq > ? ORDER BY seq LIMIT ?", cursor, FEED_PAGE_FRAMES).toArray();
+    const rows = this.#sql
+      .exec<{ seq: number; peer: string; frame_id: number; size: number }>("SELECT l.seq, l.peer, l.frame_id, f.size FROM channel_log l JOIN channel_frames f ON f.id = l.frame_id WHERE l.seq > ? ORDER BY l.seq LIMIT ?", cursor, FEED_PAGE_FRAMES)
+      .toArray();
+    const texts = new Map<number, string>();
     const page: ChannelFrame[] = [];
     let bytes = 0;
     for (const row of rows) {
-      bytes += row.data.length;
+      bytes += row.size;
       if (page.length > 0 && bytes > FEED_PAGE_BYTES) break;
-      page.push({ seq: String(row.seq), peer: row.peer, data: row.data });
+      let data = texts.get(row.frame_id);
+      if (data === undefined) {
+        data = this.#sql.exec<{ data: string }>("SELECT data FROM channel_frames WHERE id = ?", row.frame_id).one().data;
+        texts.set(row.frame_id, data);
+      }
+      page.push({ seq: String(row.seq), peer: row.peer, data });
     }
     return page;
   }
@@ -169,26 +203,40 @@ export class ChannelStore {
   /** The rows of each table. */
   counts(): ChannelCounts {
     const count = (table: string): number => this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
-    return { keys: count("channel_keys"), holds: count("channel_holds"), tombstones: count("channel_tombstones"), log: count("channel_log") };
+    return { frames: count("channel_frames"), keys: count("channel_keys"), holds: count("channel_holds"), tombstones: count("channel_tombstones"), log: count("channel_log") };
   }
 
-  /** Sends `frame` (a delete) to `peer` and turns its hold of `key` into a tombstone at that frame. */
-  #drop(peer: string, key: string, frame: string): void {
-    const seq = this.#append(peer, frame);
+  /** Sends frame `deleteId` to `peer` and turns its hold of `key` into a tombstone at that frame. */
+  #drop(peer: string, key: string, deleteId: number): void {
+    const seq = this.#append(peer, deleteId);
     this.#sql.exec("DELETE FROM channel_holds WHERE peer = ? AND key = ?", peer, key);
-    this.#sql.exec("INSERT INTO channel_tombstones (peer, key, seq, delete_frame) VALUES (?, ?, ?, ?) ON CONFLICT (peer, key) DO UPDATE SET seq = excluded.seq, delete_frame = excluded.delete_frame", peer, key, seq, frame);
+    this.#sql.exec("INSERT INTO channel_tombstones (peer, key, seq, delete_id) VALUES (?, ?, ?, ?) ON CONFLICT (peer, key) DO UPDATE SET seq = excluded.seq, delete_id = excluded.delete_id", peer, key, seq, deleteId);
   }
 
-  /** Appends one frame to the log; returns its sequence. */
-  #append(peer: string, data: string): number {
+  /** The id of the stored frame with this text, stored now when it is not. */
+  #frame(data: string): number {
+    const digest = digestOf(data);
+    const found = this.#sql.exec<{ id: number }>("SELECT id FROM channel_frames WHERE digest = ? AND data = ?", digest, data).toArray()[0];
+    return found?.id ?? this.#sql.exec<{ id: number }>("INSERT INTO channel_frames (digest, size, data) VALUES (?, ?, ?) RETURNING id", digest, data.length, data).one().id;
+  }
+
+  /** Forgets the frame texts nothing refers to any more (acknowledged, superseded, replaced). */
+  #collect(): void {
+    this.#sql.exec(
+      "DELETE FROM channel_frames WHERE NOT EXISTS (SELECT 1 FROM channel_log WHERE frame_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE insert_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE delete_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_tombstones WHERE delete_id = channel_frames.id)",
+    );
+  }
+
+  /** Appends frame `frameId` to `peer` in the log; returns its sequence. */
+  #append(peer: string, frameId: number): number {
     const seq = this.#next();
-    this.#sql.exec("INSERT INTO channel_log (seq, peer, data) VALUES (?, ?, ?)", seq, peer, data);
-    this.#sql.exec("INSERT INTO channel_meta (name, value) VALUES ('next', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", seq + 1);
+    this.#sql.exec("INSERT INTO channel_log (seq, peer, frame_id) VALUES (?, ?, ?)", seq, peer, frameId);
+    this.#meta.set("next", seq + 1);
     return seq;
   }
 
   /** The next sequence to assign (1 in a new store). */
   #next(): number {
-    return this.#sql.exec<{ value: number }>("SELECT value FROM channel_meta WHERE name = 'next'").toArray()[0]?.value ?? 1;
+    return this.#meta.get("next") ?? 1;
   }
 }

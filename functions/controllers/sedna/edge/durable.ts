@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ChannelConnect, ChannelConnected, ChannelFeed, ChannelFeedRequest, ChannelReceive, EventBatch, Plan } from "../../../../protocol/index.ts";
 import type { StubAnswers } from "../../../kit/durable-object.ts";
+import { ParkedReads } from "../../../kit/parked.ts";
 import type { SEDNA_EDGE, SednaEdgeContract } from "./bindings.ts";
 import type { Reply } from "./core/status.ts";
 import { SednaEdgeLogic } from "./logic.ts";
@@ -16,7 +17,7 @@ export class SednaEdge extends DurableObject<Record<string, unknown>> implements
   readonly #logic: SednaEdgeLogic;
 
   /** Feed reads parked in a long poll, woken by the next frame queued. */
-  readonly #waiters = new Set<() => void>();
+  readonly #parked = new ParkedReads();
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
@@ -40,7 +41,7 @@ export class SednaEdge extends DurableObject<Record<string, unknown>> implements
   async feed(request: ChannelFeedRequest): Promise<ChannelFeed> {
     const page = this.ctx.storage.transactionSync(() => this.#logic.feed({ cursor: request.cursor, delivered: request.delivered }));
     if (page.frames.length > 0 || request.waitSeconds === 0) return page;
-    await this.#nextFrame(request.waitSeconds * 1000);
+    await this.#parked.park(request.waitSeconds * 1000);
     return this.#logic.frames(page.cursor);
   }
 
@@ -51,21 +52,7 @@ export class SednaEdge extends DurableObject<Record<string, unknown>> implements
 
   /** Wakes the parked reads when frames were queued. */
   #woken(appended: number): void {
-    if (appended === 0) return;
-    for (const wake of this.#waiters) wake();
-    this.#waiters.clear();
-  }
-
-  #nextFrame(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.#waiters.add(done);
-    });
+    if (appended > 0) this.#parked.wakeAll();
   }
 }
 

@@ -103,3 +103,13 @@ test("a status report is accepted only from a node the object was sent to", () =
   const refused = edge.receive({ id: "2", peer: "edge-1", data: report, now: NOW });
   assert.deepEqual([refused.accepted, refused.reason, refused.actions.map((a) => a.type)], [false, "not-sent-to-peer", ["event"]]);
 });
+
+test("a refusal repeated by a node records its Warning Event once a minute, not once a frame", () => {
+  const edge = logic();
+  edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
+  const report = lcFrame("dataset", "d1", "status", { numberOfSamples: 3 });
+  const at = (seconds: number): string => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+  const events = [0, 10, 59, 61].map((s) => edge.receive({ id: String(s), peer: "edge-1", data: report, now: at(s) })).map((r) => [r.reason, r.actions.length]);
+  assert.deepEqual(events, [["not-sent-to-peer", 1], ["not-sent-to-peer", 0], ["not-sent-to-peer", 0], ["not-sent-to-peer", 1]]);
+  assert.equal(edge.receive({ id: "x", peer: "edge-3", data: report, now: at(62) }).actions.length, 1, "another node's refusal is its own");
+});

@@ -13,6 +13,16 @@ import { receive, type Reply } from "./core/status.ts";
 import { isEdgeKind, targets, workerPod, type EdgeKind } from "./core/targets.ts";
 import { EdgeView, type ViewedObject } from "./view.ts";
 
+/**
+ * A refused frame's Warning Event on an object is recorded at most once in this long per
+ * node, object and reason: an LC that repeats a bad report (every few seconds, as workers
+ * report) must not flood the API server with Events; the relay still counts every refusal.
+ */
+export const WARNING_INTERVAL_MS = 60_000;
+
+/** How many (node, object, reason) warning times are remembered; the oldest go first. */
+const WARNED_LIMIT = 10_000;
+
 /** The keys of a namespace to set again: some by name, and every Model's when a job, service or pod changed. */
 interface Dirty {
   readonly keys: Set<string>;
@@ -37,6 +47,9 @@ function keyOf(object: ViewedObject): string {
 export class SednaEdgeLogic {
   readonly #view: EdgeView;
   readonly #channel: ChannelStore;
+
+  /** When each (node, object, reason) last had its Warning Event, ms; in memory: a restart only lets one more through. */
+  readonly #warned = new Map<string, number>();
 
   constructor(sql: Sql) {
     this.#view = new EdgeView(sql);
@@ -75,14 +88,29 @@ export class SednaEdgeLogic {
     return { cursor: frames.at(-1)?.seq ?? cursor, frames };
   }
 
-  /** A frame a node's LC sent: the answer, validated against what was sent to that node. */
+  /** A frame a node's LC sent: the answer, validated against what was sent to that node (a repeated refusal's Event held back). */
   receive(request: ChannelReceive): Reply {
-    return receive(decodeFrame(request.data), {
+    const reply = receive(decodeFrame(request.data), {
       peer: request.peer,
       now: request.now,
       find: (kind, namespace, name) => this.#view.find(kind, namespace, name),
       sentToPeer: (key) => this.#channel.wasSentTo(request.peer, key),
     });
+    return reply.accepted ? reply : this.#throttled(reply, request);
+  }
+
+  /** The refusal without its Warning Event when the same one was recorded within {@link WARNING_INTERVAL_MS}. */
+  #throttled(reply: Reply, request: ChannelReceive): Reply {
+    const warning = reply.actions.find((action) => action.type === "event");
+    if (!warning) return reply;
+    const key = `${request.peer}|${reply.reason ?? ""}|${warning.target.kind}/${warning.target.namespace ?? ""}/${warning.target.name}`;
+    const now = Date.parse(request.now);
+    const last = this.#warned.get(key);
+    if (last !== undefined && now - last < WARNING_INTERVAL_MS) return { ...reply, actions: reply.actions.filter((action) => action !== warning) };
+    this.#warned.delete(key);
+    this.#warned.set(key, now);
+    if (this.#warned.size > WARNED_LIMIT) this.#warned.delete(this.#warned.keys().next().value ?? "");
+    return reply;
   }
 
   /** How much the channel holds (tests, inspection). */

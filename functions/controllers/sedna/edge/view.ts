@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from "../../../../protocol/index.ts";
 import type { Sql } from "../../../kit/sql.ts";
+import { MetaValues } from "../../../kit/sql-meta.ts";
 import { isEdgeKind, type EdgeKind, type WorkerPod } from "./core/targets.ts";
 
 /** An object of the view, as a row names it. */
@@ -21,32 +22,41 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS sedna_edge_objects_uid ON sedna_edge_objects (uid)",
   "CREATE TABLE IF NOT EXISTS sedna_edge_pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_uid TEXT NOT NULL, pod TEXT NOT NULL, gen INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS sedna_edge_pods_namespace ON sedna_edge_pods (namespace)",
-  "CREATE TABLE IF NOT EXISTS sedna_edge_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 ];
+
+/** How many parsed objects {@link EdgeView.find} keeps in memory (a status report reads its object; a job on many nodes is a large JSON). */
+export const FOUND_CACHE_SIZE = 2048;
 
 /** The Sedna objects and worker pods of the cluster, in SQL. */
 export class EdgeView {
   readonly #sql: Sql;
 
+  /** Objects parsed by `find`, by `kind/namespace/name`, oldest first; written through by every change. */
+  readonly #found = new Map<string, KubeObject>();
+
+  /** `generation`: of the last relist begun; `listing`: 1 while one is being received. */
+  readonly #meta: MetaValues;
+
   constructor(sql: Sql) {
     this.#sql = sql;
     for (const statement of SCHEMA) sql.exec(statement);
+    this.#meta = new MetaValues(sql, "sedna_edge_meta");
   }
 
   /** The current list generation (0 before any list). */
   generation(): number {
-    return this.#meta("generation") ?? 0;
+    return this.#meta.get("generation") ?? 0;
   }
 
   /** Whether a relist is being received (its batches are not acted on until its last). */
   listing(): boolean {
-    return this.#meta("listing") === 1;
+    return this.#meta.get("listing") === 1;
   }
 
   /** A relist starts: a new generation. */
   beginList(): void {
-    this.#setMeta("generation", this.generation() + 1);
-    this.#setMeta("listing", 1);
+    this.#meta.set("generation", this.generation() + 1);
+    this.#meta.set("listing", 1);
   }
 
   /** The relist is complete: what it did not list is removed; answers the objects removed. */
@@ -55,12 +65,14 @@ export class EdgeView {
     const gone = this.#sql.exec<{ kind: string; namespace: string; name: string }>("SELECT kind, namespace, name FROM sedna_edge_objects WHERE gen < ?", generation).toArray();
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM sedna_edge_pods WHERE gen < ?", generation);
-    this.#setMeta("listing", 0);
+    this.#meta.set("listing", 0);
+    for (const row of gone) this.#found.delete(`${row.kind}/${row.namespace}/${row.name}`);
     return gone.flatMap((row) => (isEdgeKind(row.kind) ? [{ kind: row.kind, namespace: row.namespace, name: row.name }] : []));
   }
 
   /** Stores an object of a carried kind as watched. */
   putObject(object: KubeObject & { kind: EdgeKind }): void {
+    this.#found.delete(`${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`);
     this.#sql.exec(
       "INSERT INTO sedna_edge_objects (kind, namespace, name, uid, object, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, namespace, name) DO UPDATE SET uid = excluded.uid, object = excluded.object, gen = excluded.gen",
       object.kind,
@@ -74,6 +86,7 @@ export class EdgeView {
 
   /** Forgets an object. */
   deleteObject(kind: EdgeKind, namespace: string, name: string): void {
+    this.#found.delete(`${kind}/${namespace}/${name}`);
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name);
   }
 
@@ -98,8 +111,15 @@ export class EdgeView {
 
   /** The object of `kind` named so, if known. */
   find(kind: EdgeKind, namespace: string, name: string): KubeObject | undefined {
+    const key = `${kind}/${namespace}/${name}`;
+    const cached = this.#found.get(key);
+    if (cached) return cached;
     const row = this.#sql.exec<{ object: string }>("SELECT object FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name).toArray()[0];
-    return row ? (JSON.parse(row.object) as KubeObject) : undefined;
+    if (!row) return undefined;
+    const object = JSON.parse(row.object) as KubeObject;
+    this.#found.set(key, object);
+    if (this.#found.size > FOUND_CACHE_SIZE) this.#found.delete(this.#found.keys().next().value ?? "");
+    return object;
   }
 
   /** The object with this uid, if known. */
@@ -118,13 +138,5 @@ export class EdgeView {
   /** Every namespace that holds an object. */
   namespaces(): string[] {
     return this.#sql.exec<{ namespace: string }>("SELECT DISTINCT namespace FROM sedna_edge_objects ORDER BY namespace").toArray().map((row) => row.namespace);
-  }
-
-  #meta(name: string): number | undefined {
-    return this.#sql.exec<{ value: number }>("SELECT value FROM sedna_edge_meta WHERE name = ?", name).toArray()[0]?.value;
-  }
-
-  #setMeta(name: string, value: number): void {
-    this.#sql.exec("INSERT INTO sedna_edge_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value);
   }
 }

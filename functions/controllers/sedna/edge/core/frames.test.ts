@@ -50,8 +50,9 @@ test("a status frame from the LC decodes to its header and content", () => {
   });
 });
 
-test("the LC's first frame, a bare empty header, is the hello; so is an empty message", () => {
+test("the LC's first frame, a bare empty header, is the hello; so is an empty message (nil or empty content)", () => {
   assert.deepEqual(decodeFrame(LC_HELLO), { kind: "hello" });
+  assert.deepEqual(decodeFrame(JSON.stringify({ header: {}, content: "" })), { kind: "hello" });
   assert.deepEqual(decodeFrame(JSON.stringify({ header: { namespace: "", resourceKind: "", resourceName: "", operation: "" }, content: null })), { kind: "hello" });
 });
 

@@ -93,7 +93,9 @@ export function decodeFrame(data: string): Upstream {
   if (Hello.safeParse(json).success) return { kind: "hello" };
   const message = Message.safeParse(json);
   if (!message.success) return refused("malformed", describe(message.error));
-  const { header, content } = message.data;
+  const { header } = message.data;
+  // Go writes an empty []byte as "" and a nil one as null: both are no content.
+  const content = message.data.content === "" ? null : message.data.content;
   if (isEmpty(header) && content === null) return { kind: "hello" };
   if (content === null) return { kind: "message", header, content: null };
   let text: string;
