@@ -26,7 +26,7 @@ import { freePort } from "../../cli/ports.ts";
 import { waitFor } from "../../cli/wait.ts";
 import { testStack } from "../e2e/harness.ts";
 import { LocalController, type ReceivedMessage } from "../support/local-controller.ts";
-import { percentile, relayBundle, relayProcess, tenth } from "./util.ts";
+import { metricSum, percentile, relayBundle, relayProcess, tenth } from "./util.ts";
 
 const NODES = Number(process.env.EDGELOOP_BENCH_LC_NODES ?? 1_000);
 const ROUNDS = Number(process.env.EDGELOOP_BENCH_LC_ROUNDS ?? 5);
@@ -162,6 +162,9 @@ const bench: Benchmark = {
       const reported = async (): Promise<number> => ((await stack.sim.cluster.list(DATASET, { namespace: NAMESPACE })).items as Obj[]).filter((d) => d.status?.numberOfSamples === ROUNDS).length;
       await waitFor(`every Dataset's status at ${ROUNDS}`, reported, (n) => n === NODES, { timeoutMs: WAIT_MS, intervalMs: 100 });
       const seconds = (performance.now() - started) / 1000;
+      const frames = (result: string): number => metricSum(metricsText, "edgeloop_channel_frames_total", { channel: "sedna-gm", direction: "up", result });
+      const metricsText = await relay.metrics();
+      progress(`status: frames up accepted ${frames("accepted")} (the hellos included), refused ${frames("refused")}, failed ${frames("failed")}`);
       report({ metric: "status_messages_per_second", value: Math.round((NODES * ROUNDS) / seconds), unit: "1/s" });
       report({ metric: `status_${NODES * ROUNDS}_messages_written_s`, value: tenth(seconds), unit: "s" });
     } finally {
