@@ -269,7 +269,9 @@ test("a relay restart: every LC reconnects and holds the current state, changes 
   await lcs.edge1.until("while-down and the late Dataset", (lc) => holdsJob("while-down")(lc) && lc.holding("dataset", "default", "edge1-late-dataset") !== undefined && holdsJob("after-refusal")(lc), HOLD_MS);
   await lcs.edge2.until("while-down, fl-new deleted", (lc) => holdsJob("while-down")(lc) && holdsNoJob("fl-new")(lc), HOLD_MS);
   assert.equal(lcs.cloud.held("federatedlearningjob").size, 0);
-  // And the channel works both ways after the restart.
+  // And the channel works both ways after the restart (once the new job's workers run: a report during their start is the roll test's case).
+  await waitForObject(stack.cluster, FL, "default", "while-down", (j) => (j as Obj).status?.active === 3 && (j as Obj).status?.phase === "Running", HOLD_MS);
+  await relayIdle(stack.relay);
   lcs.edge1.reportTraining({ namespace: "default", job: "while-down", round: 1, updateTime: "2026-11-27T15:00:00Z" });
   await waitForJob("while-down", (conditions) => conditions.some((c) => c.type === "Training" && c.message === "Round 1 reaches at 2026-11-27T15:00:00Z"));
 });
