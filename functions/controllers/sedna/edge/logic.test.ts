@@ -4,7 +4,7 @@ import { test } from "node:test";
 import type { EventBatch, KubeObject, WatchEvent } from "../../../../protocol/index.ts";
 import { kindKey } from "../../../../protocol/index.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
-import { SednaEdgeLogic } from "./logic.ts";
+import { MAX_INSERT_FRAME_CHARS, SednaEdgeLogic } from "./logic.ts";
 import { dataset, flJob, lcFrame, model, workerPod } from "./core/testing/objects.ts";
 
 const NOW = "2026-11-27T12:00:00Z";
@@ -112,4 +112,16 @@ test("a refusal repeated by a node records its Warning Event once a minute, not 
   const events = [0, 10, 59, 61].map((s) => edge.receive({ id: String(s), peer: "edge-1", data: report, now: at(s) })).map((r) => [r.reason, r.actions.length]);
   assert.deepEqual(events, [["not-sent-to-peer", 1], ["not-sent-to-peer", 0], ["not-sent-to-peer", 0], ["not-sent-to-peer", 1]]);
   assert.equal(edge.receive({ id: "x", peer: "edge-3", data: report, now: at(62) }).actions.length, 1, "another node's refusal is its own");
+});
+
+test("an object too large to store as a frame is held nowhere: its nodes are sent its delete, nothing half-sent", (t) => {
+  const warn = t.mock.method(console, "warn", () => undefined);
+  const edge = logic();
+  edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
+  const cursor = drain(edge);
+  const huge = { ...dataset("d1", "edge-2"), metadata: { ...dataset("d1", "edge-2").metadata, annotations: { big: "x".repeat(MAX_INSERT_FRAME_CHARS) } } };
+  edge.apply(batch([event("MODIFIED", huge)]));
+  assert.deepEqual(queued(edge, cursor), ["edge-2 delete dataset/d1"]);
+  assert.equal(warn.mock.callCount(), 1);
+  assert.match(String(warn.mock.calls[0]?.arguments[0]), /dataset\/default\/d1 is not sent to edge-2/);
 });
