@@ -16,7 +16,9 @@
  * Limits, none applied silently: a feed page is at most {@link FEED_PAGE_FRAMES} frames and
  * about {@link FEED_PAGE_BYTES} bytes (a single larger frame goes alone, never split nor
  * dropped); the log keeps every frame the relay has not acknowledged (its size is
- * {@link ChannelStore.counts}); a connect queues the peer's whole state at once.
+ * {@link ChannelStore.counts}); a connect queues the peer's whole state at once; a frame
+ * text must fit one SQLite value (2 MB in a Durable Object), which the family checks
+ * before it sets a key.
  */
 import type { ChannelDelivered, ChannelFeed, ChannelFrame } from "../../../protocol/index.ts";
 import { fnv1a64 } from "../hash.ts";
