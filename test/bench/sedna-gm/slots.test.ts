@@ -23,6 +23,15 @@ describe("slotOf", () => {
   });
 });
 
+/** A tracker that saw pod `a` (in `phase`) and its deletion at 10 ms, then `events` (type, pod, at). */
+function afterDeletion(phase: string, events: readonly [type: "ADDED" | "MODIFIED", pod: KubeObject, at: number][]): SlotTracker {
+  const t = new SlotTracker();
+  t.observe("ADDED", pod("a", phase), 0);
+  t.deleted("a", 10);
+  for (const [type, object, at] of events) t.observe(type, object, at);
+  return t;
+}
+
 describe("SlotTracker", () => {
   it("times a heal from the deletion to the replacement's creation and to its Running", () => {
     const t = new SlotTracker();
@@ -40,11 +49,10 @@ describe("SlotTracker", () => {
   });
 
   it("counts a second pod created for one deletion as a duplicate", () => {
-    const t = new SlotTracker();
-    t.observe("ADDED", pod("a", "Running"), 0);
-    t.deleted("a", 10);
-    t.observe("ADDED", pod("b", "Running"), 20);
-    t.observe("ADDED", pod("c", "Running"), 25);
+    const t = afterDeletion("Running", [
+      ["ADDED", pod("b", "Running"), 20],
+      ["ADDED", pod("c", "Running"), 25],
+    ]);
     const counts = t.counts();
     assert.equal(counts.replacements, 2);
     assert.equal(counts.duplicates, 1);
@@ -52,11 +60,10 @@ describe("SlotTracker", () => {
   });
 
   it("takes a late status update of the deleted pod for no new pod", () => {
-    const t = new SlotTracker();
-    t.observe("ADDED", pod("a", "Pending"), 0);
-    t.deleted("a", 10);
-    t.observe("MODIFIED", pod("a", "Running"), 11);
-    t.observe("ADDED", pod("b", "Running"), 40);
+    const t = afterDeletion("Pending", [
+      ["MODIFIED", pod("a", "Running"), 11],
+      ["ADDED", pod("b", "Running"), 40],
+    ]);
     const counts = t.counts();
     assert.equal(counts.replacements, 1);
     assert.equal(counts.heals[0]?.runningMs, 30);
