@@ -9,8 +9,9 @@
  *   `edgeloop-heal`;
  * - then by **gm**, upstream Sedna's GlobalManager v0.7.0 built from its Go module
  *   (`./sedna-gm/gm.ts`), run as a process against the control plane's kubeconfig with
- *   its config file, watching namespace `gm-heal` (edgeloop's relay stopped first, so one
- *   controller reconciles at a time) — when it can be built; otherwise its reason is
+ *   its config file, watching namespace `gm-heal` (edgeloop's relay stopped and its
+ *   webhook configurations removed first, so one controller reconciles at a time and the
+ *   GM's pods call no dead front) — when it can be built; otherwise its reason is
  *   printed and only edgeloop's figures are reported (`gm_binary_built` 0).
  *
  * For each controller and each workload (`fl`: training workers; `ji`: the edge and
@@ -37,7 +38,7 @@ import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Progress, Report } from "./cluster/figures.ts";
 import { askedFor, goVersion, parentArgv } from "./cluster/go.ts";
 import { clusterBench, createNamespace, WAIT_MS, type BenchCluster } from "./cluster/stack.ts";
-import { gmBinary, installUpstreamCrds, startGm } from "./sedna-gm/gm.ts";
+import { gmBinary, installUpstreamCrds, removeEdgeloopWebhooks, startGm } from "./sedna-gm/gm.ts";
 import { healAtRate, healOneAtATime, type HealRun } from "./sedna-gm/heal.ts";
 import { measureUse } from "./sedna-gm/usage.ts";
 import { createWorkload, type Workload } from "./sedna-gm/workloads.ts";
@@ -147,6 +148,7 @@ async function run(figures: Figures, progress: Progress, script: string): Promis
     if (gm !== undefined && "binary" in gm) {
       // One controller at a time: edgeloop's relay would reconcile the GM's namespace too.
       await stopChild(bench.relay.child);
+      await removeEdgeloopWebhooks(bench.cluster);
       await installUpstreamCrds(bench.cluster);
       await createNamespace(bench.cluster, "gm-heal");
       const running = await startGm(gm.binary, bench.stack.kubeconfigPath, "gm-heal");

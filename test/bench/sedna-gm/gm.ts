@@ -72,6 +72,18 @@ export async function installUpstreamCrds(cluster: TestCluster, crds: readonly K
   }
 }
 
+/**
+ * Deletes edgeloop's webhook configurations (`install-relay`'s, labelled part-of edgeloop):
+ * with the relay stopped their front is gone, and the GM's pods would still be sent to it
+ * (a refused call per pod create, under failurePolicy Ignore).
+ */
+export async function removeEdgeloopWebhooks(cluster: TestCluster): Promise<void> {
+  for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) {
+    const type = { apiVersion: "admissionregistration.k8s.io/v1", kind };
+    for (const hook of (await cluster.list(type, { labelSelector: "app.kubernetes.io/part-of=edgeloop" })).items) await cluster.delete(type, undefined, hook.metadata.name ?? "");
+  }
+}
+
 /** The GM's config file: the fields of upstream's `build/gm/gm-config.yaml`, on loopback. */
 export function gmConfig(kubeconfigPath: string, namespace: string, websocketPort: number): string {
   return [`kubeConfig: ${JSON.stringify(kubeconfigPath)}`, 'master: ""', `namespace: ${namespace}`, "websocket:", "  address: 127.0.0.1", `  port: ${websocketPort}`, "localController:", "  server: http://localhost:9100", ""].join("\n");
