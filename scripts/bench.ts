@@ -30,6 +30,7 @@ const PARTS: Record<string, string> = {
   sim: "the sim: creates/s over HTTP, list latency at 10,000 pods, watch fan-out",
   relay: "the relay: event-to-applied latency, resync of 10,000 parents, RSS",
   sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once",
+  "sedna-gm": "on a real control plane (needs Go): Sedna FL and JI self-heal to Running, duplicates, CPU and memory, edgeloop beside upstream's GlobalManager v0.7 (when its module can be built)",
   nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
   gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost (with gang-peers)",
   "gang-peers": "on a real control plane (needs Go): edgeloop's gang scheduler vs scheduler-plugins' coscheduling and Kubernetes 1.36's native gang scheduling, same nodes and workloads, the deadlocks of scheduler-plugins #117, #713, #930",
