@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION, createVerifier, type Verifier } from "../protocol/ind
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
 import { apiRoute } from "./routes/api.ts";
+import { channelRoute } from "./routes/channels.ts";
 import { releaseRoute } from "./routes/claims.ts";
 import { outboxRoute } from "./routes/outbox.ts";
 import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
@@ -15,8 +16,8 @@ type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unkno
 
 /**
  * Binds the replay check to this request, run once and only before Worker state would
- * change: the first ledger claim (or remembered API reply), an events controller's handling, or an outbox read
- * (its cursor acknowledges, that is deletes, entries). Checking every
+ * change: the first ledger claim (or remembered API reply), an events controller's handling, an outbox read
+ * (its cursor acknowledges, that is deletes, entries), or an edge channel's call. Checking every
  * request cost a Durable Object call each and halved reconciles/s; a replayed request
  * that changes nothing is answered again, harmlessly (the answer goes to its sender and
  * the Worker holds no cluster credentials).
@@ -93,6 +94,9 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
   app.post("/v1/api/:api", signed((c, body, deps) => apiRoute(registry, c.req.param("api") ?? "", body, deps)));
   app.post("/v1/claims/release", signed((_c, body, deps) => releaseRoute(body, deps)));
   app.get("/v1/outbox", signed((c, _body, deps) => outboxRoute(c.req.query(), deps)));
+  app.post("/v1/channels/:channel/connect", signed((c, body, deps) => channelRoute(registry, c.req.param("channel") ?? "", "connect", body, deps)));
+  app.post("/v1/channels/:channel/feed", signed((c, body, deps) => channelRoute(registry, c.req.param("channel") ?? "", "feed", body, deps)));
+  app.post("/v1/channels/:channel/receive", signed((c, body, deps) => channelRoute(registry, c.req.param("channel") ?? "", "receive", body, deps)));
   app.notFound((c) => errorResponse(c, new HttpError(404, "not_found", `no route ${c.req.method} ${c.req.path}`, "path")));
   app.onError((error, c) => errorResponse(c, error));
   return app;

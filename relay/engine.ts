@@ -11,6 +11,7 @@ import type { Logger } from "../cli/log.ts";
 import { PlanApplier } from "./apply/applier.ts";
 import { ScopeGuard } from "./apply/guard.ts";
 import { Narrator } from "./apply/narrate.ts";
+import { EdgeChannels, type ChannelListen } from "./channel/channels.ts";
 import { EventsDelivery } from "./deliver/events.ts";
 import { Manifests } from "./deliver/manifest.ts";
 import { OutboxDrainer } from "./deliver/outbox.ts";
@@ -51,6 +52,8 @@ export interface RelayEngineOptions {
   readonly workerProbeSeconds?: number;
   /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
   readonly transport?: WorkerTransport;
+  /** Where each edge channel listens, by name (`--{name}-port`, `--{name}-host`); a declared channel not here is off. */
+  readonly channels?: Readonly<Record<string, ChannelListen>>;
   readonly log: Logger;
 }
 
@@ -71,6 +74,7 @@ export class RelayEngine implements OpsHost, FrontHost {
   readonly #events: EventsDelivery;
   readonly #reconciler: Reconciler;
   readonly #outbox: OutboxDrainer;
+  readonly #channels: EdgeChannels;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
   #stopped = false;
   #leading = false;
@@ -99,6 +103,8 @@ export class RelayEngine implements OpsHost, FrontHost {
     const snapshots = new SnapshotDelivery(this.#caches, this.worker, cuts);
     this.#reconciler = new Reconciler({ manifests: this.#manifests, snapshots, events: this.#events, plans, recorder: applier, claims: this.worker, health: this.#health, metrics, log });
     this.#outbox = new OutboxDrainer({ worker: this.worker, plans, manifests: this.#manifests, metrics, log, waitSeconds: options.outboxWaitSeconds });
+    // beside the loop, as the outbox: the edge channels' sockets, their feeds and what peers send, whose actions enter apply/ as plans do.
+    this.#channels = new EdgeChannels({ listen: options.channels ?? {}, worker: this.worker, plans, metrics, log, leading: () => this.#leading, waitSeconds: options.outboxWaitSeconds });
     // front.
     const related = (kind: TypeRef): RelatedCache | undefined => this.#caches.unfiltered(kind);
     this.admission = new Admission({ manifests: this.#manifests, related, worker: this.worker, log });
@@ -121,6 +127,11 @@ export class RelayEngine implements OpsHost, FrontHost {
     return this.#caches.unfiltered(kind)?.list() ?? [];
   }
 
+  /** `host:port` of each edge channel served, by name. */
+  get channelAddresses(): Record<string, string> {
+    return this.#channels.addresses;
+  }
+
   /** Whether this relay reconciles (holds the lease, or runs without election). */
   get leading(): boolean {
     return this.#leading;
@@ -138,7 +149,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
   }
 
-  /** Starts reconciling: the work queue, the periodic resync and the outbox loop (the leader only). */
+  /** Starts reconciling: the work queue, the periodic resync, the outbox loop and the edge channels' feeds (the leader only). */
   lead(): void {
     if (this.#stopped || this.#leading) return;
     this.#leading = true;
@@ -151,18 +162,21 @@ export class RelayEngine implements OpsHost, FrontHost {
     // queued already: a standby that takes over starts with the whole backlog.
     if (this.#options.resyncSeconds > 0) this.#timers.push(setInterval(() => this.resyncAll("periodic"), this.#options.resyncSeconds * 1000));
     this.#outbox.start();
+    this.#channels.lead();
   }
 
-  /** Stops the caches, the queue (after the keys in flight) and the outbox loop. */
+  /** Stops the caches, the queue (after the keys in flight), the outbox loop and the edge channels. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#health.stop();
     this.#manifests.stop();
     this.#timers.forEach((t) => clearInterval(t));
     const outbox = this.#outbox.stop();
+    const channels = this.#channels.stop();
     await this.#caches.stop();
     await this.#queue.stop();
     await outbox;
+    await channels;
   }
 
   /** Marks every parent of every controller dirty (resync, relist). */
@@ -188,6 +202,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     if (!manifest) return;
     this.#router.use(manifest);
     await this.#caches.ensure(manifest);
+    await this.#channels.use(manifest);
     // An events controller new in a refreshed manifest starts from a full list too.
     if (this.#leading) for (const controller of manifest.controllers) if (controller.delivery === "events" && !before.has(controller.name)) this.#events.relist(controller);
     this.#options.log("info", "manifest loaded", { controllers: manifest.controllers.map((c) => c.name), informers: this.#caches.size });

@@ -8,6 +8,7 @@ import { LeaderElector, type LeaderOptions } from "./ops/leader.ts";
 import { RelayEngine } from "./engine.ts";
 import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
+import type { ChannelListen } from "./channel/channels.ts";
 
 /** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
 export interface RelayOptions {
@@ -39,6 +40,8 @@ export interface RelayOptions {
   readonly onLostLeadership?: () => void;
   /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
   readonly transport?: WorkerTransport;
+  /** Where each edge channel the manifest declares listens, by channel name (a channel not here is off). */
+  readonly channels?: Readonly<Record<string, ChannelListen>>;
 }
 
 /** A running relay. */
@@ -51,6 +54,8 @@ export interface RunningRelay {
   readonly frontUrl: string | undefined;
   /** `http://host:port` of the plain-HTTP API port, when served. */
   readonly apiUrl: string | undefined;
+  /** `host:port` of each edge channel served, by name (a channel declared by a manifest refresh appears when served). */
+  readonly channels: Readonly<Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -76,6 +81,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     outboxWaitSeconds: options.outboxWaitSeconds ?? 20,
     log,
     ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.channels ? { channels: options.channels } : {}),
   });
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
@@ -108,13 +114,17 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   }
   const frontUrl = front ? `https://${options.front?.host ?? "127.0.0.1"}:${front.port}` : undefined;
   const apiUrl = api ? `http://${options.api?.host ?? "127.0.0.1"}:${api.port}` : undefined;
-  log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(frontUrl ? { front: frontUrl } : {}), ...(apiUrl ? { api: apiUrl } : {}) });
+  const channels = engine.channelAddresses;
+  log("info", "relay ready", { worker: options.workerUrl, ops: `http://${opsHost}:${ops.port}`, ...(frontUrl ? { front: frontUrl } : {}), ...(apiUrl ? { api: apiUrl } : {}), ...(Object.keys(channels).length > 0 ? { channels } : {}) });
   return {
     engine,
     elector,
     opsUrl: `http://${opsHost}:${ops.port}`,
     frontUrl,
     apiUrl,
+    get channels() {
+      return engine.channelAddresses;
+    },
     stop,
   };
 }

@@ -1,7 +1,7 @@
 /** `npm run relay -- --worker-url URL [...]`: the relay as a process (in a cluster or against any kubeconfig). */
 import { cli, fail } from "../cli/args.ts";
 import { stopOnSignal } from "../cli/signals.ts";
-import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./ops/config.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions, splitChannelFlags } from "./ops/config.ts";
 import { startRelay } from "./index.ts";
 import { chooseLogFormat, createLogger } from "../cli/log.ts";
 
@@ -28,6 +28,12 @@ cleanly; SIGHUP relists every informer and resyncs every parent at once.
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
   --api-port P, --api-host H    the controllers' HTTP APIs over plain HTTP, for in-cluster
                                 clients without TLS (default host 127.0.0.1; off unless given)
+  --{name}-port P, --{name}-host H
+                                the WebSocket of edge channel {name}, as the manifest's
+                                controllers declare it (e.g. --edge-port 9000 for a channel
+                                named edge; default host 127.0.0.1; each channel off unless
+                                its port is given; a name no controller declares is logged
+                                as an error)
   --log-level L                 debug | info | warn | error (default info)
   --log-format F                json | text (default: text on a terminal, else json)
   --leader-elect                run as one of several replicas: reconcile only while holding
@@ -40,10 +46,12 @@ Environment: EDGELOOP_SECRET (required, the HMAC key shared with the Worker); PO
 and POD_NAMESPACE (the downward API) name this replica for leader election.`;
 
 const spec = { name: "relay", help: HELP, options: RELAY_OPTIONS, schema: RelayFlags };
-const flags = cli(spec);
+const channels = splitChannelFlags(process.argv.slice(2));
+const flags = cli(spec, channels.rest);
+if (channels.errors.length > 0) fail(spec, channels.errors.join("; "));
 const env = RelayEnv.safeParse(process.env);
 if (!env.success) fail(spec, env.error.issues[0]?.message ?? "bad environment");
-const options = relayOptions(flags, env.data);
+const options = relayOptions(flags, env.data, channels.endpoints);
 if ("error" in options) fail(spec, options.error);
 
 const log = createLogger(flags["log-level"], "relay", { format: chooseLogFormat(flags["log-format"], process.stdout.isTTY) });

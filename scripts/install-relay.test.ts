@@ -77,3 +77,21 @@ test("--dry-run prints no key on stdout unless --include-secrets (the Secrets ar
   assert.equal(asked.status, 0, asked.stderr);
   assert.ok(asked.stdout.includes(Buffer.from(hmac).toString("base64")), "asked for: the keys are printed");
 });
+
+test("--dry-run renders every edge channel the controllers declare: the relay's flags and ports, and the Service its peers dial", { timeout: 120_000 }, async () => {
+  const { createRegistry } = await import("../functions/registry.ts");
+  const { loadControllers } = await import("./lib/controllers.ts");
+  const channels = createRegistry(await loadControllers()).manifest.controllers.flatMap((c) => c.channels);
+  const rendered = run("--worker-url", "https://edgeloop.example.workers.dev", "--image", "registry.example/relay:1", "--dry-run", "--namespace", "edgeloop");
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> });
+  const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
+  const args = deployment.spec.template.spec.containers[0]?.args ?? [];
+  for (const channel of channels) {
+    assert.equal(args[args.indexOf(`--${channel.name}-port`) + 1], String(channel.port), channel.name);
+    assert.equal(args[args.indexOf(`--${channel.name}-host`) + 1], "$(POD_IP)", channel.name);
+    if (!channel.service) continue;
+    const service = objects.find((o) => o.kind === "Service" && o.metadata.name === channel.service?.name && o.metadata.namespace === channel.service.namespace);
+    assert.equal(service?.spec?.externalName, "edgeloop-relay.edgeloop.svc.cluster.local", channel.name);
+  }
+});

@@ -1,8 +1,8 @@
 /**
  * `npm run install-relay -- --worker-url URL --image IMAGE [--dry-run]`: renders the
  * relay's install for a cluster (CRDs, Namespace, RBAC from the manifest, Secrets with
- * the HMAC key and a TLS pair, Deployment, Service, webhook configurations) and applies
- * it, or writes it as YAML with --dry-run.
+ * the HMAC key and a TLS pair, Deployment, Service, the edge channels' peer Services,
+ * webhook configurations) and applies it, or writes it as YAML with --dry-run.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import { crdsOf } from "../functions/kit/crd/generate.ts";
 import type { KubeObject } from "../protocol/index.ts";
-import { isDns1123Label } from "../protocol/kube/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../protocol/kube/names.ts";
 import { createRegistry } from "../functions/registry.ts";
 import { KubeClient } from "../relay/kube/client.ts";
 import { applyObject, readObject } from "./lib/apply.ts";
@@ -26,8 +26,10 @@ zod schemas), Namespace, ServiceAccount, a least-privilege ClusterRole derived f
 controllers' manifest, the leader-election Role, a Secret with the HMAC key and one with
 the admission front's TLS pair (a 1-year certificate signed by a 10-year CA, whose key is
 not kept), the relay Deployment (leader-elected replicas, Pod
-Security Standard "restricted") and Service, and the admission webhook configurations
-with their caBundle. Re-running it updates everything and keeps the installed HMAC key
+Security Standard "restricted") and Service, the admission webhook configurations with
+their caBundle, and for each edge channel a controller declares, its port on the relay
+and its Service (the Service its peers' own manifests dial, as an ExternalName to the
+relay's, in its own namespace). Re-running it updates everything and keeps the installed HMAC key
 and TLS pair.
 
   --worker-url URL       the deployed Worker (npm run deploy prints it)
@@ -36,6 +38,8 @@ and TLS pair.
   --namespace NS         where the relay runs (default edgeloop)
   --replicas N           relay replicas (default 2)
   --kubeconfig FILE      the cluster (default: KUBECONFIG, then ~/.kube/config)
+  --cluster-domain D     the cluster's DNS domain, which the edge channels' Services point
+                         into (default cluster.local)
   --dry-run              render the YAML instead of applying it (nothing is read from the
                          cluster, so the keys are new unless --reuse-secrets is given)
   --out FILE             with --dry-run: write the YAML to FILE (mode 600: it holds the
@@ -60,6 +64,7 @@ const Flags = z
     namespace: z.string().refine((name) => isDns1123Label(name).length === 0, "must be a DNS label").default("edgeloop"),
     replicas: z.coerce.number().int().min(1).max(10).default(2),
     kubeconfig: z.string().min(1).optional(),
+    "cluster-domain": z.string().refine((name) => isDns1123Subdomain(name).length === 0, "must be a DNS name").default("cluster.local"),
     "dry-run": z.boolean().default(false),
     out: z.string().min(1).optional(),
     "include-secrets": z.boolean().default(false),
@@ -128,7 +133,7 @@ try {
   if (error instanceof KeysError) exitWith(`--reuse-secrets ${flags["reuse-secrets"] ?? ""}: ${error.message}`);
   throw error;
 }
-const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds });
+const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds, clusterDomain: flags["cluster-domain"] });
 // A dry run prints the keys only to a private file, or to stdout when asked.
 const withheld = flags["dry-run"] && !flags.out && !flags["include-secrets"];
 const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], withheld, ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
@@ -150,6 +155,10 @@ if (flags["dry-run"] || !client) {
   }
   for (const api of manifest.controllers.flatMap((c) => c.apis)) {
     console.error(`API ${api.name}: https://${NAME}.${flags.namespace}.svc${api.pathPrefix} (CA: the tls.crt of secret ${flags.namespace}/${TLS_SECRET})`);
+  }
+  for (const channel of manifest.controllers.flatMap((c) => c.channels)) {
+    const dialed = channel.service ? `${channel.service.name}.${channel.service.namespace}:${channel.port}, an ExternalName to ` : "";
+    console.error(`channel ${channel.name}: ws://${dialed}${NAME}.${flags.namespace}:${channel.port}/ (served by the leading replica; a standby answers 503)`);
   }
 }
 for (const note of notes) console.error(note);

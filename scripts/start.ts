@@ -10,9 +10,11 @@ import { z } from "zod";
 import { DEFAULT_START_NODES, NodeGpusFlag, NodesFlag } from "../sim/flags.ts";
 import { StateBusyError, StateError } from "../sim/persistence.ts";
 import { chooseLogFormat, createLogger, LEVELS, LOG_FORMATS } from "../cli/log.ts";
-import { cli, stringOptions } from "../cli/args.ts";
+import { cli, fail, stringOptions } from "../cli/args.ts";
+import { splitPortFlags } from "../cli/port-flags.ts";
 import { addressInUse, takenPort, type PortFlag } from "../cli/ports.ts";
 import { stopOnSignal } from "../cli/signals.ts";
+import { channelEndpoints, declaredChannels } from "./lib/channels.ts";
 import { ROOT } from "./lib/controllers.ts";
 import type { ClusterStack } from "./lib/stack.ts";
 import { prepareState, stateFolders } from "./lib/state.ts";
@@ -33,6 +35,10 @@ kind cluster is); --fresh starts empty.
   --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
   --api-port P           the controllers' HTTP APIs over plain HTTP, e.g. NerveX's replicas
                          API (default 8080; 0 picks a free one); written to endpoints.json
+  --{name}-port P        the WebSocket of edge channel {name} that agents on the nodes dial
+                         (every channel a controller declares is served, by default on its
+                         declared port, e.g. --sedna-gm-port for Sedna's 9000; 0 picks a free
+                         one); written to endpoints.json as "<endpoint>": "127.0.0.1:<port>"
   --kubeconfig FILE      run on this (real) cluster instead of the sim, as installed: with
                          FILE (an admin's) the CRDs and the relay's ServiceAccount,
                          ClusterRole and leader-election Role are applied (what
@@ -70,7 +76,22 @@ const Flags = z.object({
 const Env = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters").optional() });
 
 const spec = { name: "start", help: HELP, options: { ...stringOptions(Flags), fresh: { type: "boolean" as const } }, schema: Flags };
-const flags = cli(spec);
+const named = splitPortFlags(process.argv.slice(2), new Set(Object.keys(spec.options)));
+const flags = cli(spec, named.rest);
+const channelSpecs = await declaredChannels();
+const channelFlagErrors = [
+  ...named.errors,
+  ...Object.entries(named.endpoints).flatMap(([name, given]) =>
+    !channelSpecs.some((c) => c.name === name)
+      ? [`--${name}-port: no controller declares a channel ${name} (declared: ${channelSpecs.map((c) => c.name).join(", ") || "none"})`]
+      : given.host !== undefined
+        ? [`--${name}-host: npm start serves every channel on 127.0.0.1 (the relay's own --${name}-host is for a cluster)`]
+        : [],
+  ),
+];
+if (channelFlagErrors.length > 0) fail(spec, channelFlagErrors.join("; "));
+/** Each declared channel's port: its flag's, else the one it declares. */
+const channelPorts = Object.fromEntries(channelSpecs.map((c) => [c.name, named.endpoints[c.name]?.port ?? c.port]));
 const env = Env.safeParse(process.env);
 if (!env.success) exitWith(env.error.issues[0]?.message ?? "bad environment", 2);
 
@@ -84,7 +105,13 @@ const format = chooseLogFormat(flags["log-format"], process.stdout.isTTY);
 const logger = (component: string): ReturnType<typeof createLogger> => createLogger(flags["log-level"], component, { format });
 const log = logger("start");
 const onSim = flags.kubeconfig === undefined;
-const ports: PortFlag[] = [...(onSim ? [{ flag: "--port", port: flags.port }] : []), { flag: "--worker-port", port: flags["worker-port"] }, { flag: "--ops-port", port: flags["ops-port"] }, { flag: "--api-port", port: flags["api-port"] }];
+const ports: PortFlag[] = [
+  ...(onSim ? [{ flag: "--port", port: flags.port }] : []),
+  { flag: "--worker-port", port: flags["worker-port"] },
+  { flag: "--ops-port", port: flags["ops-port"] },
+  { flag: "--api-port", port: flags["api-port"] },
+  ...Object.entries(channelPorts).map(([name, port]) => ({ flag: `--${name}-port`, port })),
+];
 const taken = await takenPort(ports);
 if (taken) exitWith(taken);
 
@@ -107,6 +134,7 @@ const common = {
   workerPort: flags["worker-port"],
   opsPort: flags["ops-port"],
   apiPort: flags["api-port"],
+  channelPorts,
   persistDir: folders.durableObjects,
   log: logger("relay"),
   progress: (step: string): void => log("info", step),
@@ -135,6 +163,8 @@ const endpoints = {
   ...(stack.installed ? { relayUser: stack.installed.user, lease: `${stack.installed.lease.namespace}/${stack.installed.lease.name}`, relayIdentity: stack.installed.identity } : {}),
   // Each controller API by name (NerveX's `replicas`), over plain HTTP as in-cluster clients call it.
   apis: Object.fromEntries(stack.relay.engine.manifest.controllers.flatMap((c) => c.apis).map((api) => [api.name, stack.apiUrl])),
+  // Each edge channel under its endpoint key, as `host:port`: the manager address a peer on this machine dials (Sedna's `sednaGM`: an LC's GM_ADDRESS).
+  ...channelEndpoints(channelSpecs, stack.channels),
 };
 if (stack.front) writeFileSync(join(state, "front-ca.pem"), stack.front.caPem);
 writeFileSync(join(state, "endpoints.json"), `${JSON.stringify(endpoints, null, 2)}\n`);
@@ -154,6 +184,7 @@ function readyText(e: typeof endpoints, took: number): string {
     ...(e.relayUser ? [`  as        ${e.relayUser}   leader election: Lease ${e.lease ?? ""} (this relay: ${e.relayIdentity ?? ""})`] : []),
     ...(e.front ? [`  front     ${e.front}   CA ${show(e.frontCa ?? "")}`] : []),
     ...Object.entries(e.apis).map(([name, url]) => `  ${`${name} API`.padEnd(9)} ${url}`),
+    ...channelSpecs.map((c) => `  ${c.name.padEnd(9)} ws://${stack.channels[c.name] ?? ""}/   (endpoints.json: ${c.endpoint})`),
     "",
     `  export KUBECONFIG=${e.kubeconfig}`,
     "",

@@ -20,6 +20,10 @@ const answers: Record<string, unknown> = {
   "/v1/manifest": { version: "v1", controllers: [] },
   "/v1/reconcile/mirror": { actions: [] },
   "/v1/outbox": { cursor: "7", entries: [] },
+  "/v1/channels/edge/connect": { from: "12" },
+  "/v1/channels/edge/feed": { cursor: "3", frames: [{ seq: "3", peer: "node-a", data: "x" }] },
+  "/v1/channels/edge/receive": { accepted: false, reason: "malformed" },
+  "/v1/channels/bad/connect": { from: -1 },
 };
 
 let server: Server;
@@ -69,6 +73,29 @@ test("the same outbox read sent twice in a row is signed at two different second
   assert.equal(first.target, second.target);
   assert.ok(Number(second.timestamp) > Number(first.timestamp), `${first.timestamp} then ${second.timestamp}`);
   assert.notEqual(first.signature, second.signature);
+  assert.equal(await verify(second), null);
+});
+
+test("the channel calls are signed POSTs to their channel's routes; answers are parsed (defaults applied), a bad one refused", async () => {
+  received.length = 0;
+  const now = new Date().toISOString();
+  assert.deepEqual(await client.channelConnect("edge", { peer: "node-a", now }), { from: "12" });
+  assert.deepEqual(await client.channelFeed("edge", { cursor: "2", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "2" }] }), { cursor: "3", frames: [{ seq: "3", peer: "node-a", data: "x" }] });
+  assert.deepEqual(await client.channelReceive("edge", { id: "r-1", peer: "node-a", data: "{}", now }), { accepted: false, reason: "malformed", actions: [] });
+  assert.deepEqual(received.map((r) => `${r.method} ${r.target}`), ["POST /v1/channels/edge/connect", "POST /v1/channels/edge/feed", "POST /v1/channels/edge/receive"]);
+  for (const request of received) assert.equal(await verify(request), null, request.target);
+  assert.deepEqual(JSON.parse(received[1]?.body ?? ""), { cursor: "2", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "2" }] });
+  await assert.rejects(client.channelConnect("bad", { peer: "node-a", now }), (error: unknown) => error instanceof StatusError && error.status === 502);
+});
+
+test("the same feed read sent twice in a row is signed at two different seconds; a different one is not delayed", async () => {
+  received.length = 0;
+  const request = { cursor: "4", waitSeconds: 0, delivered: [] };
+  await client.channelFeed("edge", request);
+  await client.channelFeed("edge", request);
+  const [first, second] = received;
+  assert.ok(first && second);
+  assert.ok(Number(second.timestamp) > Number(first.timestamp), `${first.timestamp} then ${second.timestamp}`);
   assert.equal(await verify(second), null);
 });
 

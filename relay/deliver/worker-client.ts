@@ -8,7 +8,24 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AdmissionReviewResponse, ApiResponse, ClaimReleased, ErrorBody, Manifest, OutboxBatch, Plan, StatusError, type ClaimToken, type Signer } from "../../protocol/index.ts";
+import {
+  AdmissionReviewResponse,
+  ApiResponse,
+  ChannelConnected,
+  ChannelFeed,
+  ChannelReceiveAnswer,
+  ClaimReleased,
+  ErrorBody,
+  Manifest,
+  OutboxBatch,
+  Plan,
+  StatusError,
+  type ChannelConnect,
+  type ChannelFeedRequest,
+  type ChannelReceive,
+  type ClaimToken,
+  type Signer,
+} from "../../protocol/index.ts";
 import { createNodeSigner } from "./signer.ts";
 import { ByteBudget } from "./byte-budget.ts";
 
@@ -78,8 +95,8 @@ export class WorkerClient {
   readonly #sign: Signer;
   readonly #timeoutMs: number;
   readonly #transport: WorkerTransport;
-  /** The last outbox read sent and the second it was signed at (see `outbox`). */
-  #lastOutbox: { target: string; at: number } | undefined;
+  /** The last outbox read and channel feed read sent, and the second each was signed at (see `#freshSecond`). */
+  readonly #lastSigned = new Map<string, { request: string; at: number }>();
   /** Bounds the bulk deliveries (snapshots and events), not admission, API or outbox calls. */
   readonly #bodies = new ByteBudget(BODY_BYTES_IN_FLIGHT);
   /** The size of the last body sent on each bulk route: what the next one reserves before it is built. */
@@ -143,22 +160,50 @@ export class WorkerClient {
     return this.#call("POST", "/v1/claims/release", { claims, now: new Date().toISOString() }, ClaimReleased);
   }
 
-  /**
-   * Reads the outbox after `cursor` (acknowledging all up to it). The Worker refuses an
-   * outbox read whose signature it has seen (a replay), and a signature repeats when the
-   * same read is signed within the same second (a retry after a quick failure), so a
-   * repeat waits for the next second instead.
-   */
+  /** Reads the outbox after `cursor` (acknowledging all up to it), signed at a fresh second (see `#freshSecond`). */
   async outbox(cursor: string, waitSeconds: number, signal?: AbortSignal): Promise<OutboxBatch> {
     const target = `/v1/outbox?cursor=${encodeURIComponent(cursor)}&wait=${waitSeconds}`;
+    const at = await this.#freshSecond("outbox", target, signal);
+    return this.#call("GET", target, undefined, OutboxBatch, (waitSeconds + 10) * 1000, signal, at);
+  }
+
+  /** A peer of channel `name` connected: the Worker queues its whole state and answers the sequence it starts at. */
+  channelConnect(name: string, request: ChannelConnect, signal?: AbortSignal): Promise<ChannelConnected> {
+    return this.#call("POST", `/v1/channels/${encodeURIComponent(name)}/connect`, request, ChannelConnected, this.#timeoutMs, signal);
+  }
+
+  /**
+   * Acknowledges channel `name`'s feed up to the request's cursor, reports the completed
+   * writes and long-polls for the frames after it, signed at a fresh second: an empty poll
+   * sends the same body again.
+   */
+  async channelFeed(name: string, request: ChannelFeedRequest, signal?: AbortSignal): Promise<ChannelFeed> {
+    const path = `/v1/channels/${encodeURIComponent(name)}/feed`;
+    const bytes = Buffer.from(JSON.stringify(request));
+    const at = await this.#freshSecond(path, bytes.toString("utf8"), signal);
+    return this.#send("POST", path, bytes, ChannelFeed, (request.waitSeconds + 10) * 1000, signal, at);
+  }
+
+  /** One frame a peer of channel `name` sent; the answer says whether it was accepted and what to apply. */
+  channelReceive(name: string, request: ChannelReceive, signal?: AbortSignal): Promise<ChannelReceiveAnswer> {
+    return this.#call("POST", `/v1/channels/${encodeURIComponent(name)}/receive`, request, ChannelReceiveAnswer, this.#timeoutMs, signal);
+  }
+
+  /**
+   * The second to sign a repeatable read at. The Worker refuses a state-changing request
+   * whose signature it has seen (a replay), and a signature repeats when the same request
+   * is signed within the same second (a retry after a quick failure, an empty long-poll
+   * answered at once), so a repeat waits for the next second instead.
+   */
+  async #freshSecond(route: string, request: string, signal: AbortSignal | undefined): Promise<number> {
     let at = Math.floor(Date.now() / 1000);
-    const last = this.#lastOutbox;
-    if (last?.target === target && last.at >= at) {
+    const last = this.#lastSigned.get(route);
+    if (last?.request === request && last.at >= at) {
       at = last.at + 1;
       await sleep(Math.max(0, at * 1000 - Date.now()), undefined, signal ? { signal } : {});
     }
-    this.#lastOutbox = { target, at };
-    return this.#call("GET", target, undefined, OutboxBatch, (waitSeconds + 10) * 1000, signal, at);
+    this.#lastSigned.set(route, { request, at });
+    return at;
   }
 
   /** Whether the Worker answers its health check. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseCli } from "../../cli/args.ts";
-import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions } from "./config.ts";
+import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions, splitChannelFlags } from "./config.ts";
 
 const spec = { name: "relay", help: "help", options: RELAY_OPTIONS, schema: RelayFlags };
 const env = RelayEnv.parse({ EDGELOOP_SECRET: "0123456789abcdef0123" });
@@ -70,4 +70,18 @@ test("the front listens on loopback unless a host is given", () => {
   assert.ok(given.kind === "flags");
   const withHost = relayOptions(given.flags, { ...env, EDGELOOP_WORKER_URL: "https://w.example" });
   assert.ok(!("error" in withHost) && withHost.front?.host === "10.0.0.7");
+});
+
+test("an edge channel's flags are split out before parsing and reach the options by channel name; the relay's own port flags stay its own", () => {
+  const split = splitChannelFlags(["--worker-url", "http://127.0.0.1:8787", "--edge-port", "9000", "--edge-host=10.0.0.2", "--api-port", "8080"]);
+  assert.deepEqual(split.errors, []);
+  const result = parseCli(spec, split.rest);
+  assert.ok(result.kind === "flags");
+  const options = relayOptions(result.flags, env, split.endpoints);
+  assert.ok(!("error" in options));
+  assert.deepEqual(options.channels, { edge: { port: 9000, host: "10.0.0.2" } });
+  assert.deepEqual(options.api, { port: 8080, host: "127.0.0.1" });
+  const none = relayOptions(result.flags, env);
+  assert.ok(!("error" in none) && none.channels === undefined);
+  assert.deepEqual(splitChannelFlags(["--edge-port", "x"]).errors, ['--edge-port: expected a port (0-65535), got "x"']);
 });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { RelayOptions } from "../index.ts";
 import { LEVELS, LOG_FORMATS } from "../../cli/log.ts";
 import { isDns1123Subdomain } from "../../protocol/kube/names.ts";
+import { splitPortFlags, type NamedEndpointFlags, type SplitPortFlags } from "../../cli/port-flags.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().positive();
@@ -81,8 +82,17 @@ export const RelayEnv = z.object({
 export const RELAY_OPTIONS = { ...Object.fromEntries(Object.keys(RelayFlags.shape).map((name) => [name, { type: "string" as const }])), "leader-elect": { type: "boolean" as const } };
 export type RelayEnv = z.infer<typeof RelayEnv>;
 
-/** Combines flags and environment; the error names the missing setting. */
-export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | { readonly error: string } {
+/**
+ * Splits the edge channels' flags (`--{name}-port`, `--{name}-host` for any name that is
+ * not one of the relay's flags) out of argv: the relay learns the channels' names only
+ * from the manifest.
+ */
+export function splitChannelFlags(argv: readonly string[]): SplitPortFlags {
+  return splitPortFlags(argv, new Set(Object.keys(RELAY_OPTIONS)));
+}
+
+/** Combines flags, the channels' flags and environment; the error names the missing setting. */
+export function relayOptions(flags: RelayFlags, env: RelayEnv, channels: Readonly<Record<string, NamedEndpointFlags>> = {}): RelayOptions | { readonly error: string } {
   const workerUrl = flags["worker-url"] ?? env.EDGELOOP_WORKER_URL;
   if (!workerUrl) return { error: "--worker-url (or EDGELOOP_WORKER_URL) is required" };
   return {
@@ -101,6 +111,7 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv): RelayOptions | {
       ? { front: { port: flags["front-port"], host: flags["front-host"], certFile: flags["tls-cert"], keyFile: flags["tls-key"] } }
       : {}),
     ...(flags["api-port"] !== undefined ? { api: { port: flags["api-port"], host: flags["api-host"] } } : {}),
+    ...(Object.keys(channels).length > 0 ? { channels } : {}),
     logLevel: flags["log-level"],
     ...(flags["leader-elect"]
       ? {

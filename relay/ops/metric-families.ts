@@ -46,6 +46,13 @@ export const RELAY_METRICS = {
     labels: ["informer", "reason"],
   },
   edgeloop_outbox_entries_total: { type: "counter", help: "Outbox entries (plans made by the Worker's timers) applied, by controller", labels: ["controller"] },
+  edgeloop_channel_peers: { type: "gauge", help: "Peers connected to an edge channel's WebSocket (one socket each), by channel", labels: ["channel"] },
+  edgeloop_channel_frames_total: {
+    type: "counter",
+    help: "Edge channel frames, by channel, direction and result: down (Worker to peer) sent (its write completed) or dropped (the peer not connected, the frame older than its connect's state, or the write failed); up (peer to Worker) accepted, refused (the Worker refused the frame: logged with its reason) or failed (the Worker refused the request, or the answer's actions did not apply)",
+    labels: ["channel", "direction", "result"],
+  },
+  edgeloop_channel_connects_total: { type: "counter", help: "Peer sockets an edge channel accepted (a reconnect counts again), by channel", labels: ["channel"] },
   edgeloop_api_requests_total: { type: "counter", help: "Requests to the controllers' HTTP APIs answered by the relay's front, by API and HTTP status code", labels: ["api", "code"] },
   edgeloop_queue_depth: { type: "gauge", help: "Parent keys waiting in the work queue: ready, backing off after a failure, requeued for later, or dirty again while in flight", labels: [] },
   edgeloop_queue_waiting_retry: { type: "gauge", help: "Parent keys backing off after a failed reconcile (a part of edgeloop_queue_depth)", labels: [] },

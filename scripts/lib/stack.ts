@@ -26,6 +26,7 @@ import { startSim, type RunningSim } from "../../sim/index.ts";
 import { installCrds } from "./crds-install.ts";
 import { startWorker, type RunningWorker } from "./worker.ts";
 import { freePort } from "../../cli/ports.ts";
+import { declaredChannels, localChannels } from "./channels.ts";
 
 /** How to start the stack. */
 export interface StackOptions {
@@ -54,6 +55,8 @@ export interface StackOptions {
   readonly opsPort?: number;
   /** The relay's plain-HTTP API port on 127.0.0.1 (0 or absent picks one, kept across relay restarts). */
   readonly apiPort?: number;
+  /** Each declared edge channel's port on 127.0.0.1, by channel name (0 or absent picks one, kept across relay restarts). */
+  readonly channelPorts?: Readonly<Record<string, number>>;
   readonly log?: Logger;
   /** Announces each step (npm start's progress lines). */
   readonly progress?: (step: string) => void;
@@ -100,6 +103,8 @@ export interface Stack {
   readonly front: { readonly url: string; readonly caPem: string; readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
   /** `http://127.0.0.1:P`: the controllers' APIs over plain HTTP (what the Worker's pods are told as `host:port`). */
   readonly apiUrl: string;
+  /** Every declared edge channel served, by name: `127.0.0.1:<port>`, what a peer dials (kept across relay restarts). */
+  readonly channels: Readonly<Record<string, string>>;
   /** On a real cluster: what was installed, and who the relay is. */
   readonly installed: Installed | undefined;
   /** Stops the relay and starts a new one (same settings). */
@@ -156,6 +161,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   // Chosen before the Worker starts: the Worker tells pods where the APIs are.
   const apiPort = options.apiPort ? options.apiPort : await freePort();
   const apiAddress = `127.0.0.1:${apiPort}`;
+  // Every declared channel served, each on a port chosen now: a peer dials the same address after a relay restart.
+  const channels = await localChannels(await declaredChannels(extra), options.channelPorts);
   progress("bundling the Worker and starting it in workerd");
   const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}) }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true });
@@ -175,6 +182,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
     const relayOptions: RelayOptions = {
       ...(front ? { front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile } } : {}),
       api: { port: apiPort, host: "127.0.0.1" },
+      channels: Object.fromEntries(channels.map((channel) => [channel.spec.name, { port: channel.port, host: "127.0.0.1" }])),
       workerUrl: worker.url,
       secret,
       // As installed, the ServiceAccount's kubeconfig: the admin kubeconfig is never the relay's.
@@ -230,6 +238,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       relay,
       front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem, port: front.port, certFile: front.certFile, keyFile: front.keyFile } : undefined,
       apiUrl: `http://${apiAddress}`,
+      channels: Object.fromEntries(channels.map((channel) => [channel.spec.name, channel.address])),
       installed: install ? { namespace: install.namespace, user: install.user, relayKubeconfigPath: install.relayKubeconfigPath, lease: { namespace: install.namespace, name: LEASE_NAME }, identity, webhookConfigurations: registered.map((o) => o.metadata.name ?? "") } : undefined,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();

@@ -10,6 +10,8 @@ import type { Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
 import { installObjects, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
+import { parseCli } from "../../../cli/args.ts";
+import { RELAY_OPTIONS, RelayFlags, splitChannelFlags } from "../../../relay/ops/config.ts";
 import { caSignedCertificate, selfSignedCertificate } from "./tls.ts";
 
 const manifest: Manifest = {
@@ -172,4 +174,39 @@ test("a CA-signed pair: the caBundle is the CA, the Secret carries ca.crt; the C
   assert.ok(cert.checkHost("edgeloop-relay.edge.svc"));
   const years = (c: X509Certificate): number => Math.round((Date.parse(c.validTo) - Date.parse(c.validFrom)) / (365 * 86_400_000));
   assert.deepEqual([years(ca), years(cert)], [10, 1]);
+});
+
+test("an edge channel: the relay serves it on the pod IP at its port, the Deployment and the Service expose it, and the Service its peers dial is an ExternalName to the relay's", () => {
+  const edge = { name: "edge-mgr", endpoint: "edgeMgr", port: 9000, peerHeader: "Node-Name", maxFrameBytes: 1024 * 1024, service: { namespace: "vendor", name: "mgr" } };
+  const local = { name: "local", endpoint: "local", port: 9001, peerHeader: "Node-Name", maxFrameBytes: 1024 * 1024, service: { namespace: "edge", name: "local-mgr" } };
+  const withChannel: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[1]!, channels: [edge, local] }] };
+  const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: withChannel, crds: [], clusterDomain: "example.local" });
+  const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[]; ports: { name: string; containerPort: number }[] }[] } } } };
+  const container = deployment.spec.template.spec.containers[0];
+  const args = container?.args ?? [];
+  assert.equal(args[args.indexOf("--edge-mgr-port") + 1], "9000");
+  assert.equal(args[args.indexOf("--edge-mgr-host") + 1], "$(POD_IP)");
+  assert.equal(args[args.indexOf("--local-port") + 1], "9001");
+  assert.deepEqual(container?.ports.filter((p) => p.containerPort >= 9000 && p.containerPort <= 9001), [{ name: "edge-mgr", containerPort: 9000 }, { name: "local", containerPort: 9001 }]);
+  const relayService = objects.find((o) => o.kind === "Service" && o.metadata.name === "edgeloop-relay") as unknown as { spec: { ports: { name: string; port: number; targetPort: number }[] } };
+  assert.deepEqual(relayService.spec.ports.find((p) => p.name === "edge-mgr"), { name: "edge-mgr", port: 9000, targetPort: 9000 });
+  // The peers' Services: the vendor's namespace is made (the relay's exists already), each Service points at the relay's by its cluster DNS name.
+  assert.deepEqual(objects.filter((o) => o.kind === "Namespace").map((o) => o.metadata.name), ["edge", "vendor"]);
+  const peerService = objects.find((o) => o.kind === "Service" && o.metadata.name === "mgr") as unknown as { metadata: { namespace: string }; spec: Record<string, unknown> };
+  assert.equal(peerService.metadata.namespace, "vendor");
+  assert.deepEqual(peerService.spec, { type: "ExternalName", externalName: "edgeloop-relay.edge.svc.example.local", ports: [{ name: "edge-mgr", port: 9000, targetPort: 9000 }] });
+  assert.equal((objects.find((o) => o.metadata.name === "local-mgr") as unknown as { metadata: { namespace: string } }).metadata.namespace, "edge");
+  const kinds = objects.map((o) => o.kind);
+  assert.ok(kinds.indexOf("Namespace", 1) < kinds.lastIndexOf("Service"), "a namespace before the Service in it");
+  // No channel, no extra object.
+  const none = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: { version: "v1", controllers: [manifest.controllers[1]!] }, crds: [] });
+  assert.equal(none.length, objects.length - 3);
+  // What the relay makes of those args: the channels' ports and hosts, every other flag its own.
+  const split = splitChannelFlags(args);
+  assert.deepEqual(split.errors, []);
+  assert.deepEqual(split.endpoints, { "edge-mgr": { port: 9000, host: "$(POD_IP)" }, local: { port: 9001, host: "$(POD_IP)" } });
+  assert.equal(parseCli({ name: "relay", help: "", options: RELAY_OPTIONS, schema: RelayFlags }, split.rest).kind, "flags");
+  // A channel on one of the relay's own ports is refused.
+  const clashing: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[1]!, channels: [{ ...edge, port: 8080 }] }] };
+  assert.throws(() => installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: clashing, crds: [] }), /clashes with the relay's own port api/);
 });

@@ -1,10 +1,11 @@
 /**
  * Everything `install-relay` puts in a cluster, rendered from the manifest (pure): the
  * Namespace, ServiceAccount, ClusterRole/Binding, the leader-election Role/Binding, the
- * HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service, the webhook
- * configurations (caBundle set), and the CRDs.
+ * HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service, the edge channels'
+ * ports and the Services their peers dial, the webhook configurations (caBundle set),
+ * and the CRDs.
  */
-import type { KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
+import type { ChannelSpec, KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
 import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
@@ -20,6 +21,8 @@ export interface InstallOptions {
   readonly tls: TlsPair;
   readonly manifest: Manifest;
   readonly crds: readonly KubeObject[];
+  /** The cluster's DNS domain, for the Services that point at the relay's (default `cluster.local`). */
+  readonly clusterDomain?: string;
 }
 
 export const NAME = "edgeloop-relay";
@@ -43,7 +46,54 @@ function meta(name: string, namespace?: string): KubeObject["metadata"] {
   return { name, ...(namespace ? { namespace } : {}), labels: { ...LABELS } };
 }
 
-function deployment(options: InstallOptions): KubeObject {
+/** Every edge channel the manifest declares. */
+function channelsOf(manifest: Manifest): ChannelSpec[] {
+  return manifest.controllers.flatMap((controller) => controller.channels);
+}
+
+/** The relay's own port names and ports: a channel may take none of them. */
+const OWN_PORTS: readonly { name: string; port: number }[] = [
+  { name: "front", port: FRONT_PORT },
+  { name: "https", port: 443 },
+  { name: "api", port: API_PORT },
+  { name: "http-api", port: API_PORT },
+  { name: "metrics", port: OPS_PORT },
+];
+
+/** The channels, refused when one would take a port name or number the relay's pod or Service already uses. */
+function installedChannels(manifest: Manifest): ChannelSpec[] {
+  const channels = channelsOf(manifest);
+  for (const channel of channels) {
+    const clash = OWN_PORTS.find((own) => own.name === channel.name || own.port === channel.port);
+    if (clash) throw new Error(`channel ${channel.name} (port ${channel.port}) clashes with the relay's own port ${clash.name} (${clash.port})`);
+  }
+  return channels;
+}
+
+/** The relay's flags for each channel: its port, on the pod IP (as the API port). */
+function channelArgs(channels: readonly ChannelSpec[]): string[] {
+  return channels.flatMap((channel) => [`--${channel.name}-host`, "$(POD_IP)", `--${channel.name}-port`, String(channel.port)]);
+}
+
+/**
+ * For each channel whose peers dial a Service of their own (their manifests name it): that
+ * Service, an ExternalName to the relay's, with the channel's port, and its Namespace when
+ * it is not the relay's. A peer's default address then reaches the relay unchanged.
+ */
+function peerServices(channels: readonly ChannelSpec[], namespace: string, clusterDomain: string): KubeObject[] {
+  const target = `${NAME}.${namespace}.svc.${clusterDomain}`;
+  const namespaces = [...new Set(channels.flatMap((channel) => (channel.service && channel.service.namespace !== namespace ? [channel.service.namespace] : [])))];
+  return [
+    ...namespaces.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: meta(name) }) as KubeObject),
+    ...channels.flatMap((channel) =>
+      channel.service
+        ? [{ apiVersion: "v1", kind: "Service", metadata: meta(channel.service.name, channel.service.namespace), spec: { type: "ExternalName", externalName: target, ports: [{ name: channel.name, port: channel.port, targetPort: channel.port }] } } as KubeObject]
+        : [],
+    ),
+  ];
+}
+
+function deployment(options: InstallOptions, channels: readonly ChannelSpec[]): KubeObject {
   const container = {
     name: "relay",
     image: options.image,
@@ -54,6 +104,7 @@ function deployment(options: InstallOptions): KubeObject {
       "--ops-host", "$(POD_IP)", "--ops-port", String(OPS_PORT),
       "--front-host", "$(POD_IP)", "--front-port", String(FRONT_PORT), "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
       "--api-host", "$(POD_IP)", "--api-port", String(API_PORT),
+      ...channelArgs(channels),
     ],
     env: [
       { name: "EDGELOOP_SECRET", valueFrom: { secretKeyRef: { name: `${NAME}-hmac`, key: "EDGELOOP_SECRET" } } },
@@ -62,7 +113,7 @@ function deployment(options: InstallOptions): KubeObject {
       { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
       ...Object.entries(RELAY_ENVIRONMENT).map(([name, value]) => ({ name, value })),
     ],
-    ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }],
+    ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }, ...channels.map((channel) => ({ name: channel.name, containerPort: channel.port }))],
     livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
     readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
@@ -165,13 +216,16 @@ export function relayAccessObjects(namespace: string, manifest: Manifest): KubeO
 export function installObjects(options: InstallOptions): KubeObject[] {
   const ns = options.namespace;
   const hooks = options.manifest.controllers.flatMap((c) => c.webhooks);
+  const channels = installedChannels(options.manifest);
+  const channelPorts = channels.map((channel) => ({ name: channel.name, port: channel.port, targetPort: channel.port }));
   const objects: (KubeObject | undefined)[] = [
     ...options.crds,
     ...relayAccessObjects(ns, options.manifest),
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem), ...(options.tls.caPem ? { "ca.crt": b64(options.tls.caPem) } : {}) } } as KubeObject,
-    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
-    deployment(options),
+    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }, ...channelPorts] } } as KubeObject,
+    deployment(options, channels),
+    ...peerServices(channels, ns, options.clusterDomain ?? "cluster.local"),
     ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.caPem ?? options.tls.certPem, ns),
   ];
   return objects.filter((o): o is KubeObject => o !== undefined);
