@@ -73,6 +73,15 @@ test("a training pod bound to another node brings the job and its model there; i
   assert.deepEqual(queued(edge, cursor), ["edge-3 delete federatedlearningjob/fl", "edge-3 delete model/global-model"]);
 });
 
+test("a pod event that changes nothing the targets read (its phase) queues nothing", () => {
+  const edge = logic();
+  edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
+  const cursor = drain(edge);
+  const running = { ...workerPod(job, "train", "fl-train-0", "edge-1"), status: { phase: "Running" } };
+  assert.equal(edge.apply(batch([event("MODIFIED", running)])), 0);
+  assert.deepEqual(queued(edge, cursor), []);
+});
+
 test("a deleted object is deleted from its nodes; a reconnecting node is sent its state and the deletes it may have missed", () => {
   const edge = logic();
   edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));

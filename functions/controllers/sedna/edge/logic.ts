@@ -136,8 +136,8 @@ export class SednaEdgeLogic {
       const uid = object.metadata.uid ?? "";
       const worker = event.type === "DELETED" ? undefined : workerPod(object);
       const owner = worker ? worker.ownerUid : this.#view.deletePod(uid);
-      if (worker) this.#view.putPod(uid, namespace, worker);
-      const parent = owner === undefined ? undefined : this.#view.byUid(owner);
+      const changed = worker ? this.#view.putPod(uid, namespace, worker) : owner !== undefined;
+      const parent = owner === undefined || !changed ? undefined : this.#view.byUid(owner);
       if (!listing && parent) touch(touched, namespace, keyOf(parent), true);
       return 0;
     }
