@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SEDNA_EDGE, SEDNA_EDGE_OBJECT_NAME } from "../../functions/controllers/sedna/edge/bindings.ts";
 import { dataset, flJob, LC_HELLO, lcFrame, model, workerPod } from "../../functions/controllers/sedna/edge/core/testing/objects.ts";
-import { kindKey, type ChannelFeed, type KubeObject } from "../../protocol/index.ts";
+import { feedFrames, kindKey, type ChannelFeed, type KubeObject } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
 
@@ -38,7 +38,7 @@ async function post(objects: readonly KubeObject[], type: "ADDED" | "MODIFIED" |
 
 /** `peer operation kind/name` of each frame. */
 function described(feed: ChannelFeed): string[] {
-  return feed.frames.map((frame) => {
+  return feedFrames(feed).map((frame) => {
     const { header } = JSON.parse(frame.data) as { header: { resourceKind: string; resourceName: string; operation: string } };
     return `${frame.peer} ${header.operation} ${header.resourceKind}/${header.resourceName}`;
   });

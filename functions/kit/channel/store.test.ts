@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
+import { feedFrames } from "../../../protocol/index.ts";
 import { SqliteSql } from "../testing/sqlite.ts";
 import { ChannelStore, FEED_PAGE_BYTES, FEED_PAGE_FRAMES, type KeyFrames } from "./store.ts";
 
@@ -12,7 +13,7 @@ const v = (key: string, version: number): KeyFrames => ({ insert: `insert ${key}
 
 /** The frames after `cursor` as `peer: data`. */
 function sent(channel: ChannelStore, cursor = "0"): string[] {
-  return channel.feed({ cursor, delivered: [] }).frames.map((f) => `${f.peer}: ${f.data}`);
+  return feedFrames(channel.feed({ cursor, delivered: [] })).map((f) => `${f.peer}: ${f.data}`);
 }
 
 test("setting a key sends its insert to each target peer once; unchanged content sends nothing", () => {
@@ -115,7 +116,7 @@ test("the feed answers in sequence order, acknowledges up to the cursor, and nev
   const first = channel.feed({ cursor: "0", delivered: [] });
   assert.deepEqual(first.frames.map((f) => f.seq), ["1", "2"]);
   const second = channel.feed({ cursor: first.cursor, delivered: [] });
-  assert.deepEqual(second, { cursor: "2", frames: [] });
+  assert.deepEqual(second, { cursor: "2", texts: [], frames: [] });
   assert.equal(channel.counts().log, 0, "acknowledged frames are deleted");
   channel.set("c", v("c", 1), ["n1"]);
   assert.deepEqual(channel.feed({ cursor: "2", delivered: [] }).frames.map((f) => f.seq), ["3"]);
@@ -141,6 +142,18 @@ test("a page holds at most FEED_PAGE_FRAMES frames and about FEED_PAGE_BYTES; a 
   big.set("c", { insert: "x".repeat(FEED_PAGE_BYTES + 10), delete: "d" }, ["n1"]);
   const sizes = [big.feed({ cursor: "0", delivered: [] }), big.feed({ cursor: "1", delivered: [] }), big.feed({ cursor: "2", delivered: [] })].map((p) => p.frames.length);
   assert.deepEqual(sizes, [1, 1, 1], "two halves do not fit one page; the oversized frame is sent alone, whole");
+});
+
+test("a text sent to many peers travels once and counts once against a page's bytes", () => {
+  const channel = store();
+  const peers = Array.from({ length: FEED_PAGE_FRAMES }, (_, i) => `n${i}`);
+  // A job as large as a third of a page, for every peer: one page, one copy.
+  channel.set("job", { insert: "j".repeat(FEED_PAGE_BYTES / 3), delete: "d" }, peers);
+  const page = channel.feed({ cursor: "0", delivered: [] });
+  assert.equal(page.frames.length, FEED_PAGE_FRAMES);
+  assert.equal(page.texts.length, 1);
+  assert.ok(page.frames.every((frame) => frame.text === 0));
+  assert.deepEqual(new Set(feedFrames(page).map((frame) => frame.peer)), new Set(peers));
 });
 
 test("whatever the sequence of sets, removes, connects and acknowledgements, the frames stored are exactly those still referred to", () => {

@@ -25,10 +25,10 @@ import { fnv1a64 } from "../hash.ts";
 import type { Sql } from "../sql.ts";
 import { MetaValues } from "../sql-meta.ts";
 
-/** Most frames one feed answer carries. */
-export const FEED_PAGE_FRAMES = 500;
+/** Most frames one feed answer carries: a job change for 2,000 nodes is one page. */
+export const FEED_PAGE_FRAMES = 2_000;
 
-/** About the most bytes of frame data one feed answer carries (the first frame always goes, whatever its size). */
+/** About the most bytes of distinct frame text one feed answer carries (the first frame always goes, whatever its size). */
 export const FEED_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The two frames of a key: the one that gives a peer its content, the one that takes it away. */
@@ -152,29 +152,34 @@ export class ChannelStore {
     const acknowledged = this.#sql.exec<{ frame_id: number }>("DELETE FROM channel_log WHERE seq <= ? RETURNING frame_id", cursor).toArray();
     const cleared = ack.delivered.flatMap(({ peer, seq }) => this.#sql.exec<{ delete_id: number }>("DELETE FROM channel_tombstones WHERE peer = ? AND seq <= ? RETURNING delete_id", peer, Number(seq)).toArray());
     this.#collect([...acknowledged.map((row) => row.frame_id), ...cleared.map((row) => row.delete_id)]);
-    const frames = this.frames(cursor);
-    return { cursor: frames.at(-1)?.seq ?? String(cursor), frames };
+    const page = this.page(cursor);
+    return { cursor: page.frames.at(-1)?.seq ?? String(cursor), ...page };
   }
 
-  /** The frames after `cursor`, at most a page ({@link FEED_PAGE_FRAMES}, about {@link FEED_PAGE_BYTES}); each frame text read once. */
-  frames(cursor: number): ChannelFrame[] {
+  /**
+   * The frames after `cursor`, at most a page: {@link FEED_PAGE_FRAMES} frames, about
+   * {@link FEED_PAGE_BYTES} of distinct text (a text sent to many peers counts once, as
+   * it travels once).
+   */
+  page(cursor: number): Pick<ChannelFeed, "texts" | "frames"> {
     const rows = this.#sql
       .exec<{ seq: number; peer: string; frame_id: number; size: number }>("SELECT l.seq, l.peer, l.frame_id, f.size FROM channel_log l JOIN channel_frames f ON f.id = l.frame_id WHERE l.seq > ? ORDER BY l.seq LIMIT ?", cursor, FEED_PAGE_FRAMES)
       .toArray();
-    const texts = new Map<number, string>();
-    const page: ChannelFrame[] = [];
+    const index = new Map<number, number>();
+    const texts: string[] = [];
+    const frames: ChannelFrame[] = [];
     let bytes = 0;
     for (const row of rows) {
-      bytes += row.size;
-      if (page.length > 0 && bytes > FEED_PAGE_BYTES) break;
-      let data = texts.get(row.frame_id);
-      if (data === undefined) {
-        data = this.#sql.exec<{ data: string }>("SELECT data FROM channel_frames WHERE id = ?", row.frame_id).one().data;
-        texts.set(row.frame_id, data);
+      let text = index.get(row.frame_id);
+      if (text === undefined) {
+        bytes += row.size;
+        if (frames.length > 0 && bytes > FEED_PAGE_BYTES) break;
+        text = texts.push(this.#sql.exec<{ data: string }>("SELECT data FROM channel_frames WHERE id = ?", row.frame_id).one().data) - 1;
+        index.set(row.frame_id, text);
       }
-      page.push({ seq: String(row.seq), peer: row.peer, data });
+      frames.push({ seq: String(row.seq), peer: row.peer, text });
     }
-    return page;
+    return { texts, frames };
   }
 
   /** Whether `peer` must hold `key` now. */

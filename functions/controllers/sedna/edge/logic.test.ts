@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import type { EventBatch, KubeObject, WatchEvent } from "../../../../protocol/index.ts";
-import { kindKey } from "../../../../protocol/index.ts";
+import { feedFrames, kindKey } from "../../../../protocol/index.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 import { MAX_INSERT_FRAME_CHARS, SednaEdgeLogic } from "./logic.ts";
 import { dataset, flJob, lcFrame, model, workerPod } from "./core/testing/objects.ts";
@@ -23,7 +23,7 @@ function batch(events: readonly WatchEvent[], flags: Partial<Pick<EventBatch, "r
 
 /** The frames queued after `cursor`, as `peer operation kind/name`. */
 function queued(edge: SednaEdgeLogic, cursor = "0"): string[] {
-  return edge.frames(cursor).frames.map((frame) => {
+  return feedFrames(edge.frames(cursor)).map((frame) => {
     const { header } = JSON.parse(frame.data) as { header: { resourceKind: string; resourceName: string; operation: string } };
     return `${frame.peer} ${header.operation} ${header.resourceKind}/${header.resourceName}`;
   });

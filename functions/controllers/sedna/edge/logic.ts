@@ -92,8 +92,8 @@ export class SednaEdgeLogic {
 
   /** The frames after `cursor`, without acknowledging anything. */
   frames(cursor: string): ChannelFeed {
-    const frames = this.#channel.frames(Number(cursor));
-    return { cursor: frames.at(-1)?.seq ?? cursor, frames };
+    const page = this.#channel.page(Number(cursor));
+    return { cursor: page.frames.at(-1)?.seq ?? cursor, ...page };
   }
 
   /** A frame a node's LC sent: the answer, validated against what was sent to that node (a repeated refusal's Event held back). */
