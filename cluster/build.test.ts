@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { BuildError, ensureToolchain, missingBinaries, moduleReplacements, stagingModules, toolchainAt, wrapperGoMod } from "./build.ts";
-import { COMPONENTS, ETCD, KUBERNETES, releaseKey, SCHEDULER_PLUGINS } from "./versions.ts";
+import { COMPONENTS, ETCD, KUBERNETES, releaseKey, SCHEDULER_PLUGINS, SEDNA_GM } from "./versions.ts";
 
 const KUBERNETES_GO_MOD = `module k8s.io/kubernetes
 
@@ -90,4 +90,31 @@ test("the scheduler-plugins wrapper copies its replaces, with the override for t
   assert.match(goMod, /^\tk8s\.io\/csi-translation-lib => k8s\.io\/csi-translation-lib v0\.34\.8$/m);
   assert.match(goMod, /^\tk8s\.io\/externaljwt => k8s\.io\/externaljwt v0\.34\.7$/m);
   assert.equal(releaseKey([SCHEDULER_PLUGINS]), "scheduler-plugins-v0.34.7_r2");
+});
+
+/** The shape of Sedna v0.7's go.mod: a comment inside its replace block, and a replace on a line of its own. */
+const SEDNA_GO_MOD = `module github.com/kubeedge/sedna
+
+go 1.20
+
+require k8s.io/kubernetes v1.23.0
+
+replace (
+	// kubernetes issue 79384
+	k8s.io/api => k8s.io/api v0.23.0
+	k8s.io/client-go => k8s.io/client-go v0.23.0
+)
+
+replace k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.23.0
+`;
+
+test("the Sedna GlobalManager wrapper requires the release and copies its k8s.io replaces, comments left out, into a cache folder of its own", () => {
+  const goMod = wrapperGoMod(SEDNA_GM, [], moduleReplacements(SEDNA_GO_MOD));
+  assert.match(goMod, /^require github\.com\/kubeedge\/sedna v0\.7\.0$/m);
+  assert.match(goMod, /^\tk8s\.io\/api => k8s\.io\/api v0\.23\.0$/m);
+  assert.match(goMod, /^\tk8s\.io\/client-go => k8s\.io\/client-go v0\.23\.0$/m);
+  assert.match(goMod, /^\tk8s\.io\/pod-security-admission => k8s\.io\/pod-security-admission v0\.23\.0$/m);
+  assert.doesNotMatch(goMod, /79384/);
+  assert.equal(SEDNA_GM.binaries["sedna-gm"], "github.com/kubeedge/sedna/cmd/sedna-gm");
+  assert.equal(releaseKey([SEDNA_GM]), "sedna-v0.7.0_r2");
 });

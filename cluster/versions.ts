@@ -89,6 +89,22 @@ export const SCHEDULER_PLUGINS: GoComponent = {
   binaries: { "kube-scheduler": "sigs.k8s.io/scheduler-plugins/cmd/scheduler" },
 };
 
+/**
+ * A peer, not part of the control plane: upstream Sedna's GlobalManager, v0.7.0, the
+ * release with the controller-enhancement proposal's self-healing (a training pod or a
+ * JointInferenceService's Deployment recreated when deleted). Its go.mod pins
+ * `k8s.io/kubernetes` v1.23.0 and every `k8s.io/*` module at v0.23.0 through `replace`,
+ * copied into the wrapper module. The module proxy refuses every version of
+ * `github.com/kubeedge/*` here (403 "This module version is not available"; ADR 0029), so
+ * a build fails with that one line: the Sedna beside-GM bench then measures edgeloop alone.
+ */
+export const SEDNA_GM: GoComponent = {
+  module: "github.com/kubeedge/sedna",
+  version: "v0.7.0",
+  replacesFromGoMod: true,
+  binaries: { "sedna-gm": "github.com/kubeedge/sedna/cmd/sedna-gm" },
+};
+
 /** Every component, in build order (the longest first, so its progress is seen first). */
 export const COMPONENTS: readonly GoComponent[] = [KUBERNETES, ETCD, KWOK];
 

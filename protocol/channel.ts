@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isDns1123Subdomain } from "./kube/names.ts";
 import { Action } from "./plan.ts";
 import { Timestamp } from "./reconcile.ts";
 
@@ -6,11 +7,7 @@ import { Timestamp } from "./reconcile.ts";
 const Seq = z.string().regex(/^\d{1,19}$/, "expected a decimal sequence number");
 
 /** A peer's name as its identity header carries it: a node name (a DNS-1123 subdomain, at most 253 characters). */
-export const PeerName = z
-  .string()
-  .min(1)
-  .max(253)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, "expected a node name (a DNS-1123 subdomain)");
+export const PeerName = z.string().refine((name) => isDns1123Subdomain(name).length === 0, "expected a node name (a DNS-1123 subdomain)");
 
 /**
  * An edge channel a controller serves to agents on the cluster's nodes (ADR 0028): the
@@ -72,12 +69,18 @@ export const ChannelFeedRequest = z.object({
 });
 export type ChannelFeedRequest = z.infer<typeof ChannelFeedRequest>;
 
-/** One downstream frame: `data` goes to `peer`'s socket as a text frame, in `seq` order. */
-export const ChannelFrame = z.object({ seq: Seq, peer: PeerName, data: z.string() });
+/** One downstream frame: the text `texts[text]` of its feed answer goes to `peer`'s socket as a text frame, in `seq` order. */
+export const ChannelFrame = z.object({ seq: Seq, peer: PeerName, text: z.number().int().min(0) });
 export type ChannelFrame = z.infer<typeof ChannelFrame>;
 
-/** The feed's answer: frames after the request's cursor, in order; `cursor` is what to send next once they are handled. */
-export const ChannelFeed = z.object({ cursor: Seq, frames: z.array(ChannelFrame) });
+/**
+ * The feed's answer: frames after the request's cursor, in order; `cursor` is what to
+ * send next once they are handled. Each distinct text is carried once, however many peers
+ * it goes to: one job change for 1,000 nodes is one copy of the job, not 1,000.
+ */
+export const ChannelFeed = z
+  .object({ cursor: Seq, texts: z.array(z.string()), frames: z.array(ChannelFrame) })
+  .refine((feed) => feed.frames.every((frame) => frame.text < feed.texts.length), { path: ["frames"], message: "a frame names a text the answer does not carry" });
 export type ChannelFeed = z.infer<typeof ChannelFeed>;
 
 /** `POST /v1/channels/{name}/receive`: one frame a peer sent, forwarded in the order the peer sent it. */
@@ -106,3 +109,30 @@ export const ChannelReceiveAnswer = z.object({
   actions: z.array(Action).default([]),
 });
 export type ChannelReceiveAnswer = z.infer<typeof ChannelReceiveAnswer>;
+
+/** A downstream frame with its text, as a peer is sent it. */
+export interface ResolvedFrame {
+  readonly seq: string;
+  readonly peer: string;
+  readonly data: string;
+}
+
+/** The frames of a feed answer with their texts, in order. */
+export function feedFrames(feed: Pick<ChannelFeed, "texts" | "frames">): ResolvedFrame[] {
+  return feed.frames.map((frame) => ({ seq: frame.seq, peer: frame.peer, data: feed.texts[frame.text] ?? "" }));
+}
+
+/** A feed answer of these frames, each distinct text carried once. */
+export function feedOf(cursor: string, frames: readonly ResolvedFrame[]): ChannelFeed {
+  const texts: string[] = [];
+  const index = new Map<string, number>();
+  const indexed = frames.map((frame) => {
+    let text = index.get(frame.data);
+    if (text === undefined) {
+      text = texts.push(frame.data) - 1;
+      index.set(frame.data, text);
+    }
+    return { seq: frame.seq, peer: frame.peer, text };
+  });
+  return { cursor, texts, frames: indexed };
+}

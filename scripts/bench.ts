@@ -29,12 +29,14 @@ export interface Benchmark {
 const PARTS: Record<string, string> = {
   sim: "the sim: creates/s over HTTP, list latency at 10,000 pods, watch fan-out",
   relay: "the relay: event-to-applied latency, resync of 10,000 parents, RSS",
-  sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once (with sedna-edge)",
+  sedna: "Sedna end to end: self-heal latency, 1,000 FL jobs created at once (the word also runs sedna-edge and sedna-gm)",
   "sedna-edge": "Sedna's edge channel: 1,000 upstream-protocol LocalControllers on one stack; one job change fanned out to all, a reconnect storm, status messages/s",
+  "sedna-gm": "on a real control plane (needs Go): Sedna FL and JI self-heal to Running, duplicates, CPU and memory, edgeloop beside upstream's GlobalManager v0.7 (when its module can be built)",
   nervex: "NerveX end to end: apply to coordinator Running, replicas API POST latency",
   gang: "gang scheduler end to end: 10,000 pods in groups of 8 on 1,000 nodes vs the default scheduler; pass cost (with gang-peers)",
   "gang-peers": "on a real control plane (needs Go): edgeloop's gang scheduler vs scheduler-plugins' coscheduling and Kubernetes 1.36's native gang scheduling, same nodes and workloads, the deadlocks of scheduler-plugins #117, #713, #930",
   autonomy: "edge autonomy end to end: pod create latency with and without its Pod webhook (unbound, bound), autonomy-duration to 500 pods",
+  "channel-transport": "an edge channel's frames relay↔Worker: signed HTTP (per-frame POST, long-polled feed) vs a WebSocket a Durable Object accepts and may hibernate (ADR 0028)",
   hop: "the serverless hop: self-heal and resync through workerd vs the same Worker in the relay's process (ADR 0015)",
   cluster: "on a real control plane (needs Go): Sedna self-heal, gang vs kube-scheduler, relay RSS, NerveX POST, Pod webhook",
 };

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { WebSocket } from "ws";
 import { waitFor } from "../../cli/wait.ts";
-import { ChannelSpec, type ChannelConnect, type ChannelConnected, type ChannelFeed, type ChannelFeedRequest, type ChannelReceive, type ChannelReceiveAnswer, type ControllerManifest, type Plan } from "../../protocol/index.ts";
+import { ChannelSpec, feedOf, type ChannelConnect, type ChannelConnected, type ChannelFeed, type ChannelFeedRequest, type ChannelReceive, type ChannelReceiveAnswer, type ControllerManifest, type Plan } from "../../protocol/index.ts";
 import type { PlanContext, PlanSink } from "../apply/guard.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { ChannelServer, CLOSE_REPLACED, type ChannelTuning } from "./channel-server.ts";
@@ -138,12 +138,12 @@ test("a peer gets the feed's frames from its connect's sequence on, in order (th
   await waitFor("the connect", () => s.worker.connects.length, (n) => n === 1);
   assert.equal(s.worker.connects[0]?.request.peer, "node-a");
   // The feed delivers before the connect is answered: an older frame, and the start of the state.
-  s.worker.feeds[0]?.answer({ cursor: "11", frames: [{ seq: "10", peer: "node-a", data: "old" }, { seq: "11", peer: "node-a", data: "state-1" }] });
+  s.worker.feeds[0]?.answer(feedOf("11", [{ seq: "10", peer: "node-a", data: "old" }, { seq: "11", peer: "node-a", data: "state-1" }]));
   await waitFor("the second poll", () => s.worker.feeds.length, (n) => n === 2);
   assert.deepEqual(s.worker.feeds[1]?.request, { cursor: "11", waitSeconds: 20, delivered: [] });
   assert.deepEqual(a.received, [], "held until the connect answer");
   s.worker.connects[0]?.answer({ from: "11" });
-  s.worker.feeds[1]?.answer({ cursor: "13", frames: [{ seq: "12", peer: "node-a", data: "state-2" }, { seq: "13", peer: "node-b", data: "nobody" }] });
+  s.worker.feeds[1]?.answer(feedOf("13", [{ seq: "12", peer: "node-a", data: "state-2" }, { seq: "13", peer: "node-b", data: "nobody" }]));
   await waitFor("the frames", () => a.received, (r) => r.length === 2);
   assert.deepEqual(a.received, ["state-1", "state-2"]);
   await waitFor("the third poll", () => s.worker.feeds.length, (n) => n === 3);
@@ -197,7 +197,7 @@ test("a new socket of the same peer replaces the old (closed 4000), and frames g
   s.worker.connects[1]?.answer({ from: "1" });
   s.worker.connects[0]?.answer({ from: "1" });
   await waitFor("the first poll", () => s.worker.feeds.length, (n) => n === 1);
-  s.worker.feeds[0]?.answer({ cursor: "1", frames: [{ seq: "1", peer: "node-a", data: "to the new socket" }] });
+  s.worker.feeds[0]?.answer(feedOf("1", [{ seq: "1", peer: "node-a", data: "to the new socket" }]));
   await waitFor("the frame", () => second.received, (r) => r.length === 1);
   assert.deepEqual(first.received, []);
 });

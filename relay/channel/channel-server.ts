@@ -208,6 +208,8 @@ export class ChannelServer {
 
   #open(name: string, ws: WebSocket): void {
     const { log, metrics } = this.#deps;
+    // Upgraded while the server was closing: nothing would serve it.
+    if (this.#abort.signal.aborted) return ws.terminate();
     const previous = this.#peers.get(name);
     if (previous) previous.session.close(CLOSE_REPLACED, REPLACED_REASON);
     const session = new PeerSession(name, ws, { counted: (result) => this.#countDown(result), delivered: (peer, seq) => this.#marks.record(peer, seq) }, this.#tuning.session);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
-import { StatusError, type ChannelFeed, type ChannelFeedRequest } from "../../protocol/index.ts";
+import { feedOf, StatusError, type ChannelFeed, type ChannelFeedRequest } from "../../protocol/index.ts";
 import { DeliveredMarks } from "./delivered-marks.ts";
 import { FeedLoop } from "./feed-loop.ts";
 import { PeerSession, type PeerSocket } from "./peer-session.ts";
@@ -51,14 +51,13 @@ test("frames go to their peers' sessions; a peer not connected drops them; the b
   loop.start();
   await waitFor("the first poll", () => worker.requests.length, (n) => n === 1);
   assert.deepEqual(worker.requests[0], { cursor: "0", waitSeconds: 20, delivered: [] });
-  worker.answer({
-    cursor: "9",
-    frames: [
+  worker.answer(
+    feedOf("9", [
       { seq: "7", peer: "node-a", data: "one" },
       { seq: "8", peer: "node-b", data: "not connected" },
       { seq: "9", peer: "node-a", data: "two" },
-    ],
-  });
+    ]),
+  );
   await waitFor("the writes", () => socket.written.length, (n) => n === 2);
   assert.equal(dropped, 1);
   assert.equal(worker.requests.length, 1, "no next poll (no acknowledgement) until the batch's writes completed");
@@ -82,7 +81,7 @@ test("a failed poll backs off and is sent again with the same cursor and the sam
   await waitFor("the second poll", () => worker.requests.length, (n) => n === 2);
   assert.deepEqual(worker.requests[1], worker.requests[0]);
   assert.deepEqual(worker.requests[1]?.delivered, [{ peer: "node-a", seq: "4" }]);
-  worker.answer({ cursor: "3", frames: [] });
+  worker.answer(feedOf("3", []));
   await waitFor("the third poll", () => worker.requests.length, (n) => n === 3);
   assert.deepEqual(worker.requests[2], { cursor: "3", waitSeconds: 0, delivered: [] });
   assert.deepEqual(logs, ["channel feed poll failed"]);

@@ -87,7 +87,7 @@ export class FeedLoop {
         this.#deps.dropped();
         continue;
       }
-      const write = session.feed(BigInt(frame.seq), frame.data);
+      const write = session.feed(BigInt(frame.seq), batch.texts[frame.text] ?? "");
       if (write) writes.push(write);
     }
     if (writes.length === 0) return;

@@ -123,28 +123,32 @@ test("a refused frame is logged with its peer, reason and message, counted refus
   assert.equal(line?.level, "warn");
 });
 
-test("actions a transient failure left unapplied are applied again (only those), and counted failed after five attempts", async () => {
+test("when an answer's actions do not all apply (a 409), the frame is forwarded again and the new answer applied; counted failed after five forwards", async () => {
   const attempts: Action[][] = [];
   let failures = 1;
-  const second: Action = { ...event, reason: "Second" };
+  const fresh: Action = { ...event, reason: "Fresh" };
   const h = harness({
     apply: (actions) => {
       attempts.push(actions);
-      // The first failure leaves the second action unapplied; later ones leave everything.
-      if (failures-- > 0) return Promise.resolve({ ok: false, retry: true, error: "conflict", unapplied: attempts.length === 1 ? actions.slice(1) : actions });
+      if (failures-- > 0) return Promise.resolve({ ok: false, retry: true, error: "conflict", unapplied: actions });
       return Promise.resolve({ ok: true, failed: 0 });
     },
   });
   h.queue.push("x");
   await waitFor("x sent", () => h.waiting, (n) => n === 1);
-  h.answer({ accepted: true, actions: [event, second] });
+  h.answer({ accepted: true, actions: [event] });
+  // Not the stale actions again: the Worker is asked anew, and its new answer is what applies.
+  await waitFor("x sent again", () => h.waiting, (n) => n === 1);
+  h.answer({ accepted: true, actions: [fresh] });
   await waitFor("counted", () => h.results, (r) => r.length === 1);
-  assert.deepEqual(attempts, [[event, second], [second]]);
+  assert.deepEqual(attempts, [[event], [fresh]]);
   assert.deepEqual(h.results, ["accepted"]);
   failures = 100;
   h.queue.push("y");
-  await waitFor("y sent", () => h.waiting, (n) => n === 1);
-  h.answer({ accepted: true, actions: [event, second] });
+  for (let forward = 1; forward <= 5; forward++) {
+    await waitFor(`y forwarded (${forward})`, () => h.waiting, (n) => n === 1);
+    h.answer({ accepted: true, actions: [event] });
+  }
   await waitFor("counted", () => h.results, (r) => r.length === 2);
   assert.equal(h.results[1], "failed");
   assert.equal(attempts.length, 2 + 5);

@@ -43,7 +43,7 @@ export interface UpstreamDeps {
 /** Frames held per peer before its socket is paused. */
 export const HIGH_WATER = 32;
 
-/** Attempts at applying one answer's actions before it is counted failed (a conflict that keeps coming back must not stall the peer). */
+/** Times a frame is forwarded while its answer's actions fail to apply, before it is counted failed (a conflict that keeps coming back must not stall the peer). */
 const APPLY_ATTEMPTS = 5;
 
 /** Whether a Worker failure may pass by waiting: unreachable, timeout, throttled, or its own error. */
@@ -110,48 +110,54 @@ export class UpstreamQueue {
     if (this.#frames.length === 0) this.#deps.drained?.();
   }
 
-  /** Forwards one frame until the Worker answers (or for good refuses the request), then applies its actions. */
+  /**
+   * Forwards one frame until the Worker answers (or for good refuses the request), then
+   * applies its actions. When they do not all apply (a 409: the status the answer was
+   * computed from has moved on), the frame is forwarded again after a backoff, so that
+   * the Worker decides anew from its newer view, rather than the same stale write being
+   * sent again; after {@link APPLY_ATTEMPTS} tries it is counted failed, so that a
+   * conflict that keeps coming back does not stall the peer.
+   */
   async #forward(data: string): Promise<void> {
     const { channel, peer, log, signal } = this.#deps;
     const backoff = new Backoff(this.#deps.backoff ?? DEFAULT_BACKOFF);
     const id = this.#deps.newId();
-    for (;;) {
-      if (signal.aborted) return;
-      try {
-        const answer = await this.#deps.receive({ id, peer, data, now: new Date().toISOString() }, signal);
-        if (!answer.accepted) log("warn", "channel frame refused", { channel, peer, reason: answer.reason ?? "unknown", message: answer.message ?? "" });
-        const applied = await this.#applyAll(answer.actions);
-        this.#deps.counted(!applied ? "failed" : answer.accepted ? "accepted" : "refused");
+    for (let attempt = 1; ; attempt++) {
+      const answer = await this.#receive(id, data, backoff);
+      if (!answer) return;
+      if (!answer.accepted && attempt === 1) log("warn", "channel frame refused", { channel, peer, reason: answer.reason ?? "unknown", message: answer.message ?? "" });
+      const result = await this.#deps.apply(answer.actions);
+      if (result.ok) {
+        this.#deps.counted(result.failed > 0 ? "failed" : answer.accepted ? "accepted" : "refused");
         return;
+      }
+      if (attempt >= APPLY_ATTEMPTS || signal.aborted) {
+        log("warn", "channel frame's actions not applied", { channel, peer, error: result.error, unapplied: result.unapplied.length });
+        this.#deps.counted("failed");
+        return;
+      }
+      await pause(result.retryAfterMs ?? backoff.next(), signal);
+    }
+  }
+
+  /** The Worker's answer to the frame, retried with backoff while the failure is transient; undefined when it never comes. */
+  async #receive(id: string, data: string, backoff: Backoff): Promise<ChannelReceiveAnswer | undefined> {
+    const { channel, peer, log, signal } = this.#deps;
+    for (;;) {
+      if (signal.aborted) return undefined;
+      try {
+        return await this.#deps.receive({ id, peer, data, now: new Date().toISOString() }, signal);
       } catch (error) {
-        if (signal.aborted) return;
+        if (signal.aborted) return undefined;
         if (!transient(error)) {
           log("warn", "channel frame failed: the Worker refused the request", { channel, peer, error: String(error) });
           this.#deps.counted("failed");
-          return;
+          return undefined;
         }
         const delay = backoff.next();
         log("warn", "channel frame not forwarded, retrying", { channel, peer, error: String(error), retryInMs: delay });
         await pause(delay, signal);
       }
     }
-  }
-
-  /** Applies `actions`, retrying what a transient failure left unapplied; false when some never applied. */
-  async #applyAll(actions: Action[]): Promise<boolean> {
-    const { channel, peer, log, signal } = this.#deps;
-    const backoff = new Backoff(this.#deps.backoff ?? DEFAULT_BACKOFF);
-    let pending = actions;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const result = await this.#deps.apply(pending);
-      if (result.ok) return result.failed === 0;
-      if (attempt >= APPLY_ATTEMPTS || signal.aborted) {
-        log("warn", "channel frame's actions not applied", { channel, peer, error: result.error, unapplied: result.unapplied.length });
-        return false;
-      }
-      pending = [...result.unapplied];
-      await pause(result.retryAfterMs ?? backoff.next(), signal);
-    }
-    return true;
   }
 }

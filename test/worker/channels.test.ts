@@ -32,8 +32,8 @@ test("the manifest lists the channel with its spec's defaults", async () => {
 
 test("connect, feed and receive answer as the channel says, normalised by the protocol's schemas", async () => {
   assert.deepEqual(await json(await signed(url("connect"), { body: { peer: "node-a", now: now() } })), { status: 200, body: { from: "0" } });
-  assert.deepEqual(await json(await signed(url("feed"), { body: { cursor: "7", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "7" }] } })), { status: 200, body: { cursor: "7", frames: [] } });
-  assert.deepEqual(await json(await signed(url("feed"), { body: {} })), { status: 200, body: { cursor: "0", frames: [] } }, "the request's defaults");
+  assert.deepEqual(await json(await signed(url("feed"), { body: { cursor: "7", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "7" }] } })), { status: 200, body: { cursor: "7", texts: [], frames: [] } });
+  assert.deepEqual(await json(await signed(url("feed"), { body: {} })), { status: 200, body: { cursor: "0", texts: [], frames: [] } }, "the request's defaults");
   assert.deepEqual(await json(await signed(url("receive"), { body: { id: "f-1", peer: "node-a", data: '{"ok":true}', now: now() } })), { status: 200, body: { accepted: true, actions: [] } });
   const refused = await json(await signed(url("receive"), { body: { id: "f-2", peer: "node-a", data: "not json", now: now() } }));
   assert.equal(refused.status, 200);

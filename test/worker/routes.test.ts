@@ -48,7 +48,7 @@ test("the manifest lists every controller folder, built-in and the test's own", 
   assert.equal(response.status, 200);
   const manifest = (await response.json()) as { version: string; controllers: { name: string; delivery: string }[] };
   assert.equal(manifest.version, "v1");
-  assert.deepEqual(manifest.controllers.map((c) => c.name).sort(), ["autonomy", "echo", "federatedlearning", "gang", "jointinference", "journal", "mirror", "nervexjob"]);
+  assert.deepEqual(manifest.controllers.map((c) => c.name).sort(), ["autonomy", "echo", "federatedlearning", "gang", "jointinference", "journal", "mirror", "nervexjob", "sedna-edge"]);
   assert.equal(manifest.controllers.find((c) => c.name === "journal")?.delivery, "events");
   assert.equal(manifest.controllers.find((c) => c.name === "gang")?.delivery, "events");
 });

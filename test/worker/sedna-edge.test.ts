@@ -3,8 +3,8 @@
  * the Worker's events route (the `sedna-edge` controller), a connecting node is queued its
  * state, a parked feed read wakes on the next frame, a status report from the node becomes
  * a status write, and the holds survive a restart of workerd (the state machine itself is
- * tested in Node, `functions/controllers/sedna/edge/`). The channel's HTTP routes are the
- * Worker shell's and are tested with it.
+ * tested in Node, `functions/controllers/sedna/edge/`); and the same through the Worker's
+ * `sedna-gm` channel routes, as the relay calls them.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SEDNA_EDGE, SEDNA_EDGE_OBJECT_NAME } from "../../functions/controllers/sedna/edge/bindings.ts";
-import { dataset, flJob, lcFrame, model, workerPod } from "../../functions/controllers/sedna/edge/core/testing/objects.ts";
-import { kindKey, type ChannelFeed, type KubeObject } from "../../protocol/index.ts";
+import { dataset, flJob, LC_HELLO, lcFrame, model, workerPod } from "../../functions/controllers/sedna/edge/core/testing/objects.ts";
+import { feedFrames, kindKey, type ChannelFeed, type KubeObject } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
 
@@ -38,7 +38,7 @@ async function post(objects: readonly KubeObject[], type: "ADDED" | "MODIFIED" |
 
 /** `peer operation kind/name` of each frame. */
 function described(feed: ChannelFeed): string[] {
-  return feed.frames.map((frame) => {
+  return feedFrames(feed).map((frame) => {
     const { header } = JSON.parse(frame.data) as { header: { resourceKind: string; resourceName: string; operation: string } };
     return `${frame.peer} ${header.operation} ${header.resourceKind}/${header.resourceName}`;
   });
@@ -83,4 +83,24 @@ test("what each node holds survives a restart of workerd: a reconnect after it i
   await edge.connectPeer({ peer: "edge-2", now: new Date().toISOString() });
   const state = await edge.feed({ cursor, waitSeconds: 0, delivered: [] });
   assert.deepEqual(described(state).sort(), ["edge-2 insert federatedlearningjob/fl", "edge-2 insert model/global-model"]);
+});
+
+test("through the Worker's channel routes (as the relay calls them): a node's connect, its state in the feed, its hello and its round report", async () => {
+  const call = async <T>(name: string, body: unknown): Promise<T> => {
+    const response = await signed(`${worker.url}/v1/channels/sedna-gm/${name}`, { body });
+    assert.equal(response.status, 200, await response.clone().text());
+    return (await response.json()) as T;
+  };
+  const { from } = await call<{ from: string }>("connect", { peer: "edge-1", now: new Date().toISOString() });
+  const feed = await call<ChannelFeed>("feed", { cursor: String(Number(from) - 1), waitSeconds: 1, delivered: [] });
+  assert.equal(feed.frames[0]?.seq, from);
+  assert.deepEqual(described(feed).sort(), ["edge-1 insert dataset/d1", "edge-1 insert federatedlearningjob/fl", "edge-1 insert model/global-model"]);
+
+  assert.deepEqual(await call("receive", { id: "h1", peer: "edge-1", data: LC_HELLO, now: new Date().toISOString() }), { accepted: true, actions: [] });
+  const report = lcFrame("federatedlearningjob", "fl", "status", { phase: "train", status: "running", output: { models: [{ metrics: { accuracy: 0.91 } }], ownerInfo: { currentRound: 2, updateTime: "2026-11-27T12:00:00Z" } } });
+  const answer = await call<{ accepted: boolean; actions: { type: string; target: { kind: string }; status: Record<string, unknown>; resourceVersion?: string }[] }>("receive", { id: "r3", peer: "edge-1", data: report, now: "2026-11-27T12:00:01Z" });
+  assert.equal(answer.accepted, true);
+  assert.deepEqual(answer.actions.map((a) => [a.type, a.target.kind, a.resourceVersion]), [["status", "Model", undefined], ["status", "FederatedLearningJob", "7"]]);
+  assert.deepEqual(answer.actions[0]?.status, { metrics: [{ key: "accuracy", value: "0.91" }], updateTime: "2026-11-27T12:00:01Z" });
+  assert.match(JSON.stringify(answer.actions[1]?.status), /"reason":"DoTraining","message":"Round 2 reaches at 2026-11-27T12:00:00Z"/);
 });

@@ -1,18 +1,19 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
+import { feedFrames } from "../../../protocol/index.ts";
 import { SqliteSql } from "../testing/sqlite.ts";
 import { ChannelStore, FEED_PAGE_BYTES, FEED_PAGE_FRAMES, type KeyFrames } from "./store.ts";
 
-function store(): ChannelStore {
-  return new ChannelStore(new SqliteSql(new DatabaseSync(":memory:")));
+function store(sql = new SqliteSql(new DatabaseSync(":memory:"))): ChannelStore {
+  return new ChannelStore(sql);
 }
 
 const v = (key: string, version: number): KeyFrames => ({ insert: `insert ${key} v${version}`, delete: `delete ${key} v${version}` });
 
 /** The frames after `cursor` as `peer: data`. */
 function sent(channel: ChannelStore, cursor = "0"): string[] {
-  return channel.feed({ cursor, delivered: [] }).frames.map((f) => `${f.peer}: ${f.data}`);
+  return feedFrames(channel.feed({ cursor, delivered: [] })).map((f) => `${f.peer}: ${f.data}`);
 }
 
 test("setting a key sends its insert to each target peer once; unchanged content sends nothing", () => {
@@ -115,7 +116,7 @@ test("the feed answers in sequence order, acknowledges up to the cursor, and nev
   const first = channel.feed({ cursor: "0", delivered: [] });
   assert.deepEqual(first.frames.map((f) => f.seq), ["1", "2"]);
   const second = channel.feed({ cursor: first.cursor, delivered: [] });
-  assert.deepEqual(second, { cursor: "2", frames: [] });
+  assert.deepEqual(second, { cursor: "2", texts: [], frames: [] });
   assert.equal(channel.counts().log, 0, "acknowledged frames are deleted");
   channel.set("c", v("c", 1), ["n1"]);
   assert.deepEqual(channel.feed({ cursor: "2", delivered: [] }).frames.map((f) => f.seq), ["3"]);
@@ -141,4 +142,42 @@ test("a page holds at most FEED_PAGE_FRAMES frames and about FEED_PAGE_BYTES; a 
   big.set("c", { insert: "x".repeat(FEED_PAGE_BYTES + 10), delete: "d" }, ["n1"]);
   const sizes = [big.feed({ cursor: "0", delivered: [] }), big.feed({ cursor: "1", delivered: [] }), big.feed({ cursor: "2", delivered: [] })].map((p) => p.frames.length);
   assert.deepEqual(sizes, [1, 1, 1], "two halves do not fit one page; the oversized frame is sent alone, whole");
+});
+
+test("a text sent to many peers travels once and counts once against a page's bytes", () => {
+  const channel = store();
+  const peers = Array.from({ length: FEED_PAGE_FRAMES }, (_, i) => `n${i}`);
+  // A job as large as a third of a page, for every peer: one page, one copy.
+  channel.set("job", { insert: "j".repeat(FEED_PAGE_BYTES / 3), delete: "d" }, peers);
+  const page = channel.feed({ cursor: "0", delivered: [] });
+  assert.equal(page.frames.length, FEED_PAGE_FRAMES);
+  assert.equal(page.texts.length, 1);
+  assert.ok(page.frames.every((frame) => frame.text === 0));
+  assert.deepEqual(new Set(feedFrames(page).map((frame) => frame.peer)), new Set(peers));
+});
+
+test("whatever the sequence of sets, removes, connects and acknowledgements, the frames stored are exactly those still referred to", () => {
+  const sql = new SqliteSql(new DatabaseSync(":memory:"));
+  const channel = store(sql);
+  let seed = 42;
+  const next = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const peers = ["n1", "n2", "n3", "n4"];
+  let cursor = "0";
+  for (let step = 0; step < 400; step++) {
+    const key = `k${next(5)}`;
+    const op = next(5);
+    if (op === 0) channel.remove(key);
+    else if (op === 1) channel.connect(peers[next(4)] ?? "n1");
+    else if (op === 2) {
+      const page = channel.feed({ cursor, delivered: next(2) === 0 ? [{ peer: peers[next(4)] ?? "n1", seq: cursor }] : [] });
+      cursor = page.cursor;
+    } else channel.set(key, v(key, next(3)), peers.filter(() => next(2) === 0));
+    const referenced = sql.exec<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM (SELECT frame_id AS id FROM channel_log UNION SELECT insert_id FROM channel_keys UNION SELECT delete_id FROM channel_keys UNION SELECT delete_id FROM channel_tombstones)",
+    ).one().n;
+    assert.equal(channel.counts().frames, referenced, `step ${step}`);
+  }
 });

@@ -16,17 +16,19 @@
  * Limits, none applied silently: a feed page is at most {@link FEED_PAGE_FRAMES} frames and
  * about {@link FEED_PAGE_BYTES} bytes (a single larger frame goes alone, never split nor
  * dropped); the log keeps every frame the relay has not acknowledged (its size is
- * {@link ChannelStore.counts}); a connect queues the peer's whole state at once.
+ * {@link ChannelStore.counts}); a connect queues the peer's whole state at once; a frame
+ * text must fit one SQLite value (2 MB in a Durable Object), which the family checks
+ * before it sets a key.
  */
 import type { ChannelDelivered, ChannelFeed, ChannelFrame } from "../../../protocol/index.ts";
 import { fnv1a64 } from "../hash.ts";
 import type { Sql } from "../sql.ts";
 import { MetaValues } from "../sql-meta.ts";
 
-/** Most frames one feed answer carries. */
-export const FEED_PAGE_FRAMES = 500;
+/** Most frames one feed answer carries: a job change for 2,000 nodes is one page. */
+export const FEED_PAGE_FRAMES = 2_000;
 
-/** About the most bytes of frame data one feed answer carries (the first frame always goes, whatever its size). */
+/** About the most bytes of distinct frame text one feed answer carries (the first frame always goes, whatever its size). */
 export const FEED_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The two frames of a key: the one that gives a peer its content, the one that takes it away. */
@@ -61,6 +63,7 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS channel_holds_key ON channel_holds (key)",
   "CREATE TABLE IF NOT EXISTS channel_tombstones (peer TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, delete_id INTEGER NOT NULL, PRIMARY KEY (peer, key))",
   "CREATE INDEX IF NOT EXISTS channel_tombstones_frame ON channel_tombstones (delete_id)",
+  "CREATE INDEX IF NOT EXISTS channel_tombstones_key ON channel_tombstones (key)",
   "CREATE TABLE IF NOT EXISTS channel_log (seq INTEGER PRIMARY KEY, peer TEXT NOT NULL, frame_id INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS channel_log_peer ON channel_log (peer)",
   "CREATE INDEX IF NOT EXISTS channel_log_frame ON channel_log (frame_id)",
@@ -91,6 +94,7 @@ export class ChannelStore {
    * written to its socket; an unchanged peer is sent nothing. Returns the frames appended.
    */
   set(key: string, frames: KeyFrames, peers: readonly string[]): number {
+    const before = this.#framesOf(key);
     const targets = [...new Set(peers)].sort();
     const digest = digestOf(frames.insert);
     const held = new Map(this.#sql.exec<{ peer: string; digest: string }>("SELECT peer, digest FROM channel_holds WHERE key = ?", key).toArray().map((row) => [row.peer, row.digest]));
@@ -98,34 +102,22 @@ export class ChannelStore {
     const sent = targets.filter((peer) => held.get(peer) !== digest);
     const deleteId = dropped.length > 0 || targets.length > 0 ? this.#frame(frames.delete) : undefined;
     for (const peer of dropped) this.#drop(peer, key, deleteId ?? 0);
-    if (targets.length === 0) {
-      this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
-      return dropped.length;
-    }
-    const insertId = this.#frame(frames.insert);
-    for (const peer of sent) {
-      this.#append(peer, insertId);
-      this.#sql.exec("INSERT INTO channel_holds (peer, key, digest) VALUES (?, ?, ?) ON CONFLICT (peer, key) DO UPDATE SET digest = excluded.digest", peer, key, digest);
-      this.#sql.exec("DELETE FROM channel_tombstones WHERE peer = ? AND key = ?", peer, key);
-    }
-    this.#sql.exec(
-      "INSERT INTO channel_keys (key, digest, insert_id, delete_id) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, insert_id = excluded.insert_id, delete_id = excluded.delete_id",
-      key,
-      digest,
-      insertId,
-      deleteId ?? 0,
-    );
-    return dropped.length + sent.length;
+    if (targets.length === 0) this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
+    else this.#hold(key, digest, this.#frame(frames.insert), deleteId ?? 0, sent);
+    this.#collect(before);
+    return dropped.length + (targets.length === 0 ? 0 : sent.length);
   }
 
   /** Removes a key from every peer that holds it (its last delete frame, unless `deleteFrame` replaces it). Returns the frames appended. */
   remove(key: string, deleteFrame?: string): number {
+    const before = this.#framesOf(key);
     const stored = this.#sql.exec<{ delete_id: number }>("SELECT delete_id FROM channel_keys WHERE key = ?", key).toArray()[0];
     const peers = this.#sql.exec<{ peer: string }>("SELECT peer FROM channel_holds WHERE key = ? ORDER BY peer", key).toArray();
     const deleteId = peers.length === 0 ? undefined : deleteFrame === undefined ? stored?.delete_id : this.#frame(deleteFrame);
     if (deleteId !== undefined) for (const { peer } of peers) this.#drop(peer, key, deleteId);
     this.#sql.exec("DELETE FROM channel_holds WHERE key = ?", key);
     this.#sql.exec("DELETE FROM channel_keys WHERE key = ?", key);
+    this.#collect(before);
     return deleteId === undefined ? 0 : peers.length;
   }
 
@@ -136,7 +128,7 @@ export class ChannelStore {
    * (the next one when it has nothing).
    */
   connect(peer: string): { from: string; appended: number } {
-    const superseded = this.#sql.exec("DELETE FROM channel_log WHERE peer = ?", peer).rowsWritten;
+    const superseded = this.#sql.exec<{ frame_id: number }>("DELETE FROM channel_log WHERE peer = ? RETURNING frame_id", peer).toArray();
     const from = this.#next();
     const inserts = this.#sql.exec<{ insert_id: number }>("SELECT k.insert_id FROM channel_holds h JOIN channel_keys k ON k.key = h.key WHERE h.peer = ? ORDER BY h.key", peer).toArray();
     for (const row of inserts) this.#append(peer, row.insert_id);
@@ -145,7 +137,7 @@ export class ChannelStore {
       const seq = this.#append(peer, row.delete_id);
       this.#sql.exec("UPDATE channel_tombstones SET seq = ? WHERE peer = ? AND key = ?", seq, peer, row.key);
     }
-    if (superseded > 0) this.#collect();
+    this.#collect(superseded.map((row) => row.frame_id));
     return { from: String(from), appended: inserts.length + tombstones.length };
   }
 
@@ -157,32 +149,37 @@ export class ChannelStore {
    */
   feed(ack: FeedAck): ChannelFeed {
     const cursor = Number(ack.cursor) < this.#next() ? Number(ack.cursor) : 0;
-    const acknowledged = this.#sql.exec("DELETE FROM channel_log WHERE seq <= ?", cursor).rowsWritten;
-    for (const { peer, seq } of ack.delivered) this.#sql.exec("DELETE FROM channel_tombstones WHERE peer = ? AND seq <= ?", peer, Number(seq));
-    if (acknowledged > 0 || ack.delivered.length > 0) this.#collect();
-    const frames = this.frames(cursor);
-    return { cursor: frames.at(-1)?.seq ?? String(cursor), frames };
+    const acknowledged = this.#sql.exec<{ frame_id: number }>("DELETE FROM channel_log WHERE seq <= ? RETURNING frame_id", cursor).toArray();
+    const cleared = ack.delivered.flatMap(({ peer, seq }) => this.#sql.exec<{ delete_id: number }>("DELETE FROM channel_tombstones WHERE peer = ? AND seq <= ? RETURNING delete_id", peer, Number(seq)).toArray());
+    this.#collect([...acknowledged.map((row) => row.frame_id), ...cleared.map((row) => row.delete_id)]);
+    const page = this.page(cursor);
+    return { cursor: page.frames.at(-1)?.seq ?? String(cursor), ...page };
   }
 
-  /** The frames after `cursor`, at most a page ({@link FEED_PAGE_FRAMES}, about {@link FEED_PAGE_BYTES}); each frame text read once. */
-  frames(cursor: number): ChannelFrame[] {
+  /**
+   * The frames after `cursor`, at most a page: {@link FEED_PAGE_FRAMES} frames, about
+   * {@link FEED_PAGE_BYTES} of distinct text (a text sent to many peers counts once, as
+   * it travels once).
+   */
+  page(cursor: number): Pick<ChannelFeed, "texts" | "frames"> {
     const rows = this.#sql
       .exec<{ seq: number; peer: string; frame_id: number; size: number }>("SELECT l.seq, l.peer, l.frame_id, f.size FROM channel_log l JOIN channel_frames f ON f.id = l.frame_id WHERE l.seq > ? ORDER BY l.seq LIMIT ?", cursor, FEED_PAGE_FRAMES)
       .toArray();
-    const texts = new Map<number, string>();
-    const page: ChannelFrame[] = [];
+    const index = new Map<number, number>();
+    const texts: string[] = [];
+    const frames: ChannelFrame[] = [];
     let bytes = 0;
     for (const row of rows) {
-      bytes += row.size;
-      if (page.length > 0 && bytes > FEED_PAGE_BYTES) break;
-      let data = texts.get(row.frame_id);
-      if (data === undefined) {
-        data = this.#sql.exec<{ data: string }>("SELECT data FROM channel_frames WHERE id = ?", row.frame_id).one().data;
-        texts.set(row.frame_id, data);
+      let text = index.get(row.frame_id);
+      if (text === undefined) {
+        bytes += row.size;
+        if (frames.length > 0 && bytes > FEED_PAGE_BYTES) break;
+        text = texts.push(this.#sql.exec<{ data: string }>("SELECT data FROM channel_frames WHERE id = ?", row.frame_id).one().data) - 1;
+        index.set(row.frame_id, text);
       }
-      page.push({ seq: String(row.seq), peer: row.peer, data });
+      frames.push({ seq: String(row.seq), peer: row.peer, text });
     }
-    return page;
+    return { texts, frames };
   }
 
   /** Whether `peer` must hold `key` now. */
@@ -206,6 +203,29 @@ export class ChannelStore {
     return { frames: count("channel_frames"), keys: count("channel_keys"), holds: count("channel_holds"), tombstones: count("channel_tombstones"), log: count("channel_log") };
   }
 
+  /** Sends the insert to each of `sent` (now holding this content, no longer a tombstone) and records the key's frames. */
+  #hold(key: string, digest: string, insertId: number, deleteId: number, sent: readonly string[]): void {
+    for (const peer of sent) {
+      this.#append(peer, insertId);
+      this.#sql.exec("INSERT INTO channel_holds (peer, key, digest) VALUES (?, ?, ?) ON CONFLICT (peer, key) DO UPDATE SET digest = excluded.digest", peer, key, digest);
+      this.#sql.exec("DELETE FROM channel_tombstones WHERE peer = ? AND key = ?", peer, key);
+    }
+    this.#sql.exec(
+      "INSERT INTO channel_keys (key, digest, insert_id, delete_id) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET digest = excluded.digest, insert_id = excluded.insert_id, delete_id = excluded.delete_id",
+      key,
+      digest,
+      insertId,
+      deleteId,
+    );
+  }
+
+  /** The frames a key's row and its tombstones refer to now: what a change of them may leave unreferenced. */
+  #framesOf(key: string): number[] {
+    const row = this.#sql.exec<{ insert_id: number; delete_id: number }>("SELECT insert_id, delete_id FROM channel_keys WHERE key = ?", key).toArray()[0];
+    const tombstones = this.#sql.exec<{ delete_id: number }>("SELECT delete_id FROM channel_tombstones WHERE key = ?", key).toArray();
+    return [...(row ? [row.insert_id, row.delete_id] : []), ...tombstones.map((t) => t.delete_id)];
+  }
+
   /** Sends frame `deleteId` to `peer` and turns its hold of `key` into a tombstone at that frame. */
   #drop(peer: string, key: string, deleteId: number): void {
     const seq = this.#append(peer, deleteId);
@@ -220,11 +240,18 @@ export class ChannelStore {
     return found?.id ?? this.#sql.exec<{ id: number }>("INSERT INTO channel_frames (digest, size, data) VALUES (?, ?, ?) RETURNING id", digest, data.length, data).one().id;
   }
 
-  /** Forgets the frame texts nothing refers to any more (acknowledged, superseded, replaced). */
-  #collect(): void {
-    this.#sql.exec(
-      "DELETE FROM channel_frames WHERE NOT EXISTS (SELECT 1 FROM channel_log WHERE frame_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE insert_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE delete_id = channel_frames.id) AND NOT EXISTS (SELECT 1 FROM channel_tombstones WHERE delete_id = channel_frames.id)",
-    );
+  /** Forgets those of `candidates` (frames just unreferenced somewhere) that nothing refers to any more. */
+  #collect(candidates: readonly number[]): void {
+    for (const id of new Set(candidates)) {
+      this.#sql.exec(
+        "DELETE FROM channel_frames WHERE id = ? AND NOT EXISTS (SELECT 1 FROM channel_log WHERE frame_id = ?) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE insert_id = ?) AND NOT EXISTS (SELECT 1 FROM channel_keys WHERE delete_id = ?) AND NOT EXISTS (SELECT 1 FROM channel_tombstones WHERE delete_id = ?)",
+        id,
+        id,
+        id,
+        id,
+        id,
+      );
+    }
   }
 
   /** Appends frame `frameId` to `peer` in the log; returns its sequence. */

@@ -23,7 +23,7 @@ const TRAIN = "federatedlearningjob.sedna.io/worker-type=train";
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of labels
 
 /** The Model and both Datasets the jobs of `namespace` name. */
-async function references(cluster: BenchCluster, namespace: string): Promise<void> {
+export async function references(cluster: BenchCluster, namespace: string): Promise<void> {
   await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace }, spec: { url: "/m", format: "pb" } } as KubeObject);
   for (const node of ["edge1", "edge2"]) {
     await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace }, spec: { url: "/d", format: "txt", nodeName: node } } as KubeObject);

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import type { EventBatch, KubeObject, WatchEvent } from "../../../../protocol/index.ts";
-import { kindKey } from "../../../../protocol/index.ts";
+import { feedFrames, kindKey } from "../../../../protocol/index.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
-import { SednaEdgeLogic } from "./logic.ts";
+import { MAX_INSERT_FRAME_CHARS, SednaEdgeLogic } from "./logic.ts";
 import { dataset, flJob, lcFrame, model, workerPod } from "./core/testing/objects.ts";
 
 const NOW = "2026-11-27T12:00:00Z";
@@ -23,7 +23,7 @@ function batch(events: readonly WatchEvent[], flags: Partial<Pick<EventBatch, "r
 
 /** The frames queued after `cursor`, as `peer operation kind/name`. */
 function queued(edge: SednaEdgeLogic, cursor = "0"): string[] {
-  return edge.frames(cursor).frames.map((frame) => {
+  return feedFrames(edge.frames(cursor)).map((frame) => {
     const { header } = JSON.parse(frame.data) as { header: { resourceKind: string; resourceName: string; operation: string } };
     return `${frame.peer} ${header.operation} ${header.resourceKind}/${header.resourceName}`;
   });
@@ -73,6 +73,15 @@ test("a training pod bound to another node brings the job and its model there; i
   assert.deepEqual(queued(edge, cursor), ["edge-3 delete federatedlearningjob/fl", "edge-3 delete model/global-model"]);
 });
 
+test("a pod event that changes nothing the targets read (its phase) queues nothing", () => {
+  const edge = logic();
+  edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
+  const cursor = drain(edge);
+  const running = { ...workerPod(job, "train", "fl-train-0", "edge-1"), status: { phase: "Running" } };
+  assert.equal(edge.apply(batch([event("MODIFIED", running)])), 0);
+  assert.deepEqual(queued(edge, cursor), []);
+});
+
 test("a deleted object is deleted from its nodes; a reconnecting node is sent its state and the deletes it may have missed", () => {
   const edge = logic();
   edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
@@ -112,4 +121,16 @@ test("a refusal repeated by a node records its Warning Event once a minute, not 
   const events = [0, 10, 59, 61].map((s) => edge.receive({ id: String(s), peer: "edge-1", data: report, now: at(s) })).map((r) => [r.reason, r.actions.length]);
   assert.deepEqual(events, [["not-sent-to-peer", 1], ["not-sent-to-peer", 0], ["not-sent-to-peer", 0], ["not-sent-to-peer", 1]]);
   assert.equal(edge.receive({ id: "x", peer: "edge-3", data: report, now: at(62) }).actions.length, 1, "another node's refusal is its own");
+});
+
+test("an object too large to store as a frame is held nowhere: its nodes are sent its delete, nothing half-sent", (t) => {
+  const warn = t.mock.method(console, "warn", () => undefined);
+  const edge = logic();
+  edge.apply(batch(world.map((o) => event("ADDED", o, true)), { relist: true }));
+  const cursor = drain(edge);
+  const huge = { ...dataset("d1", "edge-2"), metadata: { ...dataset("d1", "edge-2").metadata, annotations: { big: "x".repeat(MAX_INSERT_FRAME_CHARS) } } };
+  edge.apply(batch([event("MODIFIED", huge)]));
+  assert.deepEqual(queued(edge, cursor), ["edge-2 delete dataset/d1"]);
+  assert.equal(warn.mock.callCount(), 1);
+  assert.match(String(warn.mock.calls[0]?.arguments[0]), /dataset\/default\/d1 is not sent to edge-2/);
 });

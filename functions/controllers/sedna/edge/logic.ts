@@ -5,7 +5,7 @@
  * channel store, which queues the insert and delete frames; connects, feed reads and
  * frames from the LocalControllers go through the same store.
  */
-import type { ChannelFeed, ChannelReceive, EventBatch, WatchEvent } from "../../../../protocol/index.ts";
+import type { ChannelFeed, ChannelReceive, EventBatch, KubeObject, WatchEvent } from "../../../../protocol/index.ts";
 import { ChannelStore, type FeedAck } from "../../../kit/channel/store.ts";
 import type { Sql } from "../../../kit/sql.ts";
 import { channelKey, decodeFrame, framesOf } from "./core/frames.ts";
@@ -19,6 +19,14 @@ import { EdgeView, type ViewedObject } from "./view.ts";
  * report) must not flood the API server with Events; the relay still counts every refusal.
  */
 export const WARNING_INTERVAL_MS = 60_000;
+
+/**
+ * The largest insert frame sent (characters; base64 JSON is ASCII): a Durable Object's
+ * SQLite holds at most 2 MB in one value. An object whose frame is larger (a JSON of more
+ * than about 1.1 MB) is held nowhere, said in the log each time it changes, and the nodes
+ * that held it are sent its delete: refused, not half-sent.
+ */
+export const MAX_INSERT_FRAME_CHARS = 1_500_000;
 
 /** How many (node, object, reason) warning times are remembered; the oldest go first. */
 const WARNED_LIMIT = 10_000;
@@ -84,8 +92,8 @@ export class SednaEdgeLogic {
 
   /** The frames after `cursor`, without acknowledging anything. */
   frames(cursor: string): ChannelFeed {
-    const frames = this.#channel.frames(Number(cursor));
-    return { cursor: frames.at(-1)?.seq ?? cursor, frames };
+    const page = this.#channel.page(Number(cursor));
+    return { cursor: page.frames.at(-1)?.seq ?? cursor, ...page };
   }
 
   /** A frame a node's LC sent: the answer, validated against what was sent to that node (a repeated refusal's Event held back). */
@@ -128,8 +136,8 @@ export class SednaEdgeLogic {
       const uid = object.metadata.uid ?? "";
       const worker = event.type === "DELETED" ? undefined : workerPod(object);
       const owner = worker ? worker.ownerUid : this.#view.deletePod(uid);
-      if (worker) this.#view.putPod(uid, namespace, worker);
-      const parent = owner === undefined ? undefined : this.#view.byUid(owner);
+      const changed = worker ? this.#view.putPod(uid, namespace, worker) : owner !== undefined;
+      const parent = owner === undefined || !changed ? undefined : this.#view.byUid(owner);
       if (!listing && parent) touch(touched, namespace, keyOf(parent), true);
       return 0;
     }
@@ -154,10 +162,18 @@ export class SednaEdgeLogic {
       for (const target of targets(this.#view.namespace(namespace))) {
         const kind = target.object.kind as EdgeKind;
         const key = channelKey(kind, namespace, target.object.metadata.name ?? "");
-        if (dirty.keys.has(key) || (dirty.models && kind === "Model")) appended += this.#channel.set(key, framesOf(target.object), target.nodes);
+        if (dirty.keys.has(key) || (dirty.models && kind === "Model")) appended += this.#set(key, target.object, target.nodes);
       }
     }
     return appended;
+  }
+
+  /** Sets a key's frames and nodes in the channel, unless its insert frame is too large to store. */
+  #set(key: string, object: KubeObject, nodes: readonly string[]): number {
+    const frames = framesOf(object);
+    if (frames.insert.length <= MAX_INSERT_FRAME_CHARS || nodes.length === 0) return this.#channel.set(key, frames, nodes);
+    console.warn(`sedna-edge: ${key} is not sent to ${nodes.join(", ")}: its frame of ${frames.insert.length} characters is over ${MAX_INSERT_FRAME_CHARS}`);
+    return this.#channel.set(key, frames, []);
   }
 
   /** Sets every key of the view, and removes the channel's keys of objects it no longer has. */
@@ -168,7 +184,7 @@ export class SednaEdgeLogic {
       for (const target of targets(this.#view.namespace(namespace))) {
         const key = channelKey(target.object.kind, namespace, target.object.metadata.name ?? "");
         seen.add(key);
-        appended += this.#channel.set(key, framesOf(target.object), target.nodes);
+        appended += this.#set(key, target.object, target.nodes);
       }
     }
     for (const key of this.#channel.keys()) if (!seen.has(key)) appended += this.#channel.remove(key);

@@ -90,16 +90,19 @@ export class EdgeView {
     this.#sql.exec("DELETE FROM sedna_edge_objects WHERE kind = ? AND namespace = ? AND name = ?", kind, namespace, name);
   }
 
-  /** Stores a worker pod (by its uid). */
-  putPod(uid: string, namespace: string, pod: WorkerPod): void {
+  /** Stores a worker pod (by its uid); answers whether what the targets read of it changed (a phase change of its own does not). */
+  putPod(uid: string, namespace: string, pod: WorkerPod): boolean {
+    const text = JSON.stringify(pod);
+    const before = this.#sql.exec<{ pod: string }>("SELECT pod FROM sedna_edge_pods WHERE uid = ?", uid).toArray()[0]?.pod;
     this.#sql.exec(
       "INSERT INTO sedna_edge_pods (uid, namespace, owner_uid, pod, gen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET owner_uid = excluded.owner_uid, pod = excluded.pod, gen = excluded.gen",
       uid,
       namespace,
       pod.ownerUid,
-      JSON.stringify(pod),
+      text,
       this.generation(),
     );
+    return before !== text;
   }
 
   /** Forgets a pod; answers the uid of the owner it had, if it was known. */

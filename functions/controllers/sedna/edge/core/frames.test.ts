@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../../../../protocol/index.ts";
 import { base64 } from "../../../../kit/base64.ts";
-import { channelKey, decodeFrame, depthOf, encodeFrame, framesOf, MAX_CONTENT_DEPTH, MAX_FRAME_CHARS } from "./frames.ts";
+import { channelKey, decodeFrame, depthOf, framesOf, MAX_CONTENT_DEPTH, MAX_FRAME_CHARS } from "./frames.ts";
 import { dataset, flJob, LC_HELLO, lcFrame } from "./testing/objects.ts";
 
 /** What an upstream LC reads of a frame: its header and the object its content decodes to (Go: base64 → []byte → JSON). */
@@ -14,7 +14,7 @@ function asLc(frame: string): { header: Record<string, string>; object: Record<s
 test("an insert carries the header the LC dispatches on (lower-case kind) and the object's JSON in base64", () => {
   const job: KubeObject = { ...flJob("fl-1", ["edge-1"]), status: { phase: "Running" } };
   job.metadata = { ...job.metadata, managedFields: [{ manager: "x" }] } as typeof job.metadata;
-  const { header, object } = asLc(encodeFrame("insert", job));
+  const { header, object } = asLc(framesOf(job).insert);
   assert.deepEqual(header, { namespace: "default", resourceKind: "federatedlearningjob", resourceName: "fl-1", operation: "insert" });
   assert.equal(object["kind"], "FederatedLearningJob");
   assert.equal(object["apiVersion"], "sedna.io/v1alpha1");
@@ -23,17 +23,18 @@ test("an insert carries the header the LC dispatches on (lower-case kind) and th
   assert.equal(object["status"], undefined, "the LC stores type, metadata and spec only");
 });
 
-test("a delete names the object the same way; a status write or a new resourceVersion does not change the frames", () => {
+test("a delete names the object the same way and carries its type and metadata only; a status write or a new resourceVersion changes no frame", () => {
   const data = dataset("d1", "edge-1");
-  const { header } = asLc(encodeFrame("delete", data));
+  const { header, object } = asLc(framesOf(data).delete);
   assert.deepEqual(header, { namespace: "default", resourceKind: "dataset", resourceName: "d1", operation: "delete" });
+  assert.deepEqual(object, { apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: "d1", namespace: "default", uid: "uid-d1" } });
   const written = { ...data, metadata: { ...data.metadata, resourceVersion: "99" }, status: { numberOfSamples: 5 } };
   assert.deepEqual(framesOf(written), framesOf(data));
 });
 
 test("non-ASCII content survives the base64 round trip as Go's []byte would", () => {
   const data = { ...dataset("d1", "edge-1"), spec: { url: "/données/é.txt", format: "txt", nodeName: "edge-1" } };
-  assert.equal((asLc(encodeFrame("insert", data)).object["spec"] as { url: string }).url, "/données/é.txt");
+  assert.equal((asLc(framesOf(data).insert).object["spec"] as { url: string }).url, "/données/é.txt");
 });
 
 test("a status frame from the LC decodes to its header and content", () => {

@@ -65,20 +65,26 @@ export function edgeContent(object: KubeObject): Record<string, unknown> {
   return { ...rest, apiVersion: object.apiVersion, kind: object.kind, metadata: meta };
 }
 
-/** A downstream frame: `operation` of `object`, its content as `edgeContent` says. */
-export function encodeFrame(operation: DownstreamOperation, object: KubeObject): string {
+/** A downstream frame: `operation` of `object`, with `content`. */
+function encodeFrame(operation: DownstreamOperation, object: KubeObject, content: Record<string, unknown>): string {
   const header: Header = {
     namespace: object.metadata.namespace ?? "",
     resourceKind: object.kind.toLowerCase(),
     resourceName: object.metadata.name ?? "",
     operation,
   };
-  return JSON.stringify({ header, content: base64(JSON.stringify(edgeContent(object))) });
+  return JSON.stringify({ header, content: base64(JSON.stringify(content)) });
 }
 
-/** Both frames of an object: the insert that gives a node its content and the delete that takes it away. */
+/**
+ * Both frames of an object: the insert that gives a node its content (`edgeContent`) and
+ * the delete that takes it away. A delete carries the object's type and metadata only:
+ * every LC manager's `Delete` reads the header alone (`managers/*`), and a delete is
+ * stored once per node until written (a tombstone), so it stays small.
+ */
 export function framesOf(object: KubeObject): { insert: string; delete: string } {
-  return { insert: encodeFrame("insert", object), delete: encodeFrame("delete", object) };
+  const content = edgeContent(object);
+  return { insert: encodeFrame("insert", object, content), delete: encodeFrame("delete", object, { apiVersion: content["apiVersion"], kind: content["kind"], metadata: content["metadata"] }) };
 }
 
 /** Reads a frame a peer sent: the hello, a message with its content parsed, or why it is refused. Never throws. */

@@ -74,6 +74,13 @@ test("an FL report's first model's metrics go to the aggregation worker's Model:
   assert.equal(reply.actions[1]?.type, "status", "then the job's condition");
 });
 
+test("a finished job's late round report writes its model's metrics but no Training condition", () => {
+  const done = { ...job, status: { phase: "Succeeded", conditions: [{ type: "Complete", status: "True", reason: "TrainingCompleted" }] } } as KubeObject;
+  const ctx = { ...context(), find: (kind: string, namespace: string, name: string) => (kind === "FederatedLearningJob" ? done : context().find(kind as "Model", namespace, name)) };
+  const reply = answer(lcFrame("federatedlearningjob", "fl", "status", flReport(9, { accuracy: 0.95 })), ctx);
+  assert.deepEqual(reply.actions.map((a) => (a.type === "status" ? a.target.kind : a.type)), ["Model"]);
+});
+
 test("a Dataset report writes its status, updateTime defaulted to now or kept as reported", () => {
   assert.deepEqual(answer(lcFrame("dataset", "d1", "status", { numberOfSamples: 120 })).actions, [
     { type: "status", target: { apiVersion: "sedna.io/v1alpha1", kind: "Dataset", namespace: "default", name: "d1", uid: "uid-d1" }, status: { numberOfSamples: 120, updateTime: NOW } },

@@ -7,8 +7,9 @@
  * - FederatedLearningJob: the round report becomes the ONE `Training` condition, updated
  *   in place (reason `DoTraining`, message `Round N reaches at T`; upstream appends one per
  *   round without bound), written at the job's resourceVersion so a concurrent write of
- *   the conditions is not lost; the first model's metrics go to the aggregation worker's
- *   Model (`status.metrics` as upstream's `ConvertMapToMetrics`, and `updateTime`).
+ *   the conditions is not lost (a job already Succeeded or Failed keeps its conditions);
+ *   the first model's metrics go to the aggregation worker's Model (`status.metrics` as
+ *   upstream's `ConvertMapToMetrics`, and `updateTime`).
  * - Dataset: its status (`numberOfSamples`, `updateTime` defaulted to now).
  * - JointInferenceService: the service info (less `startTime` and `updateTime`) as its
  *   `status.metrics`.
@@ -158,11 +159,18 @@ function federatedLearning(job: KubeObject, content: unknown, context: ReceiveCo
     if (metrics.length > 0 && model) actions.push({ type: "status", target: refOf(model), status: { metrics, updateTime: context.now } });
   }
   const round = output?.ownerInfo?.currentRound ?? 0;
-  if (round > 0) {
+  // A finished job's conditions say how it ended: a late round report does not make it Training again (its metrics still count).
+  if (round > 0 && !finished(job)) {
     const training = roundCondition(job, `Round ${round} reaches at ${output?.ownerInfo?.updateTime ?? ""}`, context.now);
     if (training) actions.push(training);
   }
   return { actions };
+}
+
+/** Whether the job has Succeeded or Failed. */
+function finished(job: KubeObject): boolean {
+  const phase = statusOf(job)["phase"];
+  return phase === "Succeeded" || phase === "Failed";
 }
 
 /** The Model the job's aggregation worker writes, when the view holds it. */
