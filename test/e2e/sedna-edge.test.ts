@@ -194,6 +194,16 @@ test("a round reported while the job's pods roll (its status being written) is n
   assert.equal(training.length, 1);
 });
 
+test("ten rounds back to back from one node: every report applies, in order; the last one is what the condition tells", async () => {
+  await relayIdle(stack.relay);
+  const failedBefore = await upFramesFailed();
+  for (let round = 11; round <= 20; round++) lcs.edge1.reportTraining({ namespace: "default", job: JOB, round, updateTime: `2026-11-27T14:${round}:00Z`, models: [{ metrics: { round } }] });
+  const job = await waitForJob(JOB, (conditions) => conditions.some((c) => c.type === "Training" && c.message === "Round 20 reaches at 2026-11-27T14:20:00Z"));
+  assert.equal((job.status.conditions as Obj[]).filter((c) => c.type === "Training").length, 1);
+  await waitForObject(stack.cluster, MODEL, "default", AGG_MODEL, (m) => JSON.stringify((m as Obj).status?.metrics) === JSON.stringify([{ key: "round", value: "20" }]), HOLD_MS);
+  assert.equal(await upFramesFailed(), failedBefore, "no report's actions failed to apply (each conflict decided again from the newer job)");
+});
+
 test("a Dataset's sample count from its node's LC reaches its status", async () => {
   lcs.edge1.reportDatasetSamples("default", "edge1-surface-defect-detection-dataset", 120);
   const written = (await waitForObject(stack.cluster, DATASET, "default", "edge1-surface-defect-detection-dataset", (d) => (d as Obj).status?.numberOfSamples === 120, HOLD_MS)) as Obj;
