@@ -104,7 +104,7 @@ after(async () => {
   await stack?.stop();
 });
 
-test("the upstream LC DaemonSet dials the Service the sedna-gm channel declares, and applies unchanged", async () => {
+test("the upstream LC DaemonSet dials the Service the sedna-gm channel declares; on a real control plane it applies unchanged", async () => {
   const upstream = upstreamGmAddress();
   assert.equal(upstream.value, "gm.sedna:9000");
   const channel = stack.relay.engine.manifest.controllers.flatMap((c) => c.channels).find((c) => c.name === "sedna-gm");
