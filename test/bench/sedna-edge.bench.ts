@@ -26,7 +26,7 @@ import { freePort } from "../../cli/ports.ts";
 import { waitFor } from "../../cli/wait.ts";
 import { testStack } from "../e2e/harness.ts";
 import { LocalController, type ReceivedMessage } from "../support/local-controller.ts";
-import { metricSum, percentile, relayBundle, relayProcess, tenth } from "./util.ts";
+import { childPid, cpuSample, metricSum, percentile, relayBundle, relayProcess, tenth, type CpuUse } from "./util.ts";
 
 const NODES = Number(process.env.EDGELOOP_BENCH_LC_NODES ?? 1_000);
 const ROUNDS = Number(process.env.EDGELOOP_BENCH_LC_ROUNDS ?? 5);
@@ -91,6 +91,12 @@ async function within<T>(what: string, promise: Promise<T>, ms: number, progress
   }
 }
 
+/** Where the CPU of a part went: this process (the sim and the LCs), the relay, workerd. */
+function cpuLine(used: CpuUse): string {
+  const ms = (value: number | undefined): string => (value === undefined ? "?" : String(Math.round(value)));
+  return `CPU ms: sim and LCs ${ms(used.selfMs)}, relay ${ms(used.othersMs["relay"])}, workerd ${ms(used.othersMs["workerd"])}; machine ${Math.round(used.machineBusy * 100)}% busy`;
+}
+
 const isJob = (message: ReceivedMessage): boolean => message.header.resourceKind === "federatedlearningjob" && message.header.resourceName === JOB && message.header.operation === "insert";
 
 const bench: Benchmark = {
@@ -118,6 +124,8 @@ const bench: Benchmark = {
 
       progress("fan-out: one change of the job to every LC");
       const marker = Buffer.from('"rev","value":"1"');
+      const processes = { relay: relay.child.pid, workerd: childPid("workerd") };
+      let cpu = cpuSample(processes);
       const changedAt = performance.now();
       const fanout = firstMatch(lcs, changedAt, (_lc, message) => isJob(message) && message.content !== null && message.content.includes(marker));
       const job = (await stack.sim.cluster.get(FL, NAMESPACE, JOB)) as Obj;
@@ -125,6 +133,7 @@ const bench: Benchmark = {
       aggregation.template.spec.containers[0].env = [{ name: "rev", value: "1" }];
       await stack.sim.cluster.patch(FL, NAMESPACE, JOB, { spec: { aggregationWorker: aggregation } }, "merge");
       const spread = await within("the change on every LC", fanout.done, WAIT_MS, () => "");
+      progress(`fan-out: ${cpuLine(cpu())}`);
       report({ metric: `fanout_${NODES}_lcs_p50_ms`, value: tenth(percentile(spread, 50)), unit: "ms" });
       report({ metric: `fanout_${NODES}_lcs_p99_ms`, value: tenth(percentile(spread, 99)), unit: "ms" });
       report({ metric: `fanout_${NODES}_lcs_all_ms`, value: tenth(spread.at(-1) ?? 0), unit: "ms" });
@@ -150,13 +159,16 @@ const bench: Benchmark = {
         seen.add(`${message.header.resourceKind}/${message.header.namespace}/${message.header.resourceName}`);
         return [...(held.get(lc) ?? [])].every((name) => seen.has(name));
       });
+      cpu = cpuSample(processes);
       for (const lc of lcs) lc.drop();
       const storms = await within("every LC's state again", storm.done, WAIT_MS, () => `${connected()} connected`);
+      progress(`reconnect storm: ${cpuLine(cpu())}`);
       report({ metric: `reconnect_storm_${NODES}_lcs_p50_ms`, value: tenth(percentile(storms, 50)), unit: "ms" });
       report({ metric: `reconnect_storm_${NODES}_lcs_p99_ms`, value: tenth(percentile(storms, 99)), unit: "ms" });
       report({ metric: `reconnect_storm_${NODES}_lcs_max_ms`, value: tenth(storms.at(-1) ?? 0), unit: "ms" });
 
       progress(`status: ${NODES} LCs x ${ROUNDS} Dataset reports, back to back`);
+      cpu = cpuSample(processes);
       const started = performance.now();
       for (let round = 1; round <= ROUNDS; round++) lcs.forEach((lc, i) => lc.reportDatasetSamples(NAMESPACE, datasetName(i), round));
       const reported = async (): Promise<number> => ((await stack.sim.cluster.list(DATASET, { namespace: NAMESPACE })).items as Obj[]).filter((d) => d.status?.numberOfSamples === ROUNDS).length;
@@ -164,6 +176,7 @@ const bench: Benchmark = {
       const seconds = (performance.now() - started) / 1000;
       const frames = (result: string): number => metricSum(metricsText, "edgeloop_channel_frames_total", { channel: "sedna-gm", direction: "up", result });
       const metricsText = await relay.metrics();
+      progress(`status: ${cpuLine(cpu())}`);
       progress(`status: frames up accepted ${frames("accepted")} (the hellos included), refused ${frames("refused")}, failed ${frames("failed")}`);
       report({ metric: "status_messages_per_second", value: Math.round((NODES * ROUNDS) / seconds), unit: "1/s" });
       report({ metric: `status_${NODES * ROUNDS}_messages_written_s`, value: tenth(seconds), unit: "s" });
