@@ -266,12 +266,12 @@ test("two relays elect one leader through a real Lease; the leader-election Role
   await waitFor("relay-b to lead", () => b.engine.leading, Boolean, { timeoutMs: 5_000 });
   assert.equal((await lease()).spec.holderIdentity, "relay-b");
   await waitFor("relay-b's pod labelled leader", () => leaderLabelOf("relay-b"), (label) => label === "true", { timeoutMs: 5_000 });
-  await waitFor("the channels' Service to send peers to relay-b's pod alone", channelEndpoints, (pods) => pods.join() === "relay-b", { timeoutMs: 15_000, describe: (pods) => pods.join() || "none" });
 
   // relay-b crashes (no release): relay-c takes over once the Lease lapses.
   const c = await replica("relay-c");
   await waitFor("relay-c, a standby, to clear its pod's stale leader label", () => leaderLabelOf("relay-c"), (label) => label === undefined, { timeoutMs: 5_000 });
   assert.equal(c.engine.leading, false);
+  await waitFor("the channels' Service to send peers to relay-b's pod alone", channelEndpoints, (pods) => pods.join() === "relay-b", { timeoutMs: 15_000, describe: (pods) => pods.join() || "none" });
   await b.engine.stop();
   await b.elector?.stop({ release: false });
   await waitFor("relay-c to take over the lapsed Lease", () => c.engine.leading, Boolean, { timeoutMs: (LEASE_SETTINGS.leaseDurationSeconds + 5) * 1000 });

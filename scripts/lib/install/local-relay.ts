@@ -70,7 +70,7 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
   const manifest = createRegistry(controllers).manifest;
   const crds = crdsOf(controllers) as unknown as KubeObject[];
   const access = relayAccessObjects(namespace, manifest);
-  progress(`installing ${crds.length} CRD(s) and the relay's ServiceAccount, ClusterRole and leader-election Role (namespace ${namespace})`);
+  progress(`installing ${crds.length} CRD(s) and the relay's ServiceAccount, ClusterRole, leader-election and leader-label Roles (namespace ${namespace})`);
   for (const object of [...crds, ...access]) await applyObject(admin, object).catch((error: unknown) => Promise.reject(refused(object, error)));
   await untilEstablished(admin, crds);
   const user = serviceAccountUser(namespace, NAME);
