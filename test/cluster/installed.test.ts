@@ -235,7 +235,7 @@ async function channelEndpoints(): Promise<string[]> {
   return slices.flatMap((slice) => ((slice.endpoints ?? []) as Obj[]).filter((e) => e.conditions?.ready !== false).map((e) => String(e.targetRef?.name))).sort();
 }
 
-test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses; the leader's pod alone is the channels' endpoint", async () => {
+test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses; the leader's pod alone is the channels' endpoint", async (t) => {
   const lease = async (): Promise<Obj> => (await cluster.get(LEASE, NAMESPACE, NAME)) as Obj;
   await waitFor("relay-a to lead", () => stack.relay.engine.leading, Boolean);
   assert.equal((await lease()).spec.holderIdentity, "relay-a");
@@ -285,7 +285,9 @@ test("two relays elect one leader through a real Lease; the leader-election Role
   assert.equal(await leaderLabelOf("relay-b"), "true");
   await b.stop();
   assert.equal(await leaderLabelOf("relay-b"), undefined, "cleared when the relay stops");
-  await waitFor("the channels' Service to send peers to relay-c's pod alone", channelEndpoints, (pods) => pods.join() === "relay-c", { timeoutMs: 15_000, describe: (pods) => pods.join() || "none" });
+  const cleared = Date.now();
+  await waitFor("the channels' Service to send peers to relay-c's pod alone", channelEndpoints, (pods) => pods.join() === "relay-c", { timeoutMs: 15_000, intervalMs: 50, describe: (pods) => pods.join() || "none" });
+  t.diagnostic(`label cleared → the channels' EndpointSlice without that pod: ${Date.now() - cleared} ms`);
 
   const used = new Set(audit().filter((e) => byRelay(e) && e.objectRef?.resource === "leases").map((e) => `${e.verb} ${e.objectRef?.name ?? "(new)"} ${e.responseStatus?.code === 403 ? "refused" : "allowed"}`));
   const granted = new Set(LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => `${verb} ${"resourceNames" in rule ? rule.resourceNames[0] : NAME} allowed`)));
