@@ -29,8 +29,8 @@ export const ChannelSpec = z.object({
   maxFrameBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /**
    * The Service the peers dial by default (their own manifests name it), when it is not
-   * the relay's: `install-relay` renders it as an ExternalName to the relay's Service,
-   * with its namespace.
+   * the relay's: `install-relay` renders it, with its namespace, as an ExternalName to
+   * the Service of the relay's channels (which selects the leading replica only).
    */
   service: z.object({ namespace: z.string().min(1).max(63), name: z.string().min(1).max(63) }).optional(),
 });

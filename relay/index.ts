@@ -5,6 +5,7 @@ import { startApiServer, startFront, startOpsServer } from "./front/servers.ts";
 import { createLogger, type Level, type Logger } from "../cli/log.ts";
 import { KubeClient } from "./kube/client.ts";
 import { LeaderElector, type LeaderOptions } from "./ops/leader.ts";
+import { LeaderPodLabel, type OwnPod } from "./ops/leader-label.ts";
 import { RelayEngine } from "./engine.ts";
 import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
@@ -36,6 +37,11 @@ export interface RelayOptions {
   readonly log?: Logger;
   /** Run as one of several replicas: reconcile only while holding this Lease. */
   readonly leaderElection?: Omit<LeaderOptions, "leaseDurationSeconds" | "retrySeconds"> & Partial<Pick<LeaderOptions, "leaseDurationSeconds" | "retrySeconds">>;
+  /**
+   * With leader election, in a cluster: this replica's pod, labelled `edgeloop.dev/leader`
+   * while it leads (cleared at start), so that the edge channels' Service reaches the leader only.
+   */
+  readonly leaderPod?: OwnPod;
   /** Called when the lease is lost (the process entry point exits, as client-go does). */
   readonly onLostLeadership?: () => void;
   /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
@@ -86,10 +92,12 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);
   let elector: LeaderElector | undefined;
+  const label = options.leaderElection && options.leaderPod ? new LeaderPodLabel(new KubeClient(kubeconfig, { requests: engine.metrics.restClient }), options.leaderPod, log) : undefined;
   let front: ClosableServer | undefined;
   let api: ClosableServer | undefined;
   const stop = async (): Promise<void> => {
     await engine.stop();
+    await label?.stop();
     await elector?.stop();
     await api?.close();
     await front?.close();
@@ -99,9 +107,17 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     await engine.start();
     elector = options.leaderElection ? new LeaderElector(new KubeClient(kubeconfig, { requests: engine.metrics.restClient }), { leaseDurationSeconds: 15, retrySeconds: 2, ...options.leaderElection }, log, engine.metrics.leaderElection) : undefined;
     if (elector) {
-      const lost = options.onLostLeadership ?? ((): void => undefined);
+      // A restarted container keeps its pod's labels: not the leader (yet), so not the channels' endpoint.
+      void label?.set(false);
+      const lost = (): void => {
+        void label?.set(false);
+        (options.onLostLeadership ?? ((): void => undefined))();
+      };
       void elector.campaign(lost).then(
-        () => engine.lead(),
+        () => {
+          engine.lead();
+          void label?.set(true);
+        },
         () => undefined,
       );
     } else engine.lead();

@@ -78,7 +78,7 @@ test("--dry-run prints no key on stdout unless --include-secrets (the Secrets ar
   assert.ok(asked.stdout.includes(Buffer.from(hmac).toString("base64")), "asked for: the keys are printed");
 });
 
-test("--dry-run renders every edge channel the controllers declare: the relay's flags and ports, and the Service its peers dial", { timeout: 120_000 }, async () => {
+test("--dry-run renders every edge channel the controllers declare: the relay's flags and ports, the channels' Service (the leader's pod) and the Service its peers dial", { timeout: 120_000 }, async () => {
   const { createRegistry } = await import("../functions/registry.ts");
   const { loadControllers } = await import("./lib/controllers.ts");
   const channels = createRegistry(await loadControllers()).manifest.controllers.flatMap((c) => c.channels);
@@ -92,6 +92,10 @@ test("--dry-run renders every edge channel the controllers declare: the relay's 
     assert.equal(args[args.indexOf(`--${channel.name}-host`) + 1], "$(POD_IP)", channel.name);
     if (!channel.service) continue;
     const service = objects.find((o) => o.kind === "Service" && o.metadata.name === channel.service?.name && o.metadata.namespace === channel.service.namespace);
-    assert.equal(service?.spec?.externalName, "edgeloop-relay.edgeloop.svc.cluster.local", channel.name);
+    assert.equal(service?.spec?.externalName, "edgeloop-relay-channels.edgeloop.svc.cluster.local", channel.name);
   }
+  // The channels' Service: the leader's pod alone, with each channel's port.
+  const leaderOnly = objects.find((o) => o.kind === "Service" && o.metadata.name === "edgeloop-relay-channels");
+  assert.deepEqual(leaderOnly?.spec?.selector, { "app.kubernetes.io/name": "edgeloop-relay", "edgeloop.dev/leader": "true" });
+  assert.deepEqual((leaderOnly?.spec?.ports as { port: number }[] | undefined)?.map((p) => p.port), channels.map((c) => c.port));
 });

@@ -16,21 +16,23 @@ import { KubeClient } from "../relay/kube/client.ts";
 import { applyObject, readObject } from "./lib/apply.ts";
 import { cli, fail } from "../cli/args.ts";
 import { loadControllers } from "./lib/controllers.ts";
-import { installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
+import { CHANNELS_SERVICE, installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
+import { LEADER_LABEL } from "../relay/ops/leader-label.ts";
 import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretsLeftOutNote, TLS_SECRET, withoutSecrets, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
 const HELP = `usage: npm run install-relay -- --worker-url URL --image IMAGE [options]
 
 Installs the relay in the cluster of the current kubeconfig context: the CRDs (from the
 zod schemas), Namespace, ServiceAccount, a least-privilege ClusterRole derived from the
-controllers' manifest, the leader-election Role, a Secret with the HMAC key and one with
-the admission front's TLS pair (a 1-year certificate signed by a 10-year CA, whose key is
-not kept), the relay Deployment (leader-elected replicas, Pod
-Security Standard "restricted") and Service, the admission webhook configurations with
-their caBundle, and for each edge channel a controller declares, its port on the relay
-and its Service (the Service its peers' own manifests dial, as an ExternalName to the
-relay's, in its own namespace). Re-running it updates everything and keeps the installed HMAC key
-and TLS pair.
+controllers' manifest, the leader-election Role, the Role with which the leader labels
+its own pod, a Secret with the HMAC key and one with the admission front's TLS pair (a
+1-year certificate signed by a 10-year CA, whose key is not kept), the relay Deployment
+(leader-elected replicas, Pod Security Standard "restricted") and Service, the admission
+webhook configurations with their caBundle, and for each edge channel a controller
+declares, its port on the relay and on the Service edgeloop-relay-channels (the leading
+replica's pod only), and the Service its peers' own manifests dial (an ExternalName to
+that one, in its own namespace). Re-running it updates everything and keeps the installed
+HMAC key and TLS pair.
 
   --worker-url URL       the deployed Worker (npm run deploy prints it)
   --image IMAGE          the relay image, required: none is published for you. Build
@@ -158,7 +160,7 @@ if (flags["dry-run"] || !client) {
   }
   for (const channel of manifest.controllers.flatMap((c) => c.channels)) {
     const dialed = channel.service ? `${channel.service.name}.${channel.service.namespace}:${channel.port}, an ExternalName to ` : "";
-    console.error(`channel ${channel.name}: ws://${dialed}${NAME}.${flags.namespace}:${channel.port}/ (served by the leading replica; a standby answers 503)`);
+    console.error(`channel ${channel.name}: ws://${dialed}${CHANNELS_SERVICE}.${flags.namespace}:${channel.port}/ (the leading replica's pod, labelled ${LEADER_LABEL}=true)`);
   }
 }
 for (const note of notes) console.error(note);

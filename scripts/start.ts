@@ -41,7 +41,7 @@ kind cluster is); --fresh starts empty.
                          one); written to endpoints.json as "<endpoint>": "127.0.0.1:<port>"
   --kubeconfig FILE      run on this (real) cluster instead of the sim, as installed: with
                          FILE (an admin's) the CRDs and the relay's ServiceAccount,
-                         ClusterRole and leader-election Role are applied (what
+                         ClusterRole and Roles are applied (what
                          install-relay renders, without its Deployment), and the relay runs
                          on this machine as that ServiceAccount (a TokenRequest token,
                          renewed), leader-elected through a Lease; the admission webhooks

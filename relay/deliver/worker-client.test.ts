@@ -21,7 +21,7 @@ const answers: Record<string, unknown> = {
   "/v1/reconcile/mirror": { actions: [] },
   "/v1/outbox": { cursor: "7", entries: [] },
   "/v1/channels/edge/connect": { from: "12" },
-  "/v1/channels/edge/feed": { cursor: "3", frames: [{ seq: "3", peer: "node-a", data: "x" }] },
+  "/v1/channels/edge/feed": { cursor: "3", texts: ["x"], frames: [{ seq: "3", peer: "node-a", text: 0 }] },
   "/v1/channels/edge/receive": { accepted: false, reason: "malformed" },
   "/v1/channels/bad/connect": { from: -1 },
 };
@@ -80,7 +80,7 @@ test("the channel calls are signed POSTs to their channel's routes; answers are 
   received.length = 0;
   const now = new Date().toISOString();
   assert.deepEqual(await client.channelConnect("edge", { peer: "node-a", now }), { from: "12" });
-  assert.deepEqual(await client.channelFeed("edge", { cursor: "2", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "2" }] }), { cursor: "3", frames: [{ seq: "3", peer: "node-a", data: "x" }] });
+  assert.deepEqual(await client.channelFeed("edge", { cursor: "2", waitSeconds: 0, delivered: [{ peer: "node-a", seq: "2" }] }), { cursor: "3", texts: ["x"], frames: [{ seq: "3", peer: "node-a", text: 0 }] });
   assert.deepEqual(await client.channelReceive("edge", { id: "r-1", peer: "node-a", data: "{}", now }), { accepted: false, reason: "malformed", actions: [] });
   assert.deepEqual(received.map((r) => `${r.method} ${r.target}`), ["POST /v1/channels/edge/connect", "POST /v1/channels/edge/feed", "POST /v1/channels/edge/receive"]);
   for (const request of received) assert.equal(await verify(request), null, request.target);

@@ -85,3 +85,19 @@ test("an edge channel's flags are split out before parsing and reach the options
   assert.ok(!("error" in none) && none.channels === undefined);
   assert.deepEqual(splitChannelFlags(["--edge-port", "x"]).errors, ['--edge-port: expected a port (0-65535), got "x"']);
 });
+
+test("the leader labels its own pod only with --leader-elect and both POD_NAME and POD_NAMESPACE (the Deployment's downward API)", () => {
+  const elected = parseCli(spec, ["--worker-url", "http://127.0.0.1:8787", "--leader-elect"]);
+  const plain = parseCli(spec, ["--worker-url", "http://127.0.0.1:8787"]);
+  assert.ok(elected.kind === "flags" && plain.kind === "flags");
+  const inCluster = { ...env, POD_NAME: "edgeloop-relay-7d9f-abcde", POD_NAMESPACE: "edgeloop" };
+  const pod = (flags: RelayFlags, given: RelayEnv): unknown => {
+    const options = relayOptions(flags, given);
+    assert.ok(!("error" in options));
+    return options.leaderPod;
+  };
+  assert.deepEqual(pod(elected.flags, inCluster), { namespace: "edgeloop", name: "edgeloop-relay-7d9f-abcde" });
+  assert.equal(pod(plain.flags, inCluster), undefined, "no leader election: no label");
+  assert.equal(pod(elected.flags, { ...env, POD_NAME: "relay-a" }), undefined, "no POD_NAMESPACE (a local process): no label");
+  assert.equal(pod(elected.flags, env), undefined);
+});

@@ -122,6 +122,8 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv, channels: Readonl
             leaseDurationSeconds: flags["lease-duration-seconds"],
             retrySeconds: Math.max(1, Math.floor(flags["lease-duration-seconds"] / 5)),
           },
+          // In a cluster (the Deployment sets both from the downward API): the leader labels its own pod.
+          ...(env.POD_NAME && env.POD_NAMESPACE ? { leaderPod: { namespace: env.POD_NAMESPACE, name: env.POD_NAME } } : {}),
         }
       : {}),
   };

@@ -6,7 +6,8 @@
  * FederatedLearningJob gets its pods, created by that ServiceAccount and Running; the
  * real API server calls the mutating and validating webhooks at the local front; a
  * refusal by the API server is said with its message, once; two relays elect one leader
- * through a real Lease, and the leader-election Role covers exactly what that uses.
+ * through a real Lease, and the leader-election Role covers exactly what that uses; the
+ * leader labels its own pod, so the edge channels' Service has the leader's pod alone.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,7 +30,8 @@ import { Metrics } from "../../relay/ops/metrics.ts";
 import { startRelay, type RunningRelay } from "../../relay/index.ts";
 import { KubeClient } from "../../relay/kube/client.ts";
 import { loadControllers } from "../../scripts/lib/controllers.ts";
-import { LEADER_RULES, NAME, relayAccessObjects } from "../../scripts/lib/install/objects.ts";
+import { CHANNELS_SERVICE, installObjects, LEADER_RULES, NAME, relayAccessObjects } from "../../scripts/lib/install/objects.ts";
+import { LEADER_LABEL } from "../../relay/ops/leader-label.ts";
 import { relayRules } from "../../scripts/lib/install/rbac.ts";
 import { startOnCluster, type ClusterStack } from "../../scripts/lib/stack.ts";
 import { ApiError } from "../../sim/contract.ts";
@@ -47,6 +49,7 @@ const POD = { apiVersion: "v1", kind: "Pod" };
 const FL = { apiVersion: "sedna.io/v1alpha1", kind: "FederatedLearningJob" };
 const NERVEXJOB = { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob" };
 const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
+const SLICE = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice" };
 const LEASE_SETTINGS = { leaseDurationSeconds: 3, retrySeconds: 0.5 };
 
 let dir: string;
@@ -221,13 +224,33 @@ test("a relay whose Lease is taken from it starts again and campaigns: it leads 
   assert.equal(before.elector?.leading, false, "the relay that lost the Lease was stopped, not left reconciling beside the new one");
 });
 
-test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses", async () => {
+/** The leader label on the pod of a relay (the test's stand-in for its Deployment's pod). */
+async function leaderLabelOf(pod: string): Promise<string | undefined> {
+  return (await cluster.get(POD, NAMESPACE, pod)).metadata.labels?.[LEADER_LABEL];
+}
+
+/** The pods the channels' Service sends peers to: its EndpointSlices' ready endpoints. */
+async function channelEndpoints(): Promise<string[]> {
+  const slices = (await cluster.list(SLICE, { namespace: NAMESPACE, labelSelector: `kubernetes.io/service-name=${CHANNELS_SERVICE}` })).items as Obj[];
+  return slices.flatMap((slice) => ((slice.endpoints ?? []) as Obj[]).filter((e) => e.conditions?.ready !== false).map((e) => String(e.targetRef?.name))).sort();
+}
+
+test("two relays elect one leader through a real Lease; the leader-election Role covers exactly what that uses; the leader's pod alone is the channels' endpoint", async (t) => {
   const lease = async (): Promise<Obj> => (await cluster.get(LEASE, NAMESPACE, NAME)) as Obj;
   await waitFor("relay-a to lead", () => stack.relay.engine.leading, Boolean);
   assert.equal((await lease()).spec.holderIdentity, "relay-a");
   const transitions = Number((await lease()).spec.leaseTransitions ?? 0);
+  // The replicas' pods, as the Deployment's would be (kwok runs them and reports them Ready); relay-c's carries a stale leader
+  // label, as a restarted container's pod does. And the channels' Service install-relay renders, selecting the leader label.
+  const podLabels = { "app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "edgeloop" };
+  for (const [name, labels] of [["relay-b", podLabels], ["relay-c", { ...podLabels, [LEADER_LABEL]: "true" }]] as const) {
+    await cluster.create({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: NAMESPACE, labels }, spec: { nodeName: "cloud", containers: [{ name: "relay", image: "relay" }] } } as unknown as KubeObject);
+  }
+  const manifest = createRegistry(await loadControllers()).manifest;
+  const rendered = installObjects({ workerUrl: stack.worker.url, namespace: NAMESPACE, image: "relay", replicas: 2, secret: stack.secret, tls: { certPem: "", keyPem: "" }, manifest, crds: [] });
+  await cluster.create(rendered.find((o) => o.kind === "Service" && o.metadata.name === CHANNELS_SERVICE) ?? assert.fail("install-relay renders the channels' Service (a shipped controller declares a channel)"));
   const replica = async (identity: string): Promise<RunningRelay> => {
-    const relay = await startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath: stack.installed?.relayKubeconfigPath ?? "", opsPort: 0, logLevel: "error", leaderElection: { namespace: NAMESPACE, name: NAME, identity, ...LEASE_SETTINGS } });
+    const relay = await startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath: stack.installed?.relayKubeconfigPath ?? "", opsPort: 0, logLevel: "error", leaderElection: { namespace: NAMESPACE, name: NAME, identity, ...LEASE_SETTINGS }, leaderPod: { namespace: NAMESPACE, name: identity } });
     others.push(relay);
     return relay;
   };
@@ -242,9 +265,13 @@ test("two relays elect one leader through a real Lease; the leader-election Role
   await stack.relay.stop();
   await waitFor("relay-b to lead", () => b.engine.leading, Boolean, { timeoutMs: 5_000 });
   assert.equal((await lease()).spec.holderIdentity, "relay-b");
+  await waitFor("relay-b's pod labelled leader", () => leaderLabelOf("relay-b"), (label) => label === "true", { timeoutMs: 5_000 });
 
   // relay-b crashes (no release): relay-c takes over once the Lease lapses.
   const c = await replica("relay-c");
+  await waitFor("relay-c, a standby, to clear its pod's stale leader label", () => leaderLabelOf("relay-c"), (label) => label === undefined, { timeoutMs: 5_000 });
+  assert.equal(c.engine.leading, false);
+  await waitFor("the channels' Service to send peers to relay-b's pod alone", channelEndpoints, (pods) => pods.join() === "relay-b", { timeoutMs: 15_000, describe: (pods) => pods.join() || "none" });
   await b.engine.stop();
   await b.elector?.stop({ release: false });
   await waitFor("relay-c to take over the lapsed Lease", () => c.engine.leading, Boolean, { timeoutMs: (LEASE_SETTINGS.leaseDurationSeconds + 5) * 1000 });
@@ -252,9 +279,21 @@ test("two relays elect one leader through a real Lease; the leader-election Role
   assert.equal(final.spec.holderIdentity, "relay-c");
   assert.equal(final.spec.leaseTransitions, transitions + 2);
   stack.relay = c; // stopped with the stack
+  await waitFor("relay-c's pod labelled leader", () => leaderLabelOf("relay-c"), (label) => label === "true", { timeoutMs: 5_000 });
+  // A crashed relay writes nothing: its pod keeps the label until its container restarts (not Ready meanwhile) and clears it, as
+  // relay-c did. relay-b stopping for good clears it.
+  assert.equal(await leaderLabelOf("relay-b"), "true");
+  await b.stop();
+  assert.equal(await leaderLabelOf("relay-b"), undefined, "cleared when the relay stops");
+  const cleared = Date.now();
+  await waitFor("the channels' Service to send peers to relay-c's pod alone", channelEndpoints, (pods) => pods.join() === "relay-c", { timeoutMs: 15_000, intervalMs: 50, describe: (pods) => pods.join() || "none" });
+  t.diagnostic(`label cleared → the channels' EndpointSlice without that pod: ${Date.now() - cleared} ms`);
 
   const used = new Set(audit().filter((e) => byRelay(e) && e.objectRef?.resource === "leases").map((e) => `${e.verb} ${e.objectRef?.name ?? "(new)"} ${e.responseStatus?.code === 403 ? "refused" : "allowed"}`));
   const granted = new Set(LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => `${verb} ${"resourceNames" in rule ? rule.resourceNames[0] : NAME} allowed`)));
   assert.deepEqual([...used].sort(), [...granted].sort(), "every verb the Role grants was used, and nothing else, and nothing refused");
   assert.ok(audit().filter((e) => e.objectRef?.resource === "leases" && e.objectRef.namespace === NAMESPACE && e.verb !== "get" && e.user.username !== "edgeloop-admin").every(byRelay), "only the relays write the Lease (the test reads it, and took it once from relay-a as the admin)");
+  // The leader-label Role: only patches, of the relays' own pods, all allowed.
+  const podWrites = new Set(audit().filter((e) => byRelay(e) && e.objectRef?.resource === "pods" && e.objectRef.namespace === NAMESPACE).map((e) => `${e.verb} ${e.objectRef?.name ?? ""} ${e.responseStatus?.code === 403 ? "refused" : "allowed"}`));
+  assert.deepEqual([...podWrites].sort(), ["patch relay-b allowed", "patch relay-c allowed"], "every verb the leader-label Role grants was used, on the relays' own pods, and nothing else");
 });

@@ -2,7 +2,7 @@
  * edgeloop installed in a real cluster with the relay running on this machine (`npm
  * start -- --kubeconfig FILE`; ADR 0019). With the admin kubeconfig: the CRDs and the
  * objects `install-relay` renders for the relay's identity and rights (Namespace,
- * ServiceAccount, ClusterRole and binding, leader-election Role and binding; not the
+ * ServiceAccount, ClusterRole and binding, leader-election and leader-label Roles and bindings; not the
  * Deployment, Service nor Secrets: the relay is a local process), waited for until the
  * API server serves the CRDs and authorizes the ServiceAccount as the rules say. Then a
  * kubeconfig as that ServiceAccount (a TokenRequest token, renewed), which is all the
@@ -20,7 +20,7 @@ import type { Logger } from "../../../cli/log.ts";
 import { KubeClient } from "../../../relay/kube/client.ts";
 import { applyObject, readObject } from "../apply.ts";
 import { loadControllers } from "../controllers.ts";
-import { LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
+import { LEADER_LABEL_RULES, LEADER_RULES, NAME, relayAccessObjects } from "./objects.ts";
 import { relayRules } from "./rbac.ts";
 import { serviceAccountUser, TokenKeeper, tokenFileKubeconfig } from "./service-account-token.ts";
 
@@ -70,7 +70,7 @@ export async function installForLocalRelay(options: LocalInstallOptions): Promis
   const manifest = createRegistry(controllers).manifest;
   const crds = crdsOf(controllers) as unknown as KubeObject[];
   const access = relayAccessObjects(namespace, manifest);
-  progress(`installing ${crds.length} CRD(s) and the relay's ServiceAccount, ClusterRole and leader-election Role (namespace ${namespace})`);
+  progress(`installing ${crds.length} CRD(s) and the relay's ServiceAccount, ClusterRole, leader-election and leader-label Roles (namespace ${namespace})`);
   for (const object of [...crds, ...access]) await applyObject(admin, object).catch((error: unknown) => Promise.reject(refused(object, error)));
   await untilEstablished(admin, crds);
   const user = serviceAccountUser(namespace, NAME);
@@ -131,7 +131,8 @@ export function grantedAttributes(manifest: Manifest, namespace: string): Attrib
   };
   const cluster = relayRules(manifest).flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => ({ group, ...split(resource), verb })))));
   const leader = LEADER_RULES.flatMap((rule) => rule.verbs.map((verb) => ({ group: rule.apiGroups[0], resource: rule.resources[0], verb, namespace, ...("resourceNames" in rule ? { name: rule.resourceNames[0] } : {}) })));
-  return [...cluster, ...leader];
+  const label = LEADER_LABEL_RULES.flatMap((rule) => rule.verbs.map((verb) => ({ group: rule.apiGroups[0], resource: rule.resources[0], verb, namespace })));
+  return [...cluster, ...leader, ...label];
 }
 
 /**

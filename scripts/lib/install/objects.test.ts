@@ -8,7 +8,8 @@ import { test } from "node:test";
 import { createRegistry } from "../../../functions/registry.ts";
 import type { Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
-import { installObjects, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
+import { installObjects, LEADER_LABEL_ROLE, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
+import { LEADER_LABEL } from "../../../relay/ops/leader-label.ts";
 import { relayRules } from "./rbac.ts";
 import { parseCli } from "../../../cli/args.ts";
 import { RELAY_OPTIONS, RelayFlags, splitChannelFlags } from "../../../relay/ops/config.ts";
@@ -110,7 +111,7 @@ test("the install: webhook configurations point at the relay Service with the CA
   const tls = await selfSignedCertificate(serviceHosts("edge"));
   const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls, manifest, crds: [] });
   const kinds = objects.map((o) => o.kind);
-  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "MutatingWebhookConfiguration"]);
+  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "MutatingWebhookConfiguration"]);
   const hook = (objects.find((o) => o.kind === "MutatingWebhookConfiguration") as unknown as { webhooks: { clientConfig: { service: Record<string, unknown>; caBundle: string }; failurePolicy: string }[] }).webhooks[0];
   assert.deepEqual(hook?.clientConfig.service, { namespace: "edge", name: "edgeloop-relay", path: "/admission/job-defaults", port: 443 });
   assert.equal(Buffer.from(hook?.clientConfig.caBundle ?? "", "base64").toString(), tls.certPem);
@@ -125,12 +126,23 @@ test("the install: webhook configurations point at the relay Service with the CA
 });
 
 test("the leader-election Role: create any Lease (RBAC cannot name an object not yet made), get and update only the relay's", () => {
-  const role = relayAccessObjects("edge", manifest).find((o) => o.kind === "Role") as unknown as { metadata: { namespace: string }; rules: { verbs: string[]; resourceNames?: string[] }[] };
+  const role = relayAccessObjects("edge", manifest).find((o) => o.kind === "Role" && o.metadata.name === "edgeloop-relay-leader") as unknown as { metadata: { namespace: string }; rules: { verbs: string[]; resourceNames?: string[] }[] };
   assert.equal(role.metadata.namespace, "edge");
   assert.deepEqual(role.rules.map((r) => ({ verbs: r.verbs, names: r.resourceNames ?? null })), [{ verbs: ["create"], names: null }, { verbs: ["get", "update"], names: [LEASE_NAME] }]);
   assert.equal(LEASE_NAME, "edgeloop-relay", "the relay's --lease-name default");
   const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest, crds: [] });
-  assert.deepEqual(objects.slice(0, 6), relayAccessObjects("edge", manifest), "install-relay renders the same access objects npm start -- --kubeconfig applies");
+  assert.deepEqual(objects.slice(0, 8), relayAccessObjects("edge", manifest), "install-relay renders the same access objects npm start -- --kubeconfig applies");
+});
+
+test("the leader-label Role: patch pods in the relay's namespace only (any pod: the relay's pod names are not known when installing), bound to the relay's ServiceAccount", () => {
+  const access = relayAccessObjects("edge", manifest);
+  const role = access.find((o) => o.kind === "Role" && o.metadata.name === LEADER_LABEL_ROLE) as unknown as { metadata: { namespace: string }; rules: unknown };
+  assert.equal(role.metadata.namespace, "edge");
+  assert.deepEqual(role.rules, [{ apiGroups: [""], resources: ["pods"], verbs: ["patch"] }], "a merge patch never reads: no get");
+  const binding = access.find((o) => o.kind === "RoleBinding" && o.metadata.name === LEADER_LABEL_ROLE) as unknown as { metadata: { namespace: string }; roleRef: unknown; subjects: unknown };
+  assert.equal(binding.metadata.namespace, "edge");
+  assert.deepEqual(binding.roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: LEADER_LABEL_ROLE });
+  assert.deepEqual(binding.subjects, [{ kind: "ServiceAccount", name: "edgeloop-relay", namespace: "edge" }]);
 });
 
 test("the generated certificate serves TLS that a client trusting the caBundle (the CA) accepts for the Service name", async () => {
@@ -176,7 +188,7 @@ test("a CA-signed pair: the caBundle is the CA, the Secret carries ca.crt; the C
   assert.deepEqual([years(ca), years(cert)], [10, 1]);
 });
 
-test("an edge channel: the relay serves it on the pod IP at its port, the Deployment and the Service expose it, and the Service its peers dial is an ExternalName to the relay's", () => {
+test("an edge channel: the relay serves it on the pod IP at its port, the Deployment and the channels' Service (the leader's pod) expose it, and the Service its peers dial is an ExternalName to that one", () => {
   const edge = { name: "edge-mgr", endpoint: "edgeMgr", port: 9000, peerHeader: "Node-Name", maxFrameBytes: 1024 * 1024, service: { namespace: "vendor", name: "mgr" } };
   const local = { name: "local", endpoint: "local", port: 9001, peerHeader: "Node-Name", maxFrameBytes: 1024 * 1024, service: { namespace: "edge", name: "local-mgr" } };
   const withChannel: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[1]!, channels: [edge, local] }] };
@@ -188,19 +200,28 @@ test("an edge channel: the relay serves it on the pod IP at its port, the Deploy
   assert.equal(args[args.indexOf("--edge-mgr-host") + 1], "$(POD_IP)");
   assert.equal(args[args.indexOf("--local-port") + 1], "9001");
   assert.deepEqual(container?.ports.filter((p) => p.containerPort >= 9000 && p.containerPort <= 9001), [{ name: "edge-mgr", containerPort: 9000 }, { name: "local", containerPort: 9001 }]);
-  const relayService = objects.find((o) => o.kind === "Service" && o.metadata.name === "edgeloop-relay") as unknown as { spec: { ports: { name: string; port: number; targetPort: number }[] } };
-  assert.deepEqual(relayService.spec.ports.find((p) => p.name === "edge-mgr"), { name: "edge-mgr", port: 9000, targetPort: 9000 });
-  // The peers' Services: the vendor's namespace is made (the relay's exists already), each Service points at the relay's by its cluster DNS name.
+  // Admission and the APIs on every replica; the channels on the leader's pod only (a standby answers their upgrade 503).
+  const service = (name: string): { metadata: { namespace: string }; spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: number }[] } } =>
+    objects.find((o) => o.kind === "Service" && o.metadata.name === name) as unknown as ReturnType<typeof service>;
+  assert.deepEqual(service("edgeloop-relay").spec.selector, { "app.kubernetes.io/name": "edgeloop-relay" });
+  assert.deepEqual(service("edgeloop-relay").spec.ports.map((p) => p.name), ["https", "http-api", "metrics"], "no channel port on the Service of every replica");
+  const channels = service("edgeloop-relay-channels");
+  assert.equal(channels.metadata.namespace, "edge");
+  assert.deepEqual(channels.spec.selector, { "app.kubernetes.io/name": "edgeloop-relay", [LEADER_LABEL]: "true" });
+  assert.deepEqual(channels.spec.ports, [{ name: "edge-mgr", port: 9000, targetPort: 9000 }, { name: "local", port: 9001, targetPort: 9001 }]);
+  const podLabels = (deployment as unknown as { spec: { template: { metadata: { labels: Record<string, string> } } } }).spec.template.metadata.labels;
+  assert.equal(podLabels[LEADER_LABEL], undefined, "no pod is born leader: the replica that leads labels its own");
+  // The peers' Services: the vendor's namespace is made (the relay's exists already), each Service points at the channels' Service by its cluster DNS name.
   assert.deepEqual(objects.filter((o) => o.kind === "Namespace").map((o) => o.metadata.name), ["edge", "vendor"]);
   const peerService = objects.find((o) => o.kind === "Service" && o.metadata.name === "mgr") as unknown as { metadata: { namespace: string }; spec: Record<string, unknown> };
   assert.equal(peerService.metadata.namespace, "vendor");
-  assert.deepEqual(peerService.spec, { type: "ExternalName", externalName: "edgeloop-relay.edge.svc.example.local", ports: [{ name: "edge-mgr", port: 9000, targetPort: 9000 }] });
+  assert.deepEqual(peerService.spec, { type: "ExternalName", externalName: "edgeloop-relay-channels.edge.svc.example.local", ports: [{ name: "edge-mgr", port: 9000, targetPort: 9000 }] });
   assert.equal((objects.find((o) => o.metadata.name === "local-mgr") as unknown as { metadata: { namespace: string } }).metadata.namespace, "edge");
   const kinds = objects.map((o) => o.kind);
   assert.ok(kinds.indexOf("Namespace", 1) < kinds.lastIndexOf("Service"), "a namespace before the Service in it");
   // No channel, no extra object.
   const none = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: { version: "v1", controllers: [manifest.controllers[1]!] }, crds: [] });
-  assert.equal(none.length, objects.length - 3);
+  assert.equal(none.length, objects.length - 4, "the vendor's Namespace, the channels' Service, the two peers' Services");
   // What the relay makes of those args: the channels' ports and hosts, every other flag its own.
   const split = splitChannelFlags(args);
   assert.deepEqual(split.errors, []);

@@ -1,12 +1,13 @@
 /**
  * Everything `install-relay` puts in a cluster, rendered from the manifest (pure): the
- * Namespace, ServiceAccount, ClusterRole/Binding, the leader-election Role/Binding, the
- * HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service, the edge channels'
- * ports and the Services their peers dial, the webhook configurations (caBundle set),
- * and the CRDs.
+ * Namespace, ServiceAccount, ClusterRole/Binding, the leader-election and leader-label
+ * Roles/Bindings, the HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service,
+ * the edge channels' ports, their Service (the leader's pod only) and the Services their
+ * peers dial, the webhook configurations (caBundle set), and the CRDs.
  */
 import type { ChannelSpec, KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
 import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
+import { LEADER_LABEL } from "../../../relay/ops/leader-label.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 
@@ -26,6 +27,11 @@ export interface InstallOptions {
 }
 
 export const NAME = "edgeloop-relay";
+/**
+ * The edge channels' Service: the relay's pods that carry the leader label, i.e. the one
+ * replica serving the channels' WebSockets (a standby answers their upgrade 503).
+ */
+export const CHANNELS_SERVICE = `${NAME}-channels`;
 const LABELS = { "app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "edgeloop" };
 const FRONT_PORT = 8443;
 const OPS_PORT = 9090;
@@ -75,13 +81,29 @@ function channelArgs(channels: readonly ChannelSpec[]): string[] {
   return channels.flatMap((channel) => [`--${channel.name}-host`, "$(POD_IP)", `--${channel.name}-port`, String(channel.port)]);
 }
 
+/** Each channel's port on a Service: the same number as the relay's container port. */
+function channelPorts(channels: readonly ChannelSpec[]): { name: string; port: number; targetPort: number }[] {
+  return channels.map((channel) => ({ name: channel.name, port: channel.port, targetPort: channel.port }));
+}
+
+/**
+ * The channels' Service: the relay's pods labelled leader (relay/ops/leader-label.ts), so a
+ * peer lands on the replica that serves it at its first try instead of on a standby half
+ * the time. None without channels.
+ */
+function channelsService(channels: readonly ChannelSpec[], namespace: string): KubeObject[] {
+  if (channels.length === 0) return [];
+  return [{ apiVersion: "v1", kind: "Service", metadata: meta(CHANNELS_SERVICE, namespace), spec: { selector: { "app.kubernetes.io/name": NAME, [LEADER_LABEL]: "true" }, ports: channelPorts(channels) } } as KubeObject];
+}
+
 /**
  * For each channel whose peers dial a Service of their own (their manifests name it): that
- * Service, an ExternalName to the relay's, with the channel's port, and its Namespace when
- * it is not the relay's. A peer's default address then reaches the relay unchanged.
+ * Service, an ExternalName to the channels' Service (the leader's pod), with the channel's
+ * port, and its Namespace when it is not the relay's. A peer's default address then
+ * reaches the leading relay unchanged.
  */
 function peerServices(channels: readonly ChannelSpec[], namespace: string, clusterDomain: string): KubeObject[] {
-  const target = `${NAME}.${namespace}.svc.${clusterDomain}`;
+  const target = `${CHANNELS_SERVICE}.${namespace}.svc.${clusterDomain}`;
   const namespaces = [...new Set(channels.flatMap((channel) => (channel.service && channel.service.namespace !== namespace ? [channel.service.namespace] : [])))];
   return [
     ...namespaces.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: meta(name) }) as KubeObject),
@@ -195,10 +217,21 @@ export const LEADER_RULES = [
 ] as const;
 
 /**
+ * What the leader label sends (relay/ops/leader-label.ts): a merge PATCH of the relay's own
+ * pod, never a read (a null label removes it when present). Any pod of the relay's
+ * namespace: resourceNames cannot be used, since the relay's pod names are not known when
+ * installing (its ReplicaSet makes them up, anew on every rollout).
+ */
+export const LEADER_LABEL_RULES = [{ apiGroups: [""], resources: ["pods"], verbs: ["patch"] }] as const;
+
+/** The leader label's Role and RoleBinding. */
+export const LEADER_LABEL_ROLE = `${NAME}-leader-label`;
+
+/**
  * Who the relay is in the cluster and what it may do: the Namespace, the ServiceAccount,
  * the ClusterRole from the manifest's permissions and its binding, the leader-election
- * Role and its binding. What `npm start -- --kubeconfig` installs for the relay it runs
- * on this machine (ADR 0019); `installObjects` adds the rest.
+ * and leader-label Roles and their bindings. What `npm start -- --kubeconfig` installs for
+ * the relay it runs on this machine (ADR 0019); `installObjects` adds the rest.
  */
 export function relayAccessObjects(namespace: string, manifest: Manifest): KubeObject[] {
   const subjects = [{ kind: "ServiceAccount", name: NAME, namespace }];
@@ -209,6 +242,8 @@ export function relayAccessObjects(namespace: string, manifest: Manifest): KubeO
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: meta(NAME), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects } as KubeObject,
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(`${NAME}-leader`, namespace), rules: LEADER_RULES } as unknown as KubeObject,
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(`${NAME}-leader`, namespace), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-leader` }, subjects } as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta(LEADER_LABEL_ROLE, namespace), rules: LEADER_LABEL_RULES } as unknown as KubeObject,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta(LEADER_LABEL_ROLE, namespace), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: LEADER_LABEL_ROLE }, subjects } as KubeObject,
   ];
 }
 
@@ -217,13 +252,13 @@ export function installObjects(options: InstallOptions): KubeObject[] {
   const ns = options.namespace;
   const hooks = options.manifest.controllers.flatMap((c) => c.webhooks);
   const channels = installedChannels(options.manifest);
-  const channelPorts = channels.map((channel) => ({ name: channel.name, port: channel.port, targetPort: channel.port }));
   const objects: (KubeObject | undefined)[] = [
     ...options.crds,
     ...relayAccessObjects(ns, options.manifest),
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-hmac`, ns), type: "Opaque", data: { EDGELOOP_SECRET: b64(options.secret) } } as KubeObject,
     { apiVersion: "v1", kind: "Secret", metadata: meta(`${NAME}-tls`, ns), type: "kubernetes.io/tls", data: { "tls.crt": b64(options.tls.certPem), "tls.key": b64(options.tls.keyPem), ...(options.tls.caPem ? { "ca.crt": b64(options.tls.caPem) } : {}) } } as KubeObject,
-    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }, ...channelPorts] } } as KubeObject,
+    { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
+    ...channelsService(channels, ns),
     deployment(options, channels),
     ...peerServices(channels, ns, options.clusterDomain ?? "cluster.local"),
     ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.caPem ?? options.tls.certPem, ns),
