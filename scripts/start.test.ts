@@ -71,14 +71,14 @@ test("npm start twice: the second is refused on the taken port; the first keeps 
   const port = held.port;
   await new Promise((resolve) => held.server.close(resolve)); // a port known to be free, for the first stack
   const state = folder(t);
-  const first = await startStack(["--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--state", state]);
+  const first = await startStack(["--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state]);
   t.after(() => void (first.child.exitCode === null && first.child.kill("SIGKILL")));
   assert.equal(first.ready.apiServer, `http://127.0.0.1:${port}`);
 
-  const second = startFails("--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--state", folder(t));
+  const second = startFails("--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", folder(t));
   assert.equal(second.status, 1);
   assert.equal(second.stderr, `start: port ${port} is in use: pass --port 0 or another port\n`);
-  const sameState = startFails("--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--state", state);
+  const sameState = startFails("--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state);
   assert.equal(sameState.status, 1);
   assert.match(sameState.stderr, /^start: .* is in use by another npm start \(pid \d+\): stop it, or pass --state DIR to run a second one\n$/);
 
@@ -88,7 +88,7 @@ test("npm start twice: the second is refused on the taken port; the first keeps 
   assert.ok(existsSync(join(state, "cluster", "snapshot.jsonl")) && existsSync(join(state, "durable-objects")));
   assert.equal(readFileSync(join(state, "cluster", "log.jsonl"), "utf8"), "", "a clean stop leaves everything in the snapshot");
 
-  const again = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--state", state]);
+  const again = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state]);
   t.after(() => void (again.child.exitCode === null && again.child.kill("SIGKILL")));
   assert.ok(again.lines.some((l) => /resuming the cluster saved in/.test(l)), again.lines.join("\n"));
   const back = (await (await fetch(`${String(again.ready.apiServer)}/api/v1/namespaces/default/configmaps/kept`)).json()) as { metadata: { uid: string } };
