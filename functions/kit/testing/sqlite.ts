@@ -26,6 +26,8 @@ export interface SqliteDatabase {
 /** `Sql` over a `node:sqlite` database. */
 export class SqliteSql implements Sql {
   readonly db: SqliteDatabase;
+  /** Prepared once per query text, as workerd caches them. */
+  readonly #statements = new Map<string, SqliteStatement>();
 
   constructor(db: SqliteDatabase) {
     this.db = db;
@@ -38,14 +40,20 @@ export class SqliteSql implements Sql {
       return cursor<T>([], 0);
     }
     const params: SqliteValue[] = bindings.map((value) => (value instanceof ArrayBuffer ? new Uint8Array(value) : value));
-    const statement = this.db.prepare(query);
+    let statement = this.#statements.get(query);
+    if (!statement) {
+      statement = this.db.prepare(query);
+      this.#statements.set(query, statement);
+    }
     if (statement.columns().length === 0) return cursor<T>([], Number(statement.run(...params).changes));
     const rows = statement.all(...params).map((row) => convert(row as Record<string, unknown>) as T);
-    return cursor<T>(rows, /^\s*(insert|update|delete|replace)/i.test(query) ? rows.length : 0);
+    // A write with RETURNING answers one row per row written.
+    return cursor<T>(rows, /^\s*(insert|update|delete|replace)\b/i.test(query) ? rows.length : 0);
   }
 
   /** Closes the database. */
   close(): void {
+    this.#statements.clear();
     this.db.close();
   }
 }
@@ -66,7 +74,7 @@ function cursor<T>(rows: T[], rowsWritten: number): SqlCursor<T> {
   return {
     toArray: () => rows,
     one: () => {
-      if (rows.length !== 1) throw new Error(`expected exactly one row, got ${rows.length}`);
+      if (rows.length !== 1) throw new Error(`Expected exactly one result from SQL query, but got ${rows.length === 0 ? "no results" : "multiple results"}.`);
       return rows[0] as T;
     },
     rowsWritten,
