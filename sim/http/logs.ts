@@ -46,7 +46,8 @@ function rangeCauses(options: LogNumbers): Cause[] {
   const below = (field: string, value: number, detail: string): Cause => ({ field, reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${detail}` });
   if (options.tailLines !== undefined && options.tailLines < 0) causes.push(below("tailLines", options.tailLines, "must be greater than or equal to 0"));
   if (options.limitBytes !== undefined && options.limitBytes < 1) causes.push(below("limitBytes", options.limitBytes, "must be greater than 0"));
-  if (options.sinceSeconds !== undefined && options.sinceTime !== null) causes.push({ field: "", reason: "FieldValueForbidden", message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified" });
+  // field.NewPath("") prints as `[]`.
+  if (options.sinceSeconds !== undefined && options.sinceTime !== null) causes.push({ field: "[]", reason: "FieldValueForbidden", message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified" });
   else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1) causes.push(below("sinceSeconds", options.sinceSeconds, "must be greater than 0"));
   return causes;
 }

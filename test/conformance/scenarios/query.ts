@@ -1,0 +1,79 @@
+/**
+ * Query parameters that do not decode (400, worded as strconv.ParseInt) or are not allowed
+ * together (422 about ListOptions, CreateOptions, PatchOptions, PodLogOptions); Secret
+ * types kube-apiserver refuses; a deletecollection's answer; the `default` ServiceAccount
+ * of a new namespace (issue 27). sim/http/query-parameters.test.ts lists the same rows
+ * and more against the sim alone.
+ */
+import type { RequestStep, Scenario } from "../scenario.ts";
+import { configMap, NS } from "./objects.ts";
+
+const list = (name: string, query: Record<string, string>): RequestStep => ({ name, method: "GET", path: `${NS}/configmaps`, query: { labelSelector: "app=q", ...query } });
+const logs = (name: string, query: Record<string, string>): RequestStep => ({ name, method: "GET", path: `${NS}/pods/none/log`, query });
+const secret = (name: string, type: string, data: Record<string, string>, annotations: Record<string, string> = {}): RequestStep => ({
+  name: `Secret ${type}: ${name}`,
+  method: "POST",
+  path: `${NS}/secrets`,
+  body: { apiVersion: "v1", kind: "Secret", metadata: { name: name.replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""), annotations }, type, data },
+});
+const b64 = (text: string): string => Buffer.from(text).toString("base64");
+
+export const queries: readonly Scenario[] = [
+  {
+    name: "query parameters: ListOptions decoded and validated",
+    steps: [
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("q", { v: "1" }, { labels: { app: "q" } }), compare: "none" },
+      list("limit=abc", { limit: "abc" }),
+      list("limit empty", { limit: "" }),
+      list("limit=1.5", { limit: "1.5" }),
+      list("limit=+2 (a plus, not a space)", { limit: "+2" }),
+      list("limit beyond int64", { limit: "9223372036854775808" }),
+      list("timeoutSeconds=abc on a list", { timeoutSeconds: "abc" }),
+      list("sendInitialEvents on a list", { sendInitialEvents: "false" }),
+      list("resourceVersionMatch without resourceVersion", { resourceVersionMatch: "Exact" }),
+      list("resourceVersionMatch unsupported", { resourceVersionMatch: "exact", resourceVersion: "1" }),
+      list("resourceVersionMatch Exact at 0", { resourceVersionMatch: "Exact", resourceVersion: "0" }),
+      list("resourceVersionMatch on a watch without sendInitialEvents", { watch: "true", resourceVersionMatch: "NotOlderThan" }),
+      list("pretty=true", { pretty: "true" }),
+    ],
+  },
+  {
+    name: "query parameters: write options and pod log options",
+    steps: [
+      { name: "fieldManager too long", method: "POST", path: `${NS}/configmaps`, query: { fieldManager: "m".repeat(129) }, body: configMap("fm") },
+      { name: "fieldManager not printable", method: "POST", path: `${NS}/configmaps`, query: { fieldManager: "a\tb" }, body: configMap("fm") },
+      { name: "force on a merge patch", method: "PATCH", path: `${NS}/configmaps/fm`, query: { force: "true" }, contentType: "application/merge-patch+json", body: {} },
+      { name: "gracePeriodSeconds=abc", method: "DELETE", path: `${NS}/configmaps/fm`, query: { gracePeriodSeconds: "abc" } },
+      logs("tailLines=ten", { tailLines: "ten" }),
+      logs("tailLines=-1", { tailLines: "-1" }),
+      logs("limitBytes=0", { limitBytes: "0" }),
+      logs("sinceSeconds=0", { sinceSeconds: "0" }),
+      logs("sinceSeconds and sinceTime", { sinceSeconds: "5", sinceTime: "2026-01-01T00:00:00Z" }),
+    ],
+  },
+  {
+    name: "secrets: types validated as kube-apiserver validates them",
+    steps: [
+      secret("tls without keys", "kubernetes.io/tls", {}),
+      secret("tls with empty keys", "kubernetes.io/tls", { "tls.crt": "", "tls.key": "" }),
+      secret("sa token without account", "kubernetes.io/service-account-token", {}),
+      secret("dockercfg not json", "kubernetes.io/dockercfg", { ".dockercfg": b64("abc") }),
+      secret("dockerconfigjson an array", "kubernetes.io/dockerconfigjson", { ".dockerconfigjson": b64("[]") }),
+      secret("dockerconfigjson missing", "kubernetes.io/dockerconfigjson", {}),
+      secret("basic auth neither key", "kubernetes.io/basic-auth", {}),
+      secret("basic auth empty password", "kubernetes.io/basic-auth", { password: "" }),
+      secret("ssh auth empty key", "kubernetes.io/ssh-auth", { "ssh-privatekey": "" }),
+    ],
+  },
+  {
+    name: "deletecollection answers the deleted list; a new namespace gets its default ServiceAccount",
+    steps: [
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("d1", { v: "1" }, { labels: { app: "dc" } }), compare: "none" },
+      { method: "POST", path: `${NS}/configmaps`, body: configMap("d2", { v: "1" }, { labels: { app: "dc" } }), compare: "none" },
+      { name: "deletecollection by label", method: "DELETE", path: `${NS}/configmaps`, query: { labelSelector: "app=dc" } },
+      { name: "deletecollection of nothing", method: "DELETE", path: `${NS}/configmaps`, query: { labelSelector: "app=none" } },
+      { name: "the default ServiceAccount", method: "GET", path: `${NS}/serviceaccounts/default`, until: { status: 200 } },
+      { name: "a missing ServiceAccount: NotFound's details", method: "GET", path: `${NS}/serviceaccounts/nope` },
+    ],
+  },
+];
