@@ -1,8 +1,8 @@
 /**
  * Query parameters that do not decode (400, worded as strconv.ParseInt) or are not allowed
  * together (422 about ListOptions, CreateOptions, PatchOptions, PodLogOptions); Secret
- * types kube-apiserver refuses; a deletecollection's answer; the `default` ServiceAccount
- * of a new namespace (issue 27). sim/http/query-parameters.test.ts lists the same rows
+ * types kube-apiserver refuses; the `default` ServiceAccount of a new namespace and
+ * NotFound's details (issue 27). sim/http/query-parameters.test.ts lists the same rows
  * and more against the sim alone.
  */
 import type { RequestStep, Scenario } from "../scenario.ts";
@@ -52,28 +52,24 @@ export const queries: readonly Scenario[] = [
     ],
   },
   {
-    name: "secrets: types validated as kube-apiserver validates them",
+    // tls and a missing dockerconfigjson key: core.ts "secrets: types validated".
+    name: "secrets: service-account-token, docker JSON, basic-auth and ssh-auth rules",
     steps: [
-      secret("tls without keys", "kubernetes.io/tls", {}),
-      secret("tls with empty keys", "kubernetes.io/tls", { "tls.crt": "", "tls.key": "" }),
       secret("sa token without account", "kubernetes.io/service-account-token", {}),
       secret("dockercfg not json", "kubernetes.io/dockercfg", { ".dockercfg": b64("abc") }),
       secret("dockerconfigjson an array", "kubernetes.io/dockerconfigjson", { ".dockerconfigjson": b64("[]") }),
-      secret("dockerconfigjson missing", "kubernetes.io/dockerconfigjson", {}),
       secret("basic auth neither key", "kubernetes.io/basic-auth", {}),
       secret("basic auth empty password", "kubernetes.io/basic-auth", { password: "" }),
       secret("ssh auth empty key", "kubernetes.io/ssh-auth", { "ssh-privatekey": "" }),
     ],
   },
   {
-    name: "deletecollection answers the deleted list; a new namespace gets its default ServiceAccount",
+    // deletecollection's answer: writes.ts "deletecollection answers the deleted list".
+    name: "a namespace's default ServiceAccount; NotFound's details",
     steps: [
-      { method: "POST", path: `${NS}/configmaps`, body: configMap("d1", { v: "1" }, { labels: { app: "dc" } }), compare: "none" },
-      { method: "POST", path: `${NS}/configmaps`, body: configMap("d2", { v: "1" }, { labels: { app: "dc" } }), compare: "none" },
-      { name: "deletecollection by label", method: "DELETE", path: `${NS}/configmaps`, query: { labelSelector: "app=dc" } },
-      { name: "deletecollection of nothing", method: "DELETE", path: `${NS}/configmaps`, query: { labelSelector: "app=none" } },
       { name: "the default ServiceAccount", method: "GET", path: `${NS}/serviceaccounts/default`, until: { status: 200 } },
-      { name: "a missing ServiceAccount: NotFound's details", method: "GET", path: `${NS}/serviceaccounts/nope` },
+      { name: "a missing ServiceAccount", method: "GET", path: `${NS}/serviceaccounts/nope` },
+      { name: "a missing Deployment", method: "GET", path: "/apis/apps/v1/namespaces/{ns}/deployments/nope" },
     ],
   },
 ];
