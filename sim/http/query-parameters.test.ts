@@ -29,6 +29,7 @@ interface Row {
   readonly path?: string;
   readonly query: string;
   readonly contentType?: string;
+  readonly accept?: string;
   readonly body?: unknown;
   readonly expect: Expect;
 }
@@ -36,6 +37,7 @@ interface Row {
 const watchSpellings = (values: readonly string[], expect: Expect): Row[] => values.map((v) => ({ parameter: "watch", query: `watch=${encodeURIComponent(v)}`, expect }));
 const CM = (name: string): unknown => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
 const MERGE = "application/merge-patch+json";
+const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 const ROWS: readonly Row[] = [
   ...watchSpellings(["true", "True", "TRUE", "t", "T", "1", "yes", "", "f", "F", "on"], "stream"),
@@ -63,6 +65,9 @@ const ROWS: readonly Row[] = [
   { parameter: "timeoutSeconds", query: "watch=1&timeoutSeconds=1e3", expect: [400, 'strconv.ParseInt: parsing "1e3": invalid syntax'] },
   { parameter: "timeoutSeconds", query: "watch=1&timeoutSeconds=5", expect: "stream" },
   { parameter: "pretty", query: "pretty=true", expect: "list" },
+  { parameter: "includeObject", query: "includeObject=Object", accept: TABLE, expect: [200] },
+  { parameter: "includeObject", query: "includeObject=Everything", accept: TABLE, expect: [400, "Unable to convert to Table as requested: includeObject: Invalid value: \"Everything\": must be 'Metadata', 'Object', 'None', or empty"] },
+  { parameter: "includeObject", query: "includeObject=Everything", expect: "list" },
   { parameter: "dryRun", method: "POST", path: `${NS}/configmaps`, query: "dryRun=All", body: CM("dry"), expect: [201] },
   { parameter: "dryRun", method: "POST", path: `${NS}/configmaps`, query: "dryRun=all", body: CM("dry"), expect: [422, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["all"]: supported values: "All"'] },
   { parameter: "fieldManager", method: "POST", path: `${NS}/configmaps`, query: `fieldManager=${"m".repeat(129)}`, body: CM("fm"), expect: [422, "fieldManager: Too long: may not be more than 128 bytes"] },
@@ -86,7 +91,8 @@ const ROWS: readonly Row[] = [
 async function answer(row: Row): Promise<{ kind: "stream" | "list" | "other"; status: number; message: string }> {
   const controller = new AbortController();
   const body = row.body === undefined ? undefined : JSON.stringify(row.body);
-  const response = await fetch(`${sim.url}${row.path ?? `${NS}/configmaps`}?${row.query}`, { method: row.method ?? "GET", signal: controller.signal, ...(body !== undefined ? { body, headers: { "content-type": row.contentType ?? "application/json" } } : {}) });
+  const headers = { ...(body !== undefined ? { "content-type": row.contentType ?? "application/json" } : {}), ...(row.accept ? { accept: row.accept } : {}) };
+  const response = await fetch(`${sim.url}${row.path ?? `${NS}/configmaps`}?${row.query}`, { method: row.method ?? "GET", signal: controller.signal, headers, ...(body !== undefined ? { body } : {}) });
   if (response.status === 200 && response.headers.get("content-length") === null) {
     controller.abort();
     return { kind: "stream", status: response.status, message: "" };

@@ -156,10 +156,12 @@ function checkBodyKind(resource: ResourceType, body: KubeObject): void {
   throw badRequest(`${body.kind} in version ${JSON.stringify(version)} cannot be handled as a ${resource.kind}: converting (${external}) to (${internal}.${resource.kind}): unknown conversion`);
 }
 
-/** A Table's `includeObject` (Metadata when absent or unknown). */
+/** A Table's `includeObject` (Metadata when absent or empty); another value is the 400 ValidateTableOptions earns. */
 function includeObject(q: URLSearchParams): IncludeObject {
-  const value = q.get("includeObject");
-  return value === "None" || value === "Object" ? value : "Metadata";
+  const value = q.get("includeObject") ?? "";
+  if (value === "None" || value === "Object" || value === "Metadata") return value;
+  if (value === "") return "Metadata";
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(value)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
 /** ValidateDeleteOptions: a known propagationPolicy, and not together with the deprecated orphanDependents. */

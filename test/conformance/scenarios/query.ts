@@ -35,6 +35,8 @@ export const queries: readonly Scenario[] = [
       list("resourceVersionMatch Exact at 0", { resourceVersionMatch: "Exact", resourceVersion: "0" }),
       list("resourceVersionMatch on a watch without sendInitialEvents", { watch: "true", resourceVersionMatch: "NotOlderThan" }),
       list("pretty=true", { pretty: "true" }),
+      { name: "includeObject unknown, as a Table", method: "GET", path: `${NS}/configmaps`, query: { includeObject: "Everything", labelSelector: "app=q" }, accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" },
+      list("includeObject unknown, no Table", { includeObject: "Everything" }),
     ],
   },
   {
