@@ -5,7 +5,8 @@
  * checked by `ValidateListOptions` (pkg/apis/meta/internalversion/validation; a 422 about
  * meta.k8s.io ListOptions), the WatchList feature on as in v1.36.
  */
-import { invalid, type Cause } from "../pipeline/errors.ts";
+import { ApiError } from "../contract.ts";
+import { badRequest, invalid, type Cause } from "../pipeline/errors.ts";
 import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
 
 /** metav1.ListOptions as decoded from a query. */
@@ -83,4 +84,26 @@ export function listOptionsOf(q: URLSearchParams): ListOptions {
   const causes = listOptionsCauses(options);
   if (causes.length > 0) throw invalid("ListOptions", "meta.k8s.io", "", causes);
   return options;
+}
+
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Why the storage layer cannot read `resourceVersion` (strconv.ParseUint), or undefined when it can ("" included: none given). */
+function resourceVersionProblem(resourceVersion: string): string | undefined {
+  if (resourceVersion === "") return undefined;
+  const parse = /^\d+$/.test(resourceVersion) ? (BigInt(resourceVersion) > UINT64_MAX ? "value out of range" : undefined) : "invalid syntax";
+  if (parse === undefined) return undefined;
+  const quoted = JSON.stringify(resourceVersion);
+  return `resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${parse}`;
+}
+
+/**
+ * A resourceVersion that is no unsigned integer, refused as kube-apiserver refuses it: a
+ * list's is a 400 (`invalid resource version: ...`), a watch's or a get's a 500 without a
+ * reason (the storage layer's error, answered as it is).
+ */
+export function checkResourceVersion(resourceVersion: string, request: "list" | "watch" | "get"): void {
+  const problem = resourceVersionProblem(resourceVersion);
+  if (problem === undefined) return;
+  throw request === "list" ? badRequest(`invalid resource version: ${problem}`) : new ApiError(500, "", problem);
 }

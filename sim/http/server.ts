@@ -3,7 +3,7 @@
  * kubectl and @kubernetes/client-node (discovery, CRUD, patch, watch, tables).
  */
 import { paginate } from "./paging.ts";
-import { listOptionsOf, type ListOptions } from "./list-options.ts";
+import { checkResourceVersion, listOptionsOf, type ListOptions } from "./list-options.ts";
 import { checkWriteOptions } from "./write-options.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -280,6 +280,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       case "GET": {
         if (watching) return watch(target, q, listOptionsOf(q), request, response);
         if (target.name) {
+          checkResourceVersion(q.get("resourceVersion") ?? "", "get");
           const object = await cluster.get(typeRef, target.namespace, target.name);
           return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date(), true, includeObject(q)) : object);
         }
@@ -390,6 +391,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
 
   function list(target: Target, q: URLSearchParams, options: ListOptions, request: IncomingMessage, response: ServerResponse): void {
     // An exact resourceVersion compacted away is gone (one not compacted is answered with the current state: the sim keeps no snapshots).
+    checkResourceVersion(options.resourceVersion, "list");
     if (options.resourceVersionMatch === "Exact" && Number(options.resourceVersion) < cluster.store.history.compactedThrough) throw listTooOld();
     const selected = sortedByKey(cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) }));
     const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: options.limit > 0 ? options.limit : undefined, continueToken: options.continue || null }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
@@ -411,6 +413,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   }
 
   function watch(target: Target, q: URLSearchParams, listOptions: ListOptions, request: IncomingMessage, response: ServerResponse): void {
+    checkResourceVersion(listOptions.resourceVersion, "watch");
     let labels, fields;
     try {
       labels = parseLabelSelector(q.get("labelSelector") ?? undefined);
