@@ -21,6 +21,7 @@ import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
 import { patchAt, patchScale, requestedReplicas, toCustomScale, toScale, type ScalePaths } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
+import { podStreamTarget, podStreamUpgrades } from "./pod-streams.ts";
 import { isReview, review } from "./reviews.ts";
 import { serveWatch } from "./watch.ts";
 import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
@@ -273,6 +274,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       warn: (message) => response.appendHeader("Warning", `299 - ${JSON.stringify(message)}`),
     });
     negotiateResponse(request, response, typeRef, watching);
+    if (podStreamTarget(url.pathname)) throw badRequest("Upgrade request required");
     if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
     if (target.subresource === "scale" && target.resource.crd && target.name) {
@@ -465,6 +467,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       sendJson(response, apiError.code, apiError.toStatus());
     });
   });
+  server.on("upgrade", podStreamUpgrades(cluster));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
