@@ -62,14 +62,17 @@ function containerOf(pod: KubeObject, requested: string | null): string {
 async function checkPod(cluster: Cluster, target: PodStreamTarget, q: URLSearchParams): Promise<{ pod: KubeObject; container: string }> {
   const pod = await cluster.get(POD, target.namespace, target.pod);
   const container = target.subresource === "portforward" ? "" : containerOf(pod, q.get("container"));
-  if (!((pod as Obj).spec as Obj | undefined)?.nodeName) throw badRequest(`pod ${target.pod} does not have a host assigned`);
+  const nodeName = ((pod as Obj).spec as Obj | undefined)?.nodeName;
+  if (typeof nodeName !== "string" || nodeName === "") throw badRequest(`pod ${target.pod} does not have a host assigned`);
+  // The API server looks the node up for its kubelet's address before it dials.
+  await cluster.get(NODE, undefined, nodeName);
   return { pod, container };
 }
 
 /** The kubelet's answer before the command starts: its node must be Ready, the container running. */
 async function kubeletRefusal(cluster: Cluster, pod: KubeObject, container: string): Promise<string | undefined> {
   const nodeName = String(((pod as Obj).spec as Obj).nodeName);
-  const node = await cluster.get(NODE, undefined, nodeName).catch(() => undefined);
+  const node = await cluster.get(NODE, undefined, nodeName).catch((): undefined => undefined);
   const conditions = ((node as Obj | undefined)?.status as Obj | undefined)?.conditions;
   const ready = Array.isArray(conditions) && (conditions as Obj[]).some((c) => c.type === "Ready" && c.status === "True");
   if (!ready) return `error dialing backend: node "${nodeName}" is not Ready: the edgeloop sim's kubelet for it does not answer`;
