@@ -4,7 +4,6 @@
  * exit status; the API server's and the kubelet's refusals; a reason where the sim cannot.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,7 @@ import { after, before, test } from "node:test";
 import { Exec, KubeConfig, type V1Status } from "@kubernetes/client-node";
 import { waitFor } from "../../cli/wait.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
-import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, kubectlFor, kubectlOutcome, type Kubectl, type KubectlOutcome } from "./kubectl.ts";
 
 const skip = KUBECTL_SKIP;
 
@@ -22,22 +21,8 @@ let dir: string;
 let kubeconfig: string;
 let kubectl: Kubectl;
 
-/** What a kubectl run printed and how it exited (kubectl's exit code is the command's). */
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(args: readonly string[], input?: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = execFile("kubectl", [...args], { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error && typeof error.code === "number" ? error.code : error ? -1 : 0;
-      resolve({ code, stdout, stderr });
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    else child.stdin?.end();
-  });
+function run(args: readonly string[], input?: string): Promise<KubectlOutcome> {
+  return kubectlOutcome(kubeconfig, args, input);
 }
 
 async function running(name: string): Promise<void> {
