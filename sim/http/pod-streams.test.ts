@@ -34,6 +34,7 @@ test("podStreamTarget names exec, attach and portforward of a core pod only", ()
   assert.deepEqual(podStreamTarget("/api/v1/namespaces/ns/pods/web/exec"), { namespace: "ns", pod: "web", subresource: "exec" });
   assert.equal(podStreamTarget("/api/v1/namespaces/ns/pods/web/log"), undefined);
   assert.equal(podStreamTarget("/apis/apps/v1/namespaces/ns/pods/web/exec"), undefined);
+  assert.equal(podStreamTarget("/api/v1/namespaces/%E0%A4%A/pods/web/exec"), undefined);
 });
 
 test("v4.channel.k8s.io: binary frames, the Status last on channel 3", async () => {
@@ -63,6 +64,18 @@ test("v5.channel.k8s.io: stdin until the client's close signal", async () => {
   const frames = messages.map((m) => Buffer.from(m as Buffer));
   assert.deepEqual(frames[0], Buffer.from([1, ...Buffer.from("one\n")]));
   assert.equal(JSON.parse(frames.at(-1)?.subarray(1).toString() ?? "").status, "Success");
+});
+
+test("an upgrade asked of any other path (curl's h2c) is served as a plain request", async () => {
+  const status = await new Promise<number>((resolve, reject) => {
+    const call = request(`${sim.url}/version`, { headers: { connection: "Upgrade", upgrade: "h2c" } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    call.on("error", reject);
+    call.end();
+  });
+  assert.equal(status, 200);
 });
 
 test("an SPDY upgrade is refused with a Status saying the sim speaks WebSocket", async () => {

@@ -33,7 +33,12 @@ export interface PodStreamTarget {
 
 /** The pod streaming subresource a path names (`/api/v1/namespaces/{ns}/pods/{name}/exec`), if any. */
 export function podStreamTarget(pathname: string): PodStreamTarget | undefined {
-  const parts = pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+  } catch {
+    return undefined; // a malformed escape names no pod
+  }
   const [api, version, namespaces, namespace, pods, pod, subresource] = parts;
   if (parts.length !== 7 || api !== "api" || version !== "v1" || namespaces !== "namespaces" || pods !== "pods") return undefined;
   if (!namespace || !pod || !subresource || !STREAMING.has(subresource)) return undefined;
@@ -78,9 +83,12 @@ async function kubeletRefusal(cluster: Cluster, pod: KubeObject, container: stri
   if (!ready) return `error dialing backend: node "${nodeName}" is not Ready: the edgeloop sim's kubelet for it does not answer`;
   const status = ((pod as Obj).status ?? {}) as Obj;
   const statuses = [status.containerStatuses, status.initContainerStatuses, status.ephemeralContainerStatuses].flatMap((list) => (Array.isArray(list) ? (list as Obj[]) : []));
-  const state = (statuses.find((s) => s.name === container)?.state ?? {}) as Obj;
-  if (state.terminated) return `error executing command in container: container "${container}" is not running (it has terminated)`;
-  if (!state.running) return `unable to upgrade connection: container not found ("${container}")`;
+  const found = statuses.find((s) => s.name === container);
+  const state = (found?.state ?? {}) as Obj;
+  if (state.running) return undefined;
+  // A container that ran and stopped (or waits in CrashLoopBackOff) exists but cannot exec, as containerd says; one never started does not exist.
+  if (state.terminated || ((found?.lastState ?? {}) as Obj).terminated) return "error executing command in container: failed to exec in container: container is in CONTAINER_EXITED state";
+  return `unable to upgrade connection: container not found ("${container}")`;
   return undefined;
 }
 

@@ -459,7 +459,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     );
   }
 
-  const server: Server = createServer((request, response) => {
+  // Only a pod's exec/attach/portforward upgrade (Node >= 24.9 asks; older Nodes give every upgrade to podStreamUpgrades, which refuses the rest).
+  const server: Server = createServer({ shouldUpgradeCallback: (request) => podStreamTarget(URL.parse(request.url ?? "/", "http://sim")?.pathname ?? "") !== undefined }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
       if (!(error instanceof ApiError)) log("error", "request failed", { error: String(error), stack: (error as Error).stack });

@@ -82,6 +82,19 @@ test("kubectl exec into a pod whose node is not Ready: the API server cannot dia
   assert.match(outcome.stderr, /Internal error occurred: error dialing backend: node "dark" is not Ready/);
 });
 
+test("kubectl exec into a crash-looping container: the runtime cannot exec in an exited container", { skip }, async () => {
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "crasher" }, spec: { containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "exit 1"] }] } };
+  await kubectl(["create", "-f", "-"], JSON.stringify(pod));
+  await waitFor(
+    "crasher's container exited",
+    async () => JSON.parse(await kubectl(["get", "pod", "crasher", "-o", "json"])) as { status?: { containerStatuses?: { state?: { running?: unknown }; lastState?: { terminated?: unknown } }[] } },
+    (p) => p.status?.containerStatuses?.[0]?.lastState?.terminated !== undefined && p.status.containerStatuses[0].state?.running === undefined,
+  );
+  const outcome = await run(["exec", "crasher", "--", "true"]);
+  assert.equal(outcome.code, 1);
+  assert.match(outcome.stderr, /Internal error occurred: error executing command in container: failed to exec in container: container is in CONTAINER_EXITED state/);
+});
+
 test("kubectl cp and port-forward fail with the reason the sim cannot serve them", { skip }, async () => {
   const from = await run(["cp", "web:/etc/hosts", join(dir, "hosts")]);
   assert.notEqual(from.code, 0);
