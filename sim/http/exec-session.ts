@@ -51,6 +51,11 @@ export class ChannelSocket {
     this.#closed = true;
   }
 
+  /** Calls `listener` once the client hangs up or the session ends. */
+  onClose(listener: () => void): void {
+    this.#socket.on("close", listener);
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -136,7 +141,7 @@ function play(socket: ChannelSocket, argv: readonly string[], program: { readonl
   step();
 }
 
-/** Streams what the container writes from now on, until it stops or the client hangs up; stdin goes nowhere. */
+/** Streams what the container writes from now on, until it stops or the client hangs up; stdin goes nowhere (a simulated program reads none). */
 export function runAttach(socket: ChannelSocket, logs: ContainerLogs, uid: string, container: string): void {
   const since = Date.now();
   let sent = 0;
@@ -156,12 +161,10 @@ export function runAttach(socket: ChannelSocket, logs: ContainerLogs, uid: strin
     if (view.nextAt !== undefined) timer = setTimeout(pump, Math.max(0, view.nextAt - Date.now()));
   };
   const unsubscribe = logs.subscribe(uid, container, pump);
-  socket.readStdin(
-    () => undefined,
-    () => {
-      unsubscribe();
-      if (timer) clearTimeout(timer);
-    },
-  );
+  // Stdin ending (`kubectl attach -i` at EOF) does not end an attach; the client hanging up does.
+  socket.onClose(() => {
+    unsubscribe();
+    if (timer) clearTimeout(timer);
+  });
   pump();
 }

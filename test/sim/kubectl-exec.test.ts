@@ -113,7 +113,8 @@ test("kubectl attach streams what the container writes from then on, until it st
   const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "talker" }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "sleep 2; echo late; echo err >&2; sleep 1"] }] } };
   await kubectl(["create", "-f", "-"], JSON.stringify(pod));
   await running("talker");
-  const outcome = await run(["attach", "talker"]);
+  // With -i, stdin reaching its end does not end the attach; the container stopping does.
+  const outcome = await run(["attach", "-i", "talker"], "ignored\n");
   assert.equal(outcome.code, 0);
   assert.equal(outcome.stdout, "late\n");
   assert.match(outcome.stderr, /err\n/);
