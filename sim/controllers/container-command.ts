@@ -123,21 +123,29 @@ function execute(argv: readonly string[], run: Run, env: Readonly<Record<string,
   if (name === "sleep") return sleep(rest, run, write);
   if (name === "exit") return exit(rest, run, write, main);
   if (SHELLS.has(name)) return shell(rest, run, env, streams);
-  if (run.exec) return execOnly(name, rest, run, write);
+  if (run.exec) return execOnly(name, rest, run, env, write);
   run.ended = "forever";
 }
 
-/** Programs only `kubectl exec` meets: `cat` of stdin; `tar` (what `kubectl cp` runs) and anything else fail saying why. */
-function execOnly(name: string, args: readonly string[], run: Run, write: (stream: OutputLine["stream"], text: string) => void): void {
-  if (name === "cat" && (args.length === 0 || args.every((arg) => arg === "-"))) {
-    if (run.exec?.stdin) write("stdout", run.exec.stdin);
-    return void (run.status = 0);
+/**
+ * Programs only `kubectl exec` meets: `cat` of stdin, `hostname`, `env` and `printenv`
+ * of the container's context; `tar` (what `kubectl cp` runs) and anything else fail saying why.
+ */
+function execOnly(name: string, args: readonly string[], run: Run, env: Readonly<Record<string, string>>, write: (stream: OutputLine["stream"], text: string) => void): void {
+  run.status = 0;
+  if (name === "cat" && (args.length === 0 || args.every((arg) => arg === "-"))) return run.exec?.stdin ? write("stdout", run.exec.stdin) : undefined;
+  if (name === "hostname" && args.length === 0) return write("stdout", `${env.HOSTNAME ?? ""}\n`);
+  if ((name === "env" || name === "printenv") && args.length === 0) return write("stdout", Object.entries(env).map(([key, value]) => `${key}=${value}\n`).join(""));
+  if (name === "printenv") {
+    const values = args.filter((key) => key in env).map((key) => `${env[key] ?? ""}\n`);
+    if (values.length > 0) write("stdout", values.join(""));
+    return void (run.status = values.length === args.length ? 0 : 1);
   }
   if (name === "tar") {
     write("stderr", "tar: the edgeloop sim runs no real containers: they have no file system, so kubectl cp cannot copy files to or from them\n");
     return void (run.status = 2);
   }
-  write("stderr", `sh: ${name}: not found (the edgeloop sim runs no real programs; exec runs sh scripts of echo, true, false, exit, sleep and cat)\n`);
+  write("stderr", `sh: ${name}: not found (the edgeloop sim runs no real programs; exec runs sh scripts of echo, true, false, exit, sleep, cat, hostname, env and printenv)\n`);
   run.status = 127;
 }
 
@@ -199,6 +207,8 @@ function shell(args: readonly string[], run: Run, env: Readonly<Record<string, s
   script ??= run.exec?.stdin;
   if (script === undefined) return void (run.ended = "forever");
   const statements = parseScript(script);
+  // `kubectl cp --retries` pipes tar into tail: still tar, so still tar's reason.
+  if (statements === undefined && run.exec && /^\s*tar\s/.test(script)) return execOnly("tar", [], run, env, (stream, text) => run.output.push({ at: run.clock, stream, text }));
   if (statements === undefined && run.exec) {
     run.output.push({ at: run.clock, stream: "stderr", text: "sh: the edgeloop sim's interpreter runs only simple commands joined by ; && || (no pipes, subshells, substitutions, loops or input redirections)\n" });
     return void (run.status = 2);

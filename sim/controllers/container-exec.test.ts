@@ -50,3 +50,16 @@ test("exec: sleeps take the script's time; sleep infinity runs until the caller 
   assert.equal(slow.exitAfter, 2);
   assert.equal(exec(["sleep", "infinity"]).exitAfter, undefined);
 });
+
+test("exec: hostname, env and printenv read the container's context", () => {
+  assert.equal(stream(exec(["hostname"]), "stdout"), "web-0\n");
+  assert.equal(stream(exec(["env"], "", { A: "1" }), "stdout"), "HOSTNAME=web-0\nA=1\n");
+  assert.equal(stream(exec(["printenv", "A"], "", { A: "1" }), "stdout"), "1\n");
+  assert.equal(exec(["printenv", "MISSING"]).exitCode, 1);
+});
+
+test("exec: kubectl cp --retries pipes tar into tail, and still gets tar's reason", () => {
+  const result = exec(["sh", "-c", "tar cf - '/etc/hosts' | tail -c+1"]);
+  assert.equal(result.exitCode, 2);
+  assert.match(stream(result, "stderr"), /kubectl cp cannot copy files/);
+});
