@@ -82,6 +82,14 @@ test("kubectl exec into a pod whose node is not Ready: the API server cannot dia
   assert.match(outcome.stderr, /Internal error occurred: error dialing backend: node "dark" is not Ready/);
 });
 
+test("kubectl exec into a pod not scheduled: the API server has no host to reach", { skip }, async () => {
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "unplaced" }, spec: { nodeSelector: { nowhere: "true" }, containers: [{ name: "c", image: "busybox:1.36" }] } };
+  await kubectl(["create", "-f", "-"], JSON.stringify(pod));
+  const outcome = await run(["exec", "unplaced", "--", "true"]);
+  assert.equal(outcome.code, 1);
+  assert.match(outcome.stderr, /Error from server \(BadRequest\): pod unplaced does not have a host assigned/);
+});
+
 test("kubectl exec into a crash-looping container: the runtime cannot exec in an exited container", { skip }, async () => {
   const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "crasher" }, spec: { containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "exit 1"] }] } };
   await kubectl(["create", "-f", "-"], JSON.stringify(pod));
