@@ -113,7 +113,8 @@ function offered(request: IncomingMessage): string[] {
 
 /** Serves HTTP upgrades: the pod streaming subresources; anything else is refused. */
 export function podStreamUpgrades(cluster: Cluster): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const sockets = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => negotiate([...protocols]) ?? false });
+  // A frame is a stdin chunk or a resize: 1 MiB bounds it (kubectl sends at most 32 KiB).
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024, handleProtocols: (protocols) => negotiate([...protocols]) ?? false });
   return (request, socket, head) => {
     socket.on("error", () => socket.destroy());
     serve(cluster, sockets, request, socket, head).catch((error: unknown) => {
@@ -138,7 +139,10 @@ async function serve(cluster: Cluster, sockets: WebSocketServer, request: Incomi
   }
   const protocol = negotiate(offered(request));
   if (!protocol) throw badRequest(`none of the offered subprotocols is served; the edgeloop sim serves ${["v5.channel.k8s.io", "v4.channel.k8s.io", "base64.channel.k8s.io"].join(", ")}`);
-  sockets.handleUpgrade(request, socket, head, (ws) => void session(cluster, new ChannelSocket(ws, protocol satisfies ChannelProtocol, options), target, pod, container, argv, options.stdin));
+  sockets.handleUpgrade(request, socket, head, (ws) => {
+    const channels = new ChannelSocket(ws, protocol satisfies ChannelProtocol, options);
+    session(cluster, channels, target, pod, container, argv, options.stdin).catch((error: unknown) => channels.finish(internalErrorStatus((error as Error).message)));
+  });
 }
 
 async function session(cluster: Cluster, socket: ChannelSocket, target: PodStreamTarget, pod: KubeObject, container: string, argv: readonly string[], stdin: boolean): Promise<void> {
