@@ -14,7 +14,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import { ApiError, type Cluster } from "../contract.ts";
 import { containerLogsOf } from "../controllers/container-logs.ts";
 import { badRequest } from "../pipeline/errors.ts";
-import { negotiate, internalErrorStatus, type ChannelProtocol } from "./channel-protocol.ts";
+import { CHANNEL_PROTOCOLS, negotiate, internalErrorStatus, type ChannelProtocol } from "./channel-protocol.ts";
 import { ChannelSocket, containerContext, runAttach, runExec, type StreamOptions } from "./exec-session.ts";
 import { queryBool } from "./query.ts";
 
@@ -124,9 +124,9 @@ export function podStreamUpgrades(cluster: Cluster): (request: IncomingMessage, 
 }
 
 async function serve(cluster: Cluster, sockets: WebSocketServer, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-  const url = new URL(request.url ?? "/", "http://sim");
-  const target = podStreamTarget(url.pathname);
-  if (!target) throw badRequest("the edgeloop sim upgrades connections only for a pod's exec, attach and portforward");
+  const url = URL.parse(request.url ?? "/", "http://sim");
+  const target = url ? podStreamTarget(url.pathname) : undefined;
+  if (!url || !target) throw badRequest("the edgeloop sim upgrades connections only for a pod's exec, attach and portforward");
   const q = url.searchParams;
   const { pod, container } = await checkPod(cluster, target, q);
   if (target.subresource === "portforward") throw badRequest(PORT_FORWARD_MESSAGE);
@@ -138,7 +138,7 @@ async function serve(cluster: Cluster, sockets: WebSocketServer, request: Incomi
     throw badRequest(`the edgeloop sim serves ${target.subresource} over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) only, not ${String(request.headers.upgrade ?? "a plain request")}`);
   }
   const protocol = negotiate(offered(request));
-  if (!protocol) throw badRequest(`none of the offered subprotocols is served; the edgeloop sim serves ${["v5.channel.k8s.io", "v4.channel.k8s.io", "base64.channel.k8s.io"].join(", ")}`);
+  if (!protocol) throw badRequest(`none of the offered subprotocols is served; the edgeloop sim serves ${CHANNEL_PROTOCOLS.join(", ")}`);
   sockets.handleUpgrade(request, socket, head, (ws) => {
     const channels = new ChannelSocket(ws, protocol satisfies ChannelProtocol, options);
     session(cluster, channels, target, pod, container, argv, options.stdin).catch((error: unknown) => channels.finish(internalErrorStatus((error as Error).message)));
