@@ -16,6 +16,9 @@ type Obj = Record<string, unknown>;
 /** Bytes of stdin kept for a command that reads it to its end. */
 const MAX_STDIN_BYTES = 1024 * 1024;
 
+/** The shortest session, from the upgrade to the close (see finish). */
+const MIN_SESSION_MS = 100;
+
 /** The streams the client asked for (the request's `stdin`, `stdout`, `stderr`, `tty`). */
 export interface StreamOptions {
   readonly stdin: boolean;
@@ -30,6 +33,7 @@ export class ChannelSocket {
   readonly #protocol: ChannelProtocol;
   readonly #options: StreamOptions;
   #closed = false;
+  readonly #opened = Date.now();
 
   constructor(socket: WebSocket, protocol: ChannelProtocol, options: StreamOptions) {
     this.#socket = socket;
@@ -47,7 +51,11 @@ export class ChannelSocket {
   /** Writes the final Status on the error channel and closes the socket. */
   finish(status: Record<string, unknown>): void {
     this.#send(CHANNEL.error, JSON.stringify(status), true);
-    if (!this.#closed) this.#socket.close(1000);
+    // A real exec takes the runtime some milliseconds; closing sooner races kubectl's first
+    // tty resize and stdin writes, which it then reports as "websocket: close sent".
+    const socket = this.#socket;
+    const wait = Math.max(0, this.#opened + MIN_SESSION_MS - Date.now());
+    if (!this.#closed) setTimeout(() => socket.close(1000), wait);
     this.#closed = true;
   }
 

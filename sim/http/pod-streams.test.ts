@@ -92,3 +92,14 @@ test("an SPDY upgrade is refused with a Status saying the sim speaks WebSocket",
   assert.equal(status, 400);
   assert.match((JSON.parse(body) as { message: string }).message, /serves exec over WebSocket .* only, not SPDY\/3\.1/);
 });
+
+test("stopping the sim ends an open session (an upgraded socket the HTTP server no longer tracks)", async () => {
+  const own = await startSim({ port: 0, nodes: 1, heartbeatSeconds: 1 });
+  await own.cluster.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox", command: ["sleep", "infinity"] }] } } as never);
+  await waitFor("pod web Running", () => own.cluster.get({ apiVersion: "v1", kind: "Pod" }, "default", "web"), (pod) => (pod as { status?: { phase?: string } }).status?.phase === "Running");
+  const socket = new WebSocket(`${own.url.replace("http", "ws")}/api/v1/namespaces/default/pods/web/exec?command=sleep&command=infinity&stdout=true`, ["v5.channel.k8s.io"]);
+  await new Promise((resolve, reject) => socket.on("open", resolve).on("error", reject));
+  const closed = new Promise((resolve) => socket.on("close", resolve));
+  await own.stop();
+  await closed;
+});

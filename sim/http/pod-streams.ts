@@ -111,15 +111,27 @@ function offered(request: IncomingMessage): string[] {
     .filter((p) => p !== "");
 }
 
+/** The server's side of the pod streams: its upgrade handler, and the end of every open session. */
+export interface PodStreams {
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends every open session (the HTTP server no longer tracks an upgraded socket, so its close would wait for them). */
+  close(): void;
+}
+
 /** Serves HTTP upgrades: the pod streaming subresources; anything else is refused. */
-export function podStreamUpgrades(cluster: Cluster): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function podStreamUpgrades(cluster: Cluster): PodStreams {
   // A frame is a stdin chunk or a resize: 1 MiB bounds it (kubectl sends at most 32 KiB).
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024, handleProtocols: (protocols) => negotiate([...protocols]) ?? false });
-  return (request, socket, head) => {
-    socket.on("error", () => socket.destroy());
-    serve(cluster, sockets, request, socket, head).catch((error: unknown) => {
-      refuse(socket, error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`));
-    });
+  return {
+    upgrade(request, socket, head) {
+      socket.on("error", () => socket.destroy());
+      serve(cluster, sockets, request, socket, head).catch((error: unknown) => {
+        refuse(socket, error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`));
+      });
+    },
+    close() {
+      for (const client of sockets.clients) client.terminate();
+    },
   };
 }
 

@@ -468,7 +468,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       sendJson(response, apiError.code, apiError.toStatus());
     });
   });
-  server.on("upgrade", podStreamUpgrades(cluster));
+  const podStreams = podStreamUpgrades(cluster);
+  server.on("upgrade", podStreams.upgrade);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -493,6 +494,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     },
     async close(): Promise<void> {
       for (const stop of watches) stop();
+      podStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
