@@ -23,6 +23,7 @@ import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
 import { patchAt, patchScale, requestedReplicas, toCustomScale, toScale, type ScalePaths } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
+import { podStreamTarget, podStreamUpgrades } from "./pod-streams.ts";
 import { isReview, review } from "./reviews.ts";
 import { serveWatch } from "./watch.ts";
 import { queryBool, queryInt } from "./query.ts";
@@ -266,6 +267,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       warn: (message) => response.appendHeader("Warning", `299 - ${JSON.stringify(message)}`),
     });
     negotiateResponse(request, response, typeRef, watching);
+    if (podStreamTarget(url.pathname)) throw badRequest("Upgrade request required");
     if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
     if (target.subresource === "scale" && target.resource.crd && target.name) {
@@ -448,7 +450,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     );
   }
 
-  const server: Server = createServer((request, response) => {
+  // Only a pod's exec/attach/portforward upgrade (Node >= 24.9 asks; older Nodes give every upgrade to podStreamUpgrades, which refuses the rest).
+  const server: Server = createServer({ shouldUpgradeCallback: (request) => podStreamTarget(URL.parse(request.url ?? "/", "http://sim")?.pathname ?? "") !== undefined }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
       if (!(error instanceof ApiError)) log("error", "request failed", { error: String(error), stack: (error as Error).stack });
@@ -456,6 +459,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       sendJson(response, apiError.code, apiError.toStatus());
     });
   });
+  const podStreams = podStreamUpgrades(cluster);
+  server.on("upgrade", podStreams.upgrade);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -480,6 +485,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     },
     async close(): Promise<void> {
       for (const stop of watches) stop();
+      podStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
