@@ -27,7 +27,7 @@ export interface RelayOptions {
   readonly watchSilenceSeconds?: number;
   readonly manifestRefreshSeconds?: number;
   readonly outboxWaitSeconds?: number;
-  /** Port of /healthz, /readyz, /metrics (0 picks one). */
+  /** Port of /livez, /healthz, /readyz, /metrics (0 picks one). */
   readonly opsPort?: number;
   readonly opsHost?: string;
   /** TLS front for admission: port and PEM files. */
@@ -61,7 +61,7 @@ export interface RunningRelay {
   readonly engine: RelayEngine;
   /** Present with leader election. */
   readonly elector: LeaderElector | undefined;
-  /** `http://host:port` of /healthz, /readyz, /metrics. */
+  /** `http://host:port` of /livez, /healthz, /readyz, /metrics. */
   readonly opsUrl: string;
   readonly frontUrl: string | undefined;
   /** `http://host:port` of the plain-HTTP API port, when served. */

@@ -33,7 +33,7 @@ kind cluster is); --fresh starts empty.
 
   --port P               sim API port on 127.0.0.1 (default 6443; 0 picks a free one)
   --worker-port P        Worker port on 127.0.0.1 (default 8787; 0 picks a free one)
-  --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
+  --ops-port P           relay /livez /healthz /readyz /metrics port (default 9090; 0 picks a free one)
   --api-port P           the controllers' HTTP APIs over plain HTTP, e.g. NerveX's replicas
                          API (default 8080; 0 picks a free one); written to endpoints.json
   --{name}-port P        the WebSocket of edge channel {name} that agents on the nodes dial
