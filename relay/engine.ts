@@ -26,6 +26,7 @@ import type { FrontHost, OpsHost } from "./front/servers.ts";
 import { KubeClient } from "./kube/client.ts";
 import { registerGauges } from "./ops/gauges.ts";
 import { Metrics } from "./ops/metrics.ts";
+import type { ProcessLabels } from "./ops/process-metrics.ts";
 import { WatchReports } from "./ops/watch-reports.ts";
 import type { QueueKey } from "./queue/key.ts";
 import { WorkQueue } from "./queue/workqueue.ts";
@@ -54,12 +55,14 @@ export interface RelayEngineOptions {
   readonly transport?: WorkerTransport;
   /** Where each edge channel listens, by name (`--{name}-port`, `--{name}-host`); a declared channel not here is off. */
   readonly channels?: Readonly<Record<string, ChannelListen>>;
+  /** Labels on the process metrics where the process hosts more than the relay (see {@link Metrics}). */
+  readonly processLabels?: ProcessLabels;
   readonly log: Logger;
 }
 
 /** The engine. */
 export class RelayEngine implements OpsHost, FrontHost {
-  readonly metrics = new Metrics();
+  readonly metrics: Metrics;
   readonly worker: WorkerClient;
   /** Admission webhooks, through the TLS front. */
   readonly admission: Admission;
@@ -81,7 +84,7 @@ export class RelayEngine implements OpsHost, FrontHost {
 
   constructor(options: RelayEngineOptions) {
     const { kubeconfig, log } = options;
-    const metrics = this.metrics;
+    const metrics = (this.metrics = new Metrics(options.processLabels ? { processLabels: options.processLabels } : {}));
     this.#options = options;
     const client = new KubeClient(kubeconfig, { requests: metrics.restClient });
     this.worker = new WorkerClient(options.workerUrl, options.secret, undefined, options.transport);

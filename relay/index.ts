@@ -10,6 +10,7 @@ import { RelayEngine } from "./engine.ts";
 import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
 import type { ChannelListen } from "./channel/channels.ts";
+import type { ProcessLabels } from "./ops/process-metrics.ts";
 
 /** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
 export interface RelayOptions {
@@ -26,7 +27,7 @@ export interface RelayOptions {
   readonly watchSilenceSeconds?: number;
   readonly manifestRefreshSeconds?: number;
   readonly outboxWaitSeconds?: number;
-  /** Port of /healthz, /readyz, /metrics (0 picks one). */
+  /** Port of /livez, /healthz, /readyz, /metrics (0 picks one). */
   readonly opsPort?: number;
   readonly opsHost?: string;
   /** TLS front for admission: port and PEM files. */
@@ -48,6 +49,11 @@ export interface RelayOptions {
   readonly transport?: WorkerTransport;
   /** Where each edge channel the manifest declares listens, by channel name (a channel not here is off). */
   readonly channels?: Readonly<Record<string, ChannelListen>>;
+  /**
+   * Labels on the standard process metrics when the process hosts more than this relay
+   * (npm start: `{ shared_with: "sim" }`), so that no chart reads them as the relay's alone.
+   */
+  readonly processLabels?: ProcessLabels;
 }
 
 /** A running relay. */
@@ -55,7 +61,7 @@ export interface RunningRelay {
   readonly engine: RelayEngine;
   /** Present with leader election. */
   readonly elector: LeaderElector | undefined;
-  /** `http://host:port` of /healthz, /readyz, /metrics. */
+  /** `http://host:port` of /livez, /healthz, /readyz, /metrics. */
   readonly opsUrl: string;
   readonly frontUrl: string | undefined;
   /** `http://host:port` of the plain-HTTP API port, when served. */
@@ -88,6 +94,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     log,
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.channels ? { channels: options.channels } : {}),
+    ...(options.processLabels ? { processLabels: options.processLabels } : {}),
   });
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);

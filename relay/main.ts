@@ -23,7 +23,7 @@ cleanly; SIGHUP relists every informer and resyncs every parent at once.
                                 resumed from its resourceVersion (default 300)
   --manifest-refresh-seconds S  how often the manifest is re-read (default 60)
   --outbox-wait-seconds S       outbox long-poll (default 20)
-  --ops-port P, --ops-host H    /healthz, /readyz, /metrics (default 127.0.0.1:9090)
+  --ops-port P, --ops-host H    /livez, /healthz, /readyz, /metrics (default 127.0.0.1:9090)
   --front-port P, --front-host H  TLS admission front (default host 127.0.0.1; needs the two below)
   --tls-cert FILE, --tls-key FILE PEM certificate and key of the front
   --api-port P, --api-host H    the controllers' HTTP APIs over plain HTTP, for in-cluster

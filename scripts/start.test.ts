@@ -43,8 +43,9 @@ test("a taken port is one line naming the flag to change, exit 1, no stack trace
 });
 
 /** `npm start` as a child process with piped output (JSON lines); resolves once ready. */
-async function startStack(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown>; lines: string[] }> {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+async function startStack(args: string[], options: { readonly ownGroup?: boolean } = {}): Promise<{ child: ChildProcess; ready: Record<string, unknown>; lines: string[] }> {
+  // ownGroup: in a process group of its own, as a terminal runs a foreground command.
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"], detached: options.ownGroup ?? false });
   const lines: string[] = [];
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -94,4 +95,23 @@ test("npm start twice: the second is refused on the taken port; the first keeps 
   const back = (await (await fetch(`${String(again.ready.apiServer)}/api/v1/namespaces/default/configmaps/kept`)).json()) as { metadata: { uid: string } };
   assert.equal(back.metadata.uid, uid, "the same object, not a copy");
   assert.equal(await stop(again.child), 0);
+});
+
+test("Ctrl-C (SIGINT to the terminal's whole process group) stops npm start cleanly: workerd is not in that group, so the relay stops before the Worker and says nothing", { timeout: 120_000 }, async (t) => {
+  const { child, ready, lines } = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", folder(t)], { ownGroup: true });
+  const group = child.pid ?? 0;
+  t.after(() => void (child.exitCode === null && process.kill(-group, "SIGKILL")));
+  const members = spawnSync("ps", ["-o", "pid=,comm=", "-g", String(group)], { encoding: "utf8" });
+  assert.equal(members.status, 0, members.stderr);
+  assert.deepEqual(members.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/)[0]), [String(group)], `the terminal's group holds npm start's first process alone:\n${members.stdout}`);
+  // The relay's ops port under npm start: /livez, and process metrics labelled as shared with the sim.
+  assert.equal((await fetch(`${String(ready.relay)}/livez`)).status, 200);
+  assert.match(await (await fetch(`${String(ready.relay)}/metrics`)).text(), /^process_cpu_seconds_total\{shared_with="sim"\} /m);
+  // The outbox and channel feed long polls are in flight now (started when the relay led).
+  const exited = once(child, "exit");
+  process.kill(-group, "SIGINT");
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0);
+  const loud = lines.filter((l) => /"level":"(warn|error)"/.test(l));
+  assert.deepEqual(loud, [], "a clean Ctrl-C prints no warning");
 });

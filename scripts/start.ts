@@ -14,6 +14,7 @@ import { cli, fail, stringOptions } from "../cli/args.ts";
 import { splitPortFlags } from "../cli/port-flags.ts";
 import { addressInUse, takenPort, type PortFlag } from "../cli/ports.ts";
 import { stopOnSignal } from "../cli/signals.ts";
+import { runInOwnProcessGroup } from "../cli/process-group.ts";
 import { channelEndpoints, declaredChannels } from "./lib/channels.ts";
 import { ROOT } from "./lib/controllers.ts";
 import type { ClusterStack } from "./lib/stack.ts";
@@ -32,7 +33,7 @@ kind cluster is); --fresh starts empty.
 
   --port P               sim API port on 127.0.0.1 (default 6443; 0 picks a free one)
   --worker-port P        Worker port on 127.0.0.1 (default 8787; 0 picks a free one)
-  --ops-port P           relay /healthz /readyz /metrics port (default 9090; 0 picks a free one)
+  --ops-port P           relay /livez /healthz /readyz /metrics port (default 9090; 0 picks a free one)
   --api-port P           the controllers' HTTP APIs over plain HTTP, e.g. NerveX's replicas
                          API (default 8080; 0 picks a free one); written to endpoints.json
   --{name}-port P        the WebSocket of edge channel {name} that agents on the nodes dial
@@ -74,6 +75,9 @@ const Flags = z.object({
   "log-format": z.enum(LOG_FORMATS).optional(),
 });
 const Env = z.object({ EDGELOOP_SECRET: z.string().min(16, "EDGELOOP_SECRET must be at least 16 characters").optional() });
+
+// Ctrl-C reaches this process alone, not workerd: the stack stops the relay first, then the Worker.
+await runInOwnProcessGroup(process.env);
 
 const spec = { name: "start", help: HELP, options: { ...stringOptions(Flags), fresh: { type: "boolean" as const } }, schema: Flags };
 const named = splitPortFlags(process.argv.slice(2), new Set(Object.keys(spec.options)));

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Manifest } from "../../protocol/index.ts";
 import type { ApiHost } from "./api.ts";
-import { startApiServer } from "./servers.ts";
+import { startApiServer, startOpsServer } from "./servers.ts";
 
 test("a body over the limit is answered 413 (read and dropped), not with a reset", async () => {
   const manifest = Manifest.parse({ version: "v1", controllers: [{ name: "c", delivery: "snapshot", watches: [], apis: [{ name: "a", pathPrefix: "/v1/a", timeoutSeconds: 5 }] }] });
@@ -15,4 +15,16 @@ test("a body over the limit is answered 413 (read and dropped), not with a reset
   } finally {
     await server.close();
   }
+});
+
+test("the ops port: /livez and /healthz 200 while serving, /readyz 503 until ready, /metrics the registry's text", async (t) => {
+  let ready = false;
+  const ops = await startOpsServer({ ready: () => ready, metrics: { render: () => Promise.resolve("m 1\n"), contentType: "text/plain" } }, 0, "127.0.0.1");
+  t.after(() => ops.close());
+  const status = async (path: string): Promise<number> => (await fetch(`http://127.0.0.1:${ops.port}${path}`)).status;
+  assert.deepEqual([await status("/livez"), await status("/healthz"), await status("/readyz")], [200, 200, 503]);
+  ready = true;
+  assert.equal(await status("/readyz"), 200);
+  assert.equal(await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text(), "m 1\n");
+  assert.equal(await status("/livez/nope"), 404);
 });

@@ -1,5 +1,5 @@
 /**
- * The relay's HTTP surfaces: `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
+ * The relay's HTTP surfaces: `/livez`, `/healthz`, `/readyz` and Prometheus `/metrics` on a plain
  * port; the in-cluster TLS front for admission webhooks (`./admission.ts`) and the
  * controllers' HTTP APIs (`./api.ts`); and a plain-HTTP API port serving those APIs
  * alone, for clients that cannot speak TLS (a training job's coordinator that calls an
@@ -60,11 +60,15 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
   return (server.address() as AddressInfo).port;
 }
 
-/** Serves health, readiness and metrics. Returns the bound port. */
+/**
+ * Serves liveness, health, readiness and metrics. Returns the bound port. `/livez` and
+ * `/healthz` answer while the process serves at all (kube-apiserver's pair: `/healthz` kept
+ * for the probes already written against it); `/readyz` also needs synced caches and the Worker.
+ */
 export async function startOpsServer(ops: OpsHost, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
-    if (path === "/healthz") return send(response, 200, { ok: true });
+    if (path === "/livez" || path === "/healthz") return send(response, 200, { ok: true });
     if (path === "/readyz") return ops.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
     if (path === "/metrics") {
       ops.metrics.render().then(

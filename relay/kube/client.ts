@@ -27,10 +27,12 @@ export function retryAfterMs(status: number, header: string | string[] | undefin
   return Number(value) * 1000;
 }
 
-/** Told of every request the relay's Kubernetes clients send (`rest_client_requests_total`). */
+/** Told of every request the relay's Kubernetes clients send (`rest_client_requests_total`, `rest_client_request_duration_seconds`). */
 export interface RequestMetrics {
-  /** One request: its HTTP method, the server's `host:port`, and the status code or `<error>` when none came. */
+  /** One request sent: its HTTP method, the server's `host:port`, and the status code or `<error>` when none came. */
   request(method: string, host: string, code: string): void;
+  /** One call's whole time in seconds, its retries included, until its answer was read (client-go's `Request.request`; watches are not timed, as there). */
+  latency(verb: string, host: string, seconds: number): void;
 }
 
 /** The REST path of an API group version: `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
@@ -144,6 +146,15 @@ export class KubeClient {
   /** One request; resolves with the parsed JSON body, throws `StatusError` for non-2xx. */
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<unknown> {
     const url = new URL(`${this.#server}${path}`);
+    const started = performance.now();
+    try {
+      return await this.#call(method, url, options);
+    } finally {
+      this.#requests?.latency(method, url.host, (performance.now() - started) / 1000);
+    }
+  }
+
+  async #call(method: Method, url: URL, options: RequestOptions): Promise<unknown> {
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     let response = await this.#send(method, url, body, options, await this.#authentication(false));

@@ -59,11 +59,10 @@ export const RELAY_METRICS = {
   edgeloop_queue_in_flight: { type: "gauge", help: "Parent keys being reconciled right now", labels: [] },
   edgeloop_leader: { type: "gauge", help: "1 while this replica reconciles (holds the leader Lease, or runs without election), else 0", labels: [] },
   edgeloop_cached_objects: { type: "gauge", help: "Objects held in the relay's informer caches", labels: [] },
-  process_resident_memory_bytes: { type: "gauge", help: "Resident memory of the relay process, in bytes", labels: [] },
-  nodejs_heap_size_used_bytes: { type: "gauge", help: "V8 heap in use, in bytes", labels: [] },
-  nodejs_heap_size_total_bytes: { type: "gauge", help: "V8 heap reserved, in bytes", labels: [] },
-  nodejs_external_memory_bytes: { type: "gauge", help: "Memory of C++ objects bound to JavaScript objects (buffers), in bytes", labels: [] },
 } as const satisfies Record<string, MetricFamily>;
+
+/** client-go's `rest_client_request_duration_seconds` buckets (k8s.io/component-base/metrics/prometheus/restclient). */
+const REST_CLIENT_LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
 
 /** client-go's workqueue latency buckets: `ExponentialBuckets(10e-7, 10, 10)`, 1 µs to 1,000 s. */
 const WORKQUEUE_BUCKETS = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];
@@ -109,6 +108,13 @@ export const KUBERNETES_METRICS = {
     help: "Number of HTTP requests, partitioned by status code, method, and host.",
     labels: ["code", "method", "host"],
     source: "k8s.io/component-base/metrics/prometheus/restclient (client-go's rest metrics; code is <error> when no answer came)",
+  },
+  rest_client_request_duration_seconds: {
+    type: "histogram",
+    help: "Request latency in seconds. Broken down by verb, and host.",
+    labels: ["verb", "host"],
+    buckets: REST_CLIENT_LATENCY_BUCKETS,
+    source: "k8s.io/component-base/metrics/prometheus/restclient (client-go's rest metrics: a request's whole time, its retries included, until its answer is read)",
   },
 } as const satisfies Record<string, UpstreamFamily>;
 

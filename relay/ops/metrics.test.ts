@@ -11,6 +11,7 @@ import { KubeClient } from "../kube/client.ts";
 import { startOpsServer } from "../front/servers.ts";
 import { KUBERNETES_METRICS, RELAY_METRICS } from "./metric-families.ts";
 import { Metrics } from "./metrics.ts";
+import { processRegistry } from "./process-metrics.ts";
 import { WorkQueue, type Outcome } from "../queue/workqueue.ts";
 
 const ALL_FAMILIES = { ...RELAY_METRICS, ...KUBERNETES_METRICS };
@@ -29,6 +30,7 @@ function busyMetrics(): Metrics {
   metrics.workqueue.get(parentQueueKey("c", "default/p"));
   metrics.workqueue.done(parentQueueKey("c", "default/p"), { kind: "done" });
   metrics.restClient.request("GET", "127.0.0.1:6443", "200");
+  metrics.restClient.latency("GET", "127.0.0.1:6443", 0.03);
   metrics.leaderElection.leaderOn("edgeloop-relay");
   return metrics;
 }
@@ -53,9 +55,10 @@ test("/metrics: every family has its own HELP saying what it counts, and a TYPE,
   const text = await response.text();
   const lines = text.trimEnd().split("\n");
   const help = new Map(lines.filter((l) => l.startsWith("# HELP ")).map((l) => [l.split(" ")[2] ?? "", l.split(" ").slice(3).join(" ")]));
-  assert.deepEqual([...help.keys()].sort(), Object.keys(ALL_FAMILIES).sort(), "one HELP per declared family");
+  const processFamilies = processRegistry().getMetricsAsArray().map((m) => m.name);
+  assert.deepEqual([...help.keys()].sort(), [...Object.keys(ALL_FAMILIES), ...processFamilies].sort(), "one HELP per declared family, and prom-client's process families");
   assert.equal(new Set(help.values()).size, help.size, "no two families share a HELP text");
-  for (const [name, text] of help) {
+  for (const [name, text] of [...help].filter(([name]) => name in ALL_FAMILIES)) {
     assert.doesNotMatch(text, /^edgeloop relay (counter|gauge)$/, `${name} has a generic HELP`);
     assert.ok(text.length >= 15, `${name}: "${text}" says too little`);
     assert.equal(text.replace(/\\n/g, "\n").replace(/\\\\/g, "\\"), ALL_FAMILIES[name as keyof typeof ALL_FAMILIES].help, `${name}: HELP as declared`);
@@ -80,6 +83,8 @@ test("/metrics: every family has its own HELP saying what it counts, and a TYPE,
   assert.match(text, /^workqueue_adds_total\{name="c"\} 1$/m);
   assert.match(text, /^controller_runtime_reconcile_total\{controller="c",result="success"\} 1$/m);
   assert.match(text, /^rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:6443"\} 1$/m);
+  assert.match(text, /^rest_client_request_duration_seconds_bucket\{le="0\.025",verb="GET",host="127\.0\.0\.1:6443"\} 0$/m);
+  assert.match(text, /^rest_client_request_duration_seconds_bucket\{le="0\.1",verb="GET",host="127\.0\.0\.1:6443"\} 1$/m);
   assert.match(text, /^leader_election_master_status\{name="edgeloop-relay"\} 1$/m);
 });
 
@@ -217,4 +222,26 @@ test("rest_client_requests_total counts every KubeClient request by code, method
   assert.match(text, new RegExp(`^rest_client_requests_total\\{code="200",method="GET",host="${host}"\\} 3$`, "m"));
   assert.match(text, new RegExp(`^rest_client_requests_total\\{code="404",method="DELETE",host="${host}"\\} 1$`, "m"));
   assert.match(text, new RegExp(`^rest_client_requests_total\\{code="<error>",method="GET",host="${deadHost}"\\} 1$`, "m"));
+  // rest_client_request_duration_seconds: each call of KubeClient.request, by verb and host; a watch (countRequest) is not timed, as in client-go.
+  assert.match(text, new RegExp(`^rest_client_request_duration_seconds_count\\{verb="GET",host="${host}"\\} 2$`, "m"));
+  assert.match(text, new RegExp(`^rest_client_request_duration_seconds_count\\{verb="DELETE",host="${host}"\\} 1$`, "m"));
+  assert.match(text, new RegExp(`^rest_client_request_duration_seconds_count\\{verb="GET",host="${deadHost}"\\} 1$`, "m"));
+});
+
+test("the standard process metrics: unlabelled for a relay alone in its process, labelled shared_with where it is not; never the relay's own families", async () => {
+  const alone = await new Metrics().render();
+  for (const family of ["process_cpu_seconds_total", "process_start_time_seconds", "process_resident_memory_bytes", "process_open_fds", "nodejs_heap_size_used_bytes"]) {
+    assert.match(alone, new RegExp(`^# TYPE ${family} `, "m"), `${family} declared`);
+    assert.match(alone, new RegExp(`^${family} [0-9.e+]+$`, "m"), `${family}: one unlabelled series`);
+  }
+  const startedAt = Number(/^process_start_time_seconds (\S+)$/m.exec(alone)?.[1]);
+  assert.ok(Math.abs(startedAt - (Date.now() - performance.now()) / 1000) < 2, `process_start_time_seconds ${startedAt} is this process's start`);
+  const shared = new Metrics({ processLabels: { shared_with: "sim" } });
+  shared.inc("edgeloop_outbox_entries_total", { controller: "c" });
+  const text = await shared.render();
+  assert.match(text, /^process_cpu_seconds_total\{shared_with="sim"\} [0-9.e+]+$/m);
+  assert.match(text, /^process_resident_memory_bytes\{shared_with="sim"\} [1-9]\d*$/m);
+  assert.doesNotMatch(text, /^process_resident_memory_bytes [0-9]/m, "no unlabelled process series beside the labelled ones");
+  assert.match(text, /^edgeloop_outbox_entries_total\{controller="c"\} 1$/m, "the relay's own families carry no process label");
+  assert.equal(processRegistry({ shared_with: "sim" }), processRegistry({ shared_with: "sim" }), "one set of process collectors per label set, however many relays");
 });

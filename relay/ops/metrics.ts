@@ -3,9 +3,11 @@
  * relays share a process in the tests; prom-client's global registry is never used).
  * edgeloop's families keep their names and HELP; beside them, the families Kubernetes
  * operators chart: client-go's workqueue, controller-runtime's reconcile, client-go's
- * leader election and REST client metrics (docs/adr/0014-metrics.md).
+ * leader election and REST client metrics (docs/adr/0014-metrics.md); and the process's
+ * standard metrics (`./process-metrics.ts`), rendered with the relay's.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { processRegistry, type ProcessLabels } from "./process-metrics.ts";
 import { KUBERNETES_METRICS, RELAY_METRICS, type CounterName, type FamilyName, type GaugeName, type LabelsOf, type MetricFamily, type UpstreamName } from "./metric-families.ts";
 import type { RequestMetrics } from "../kube/client.ts";
 import { RECONCILE_RESULTS, WorkQueueMetrics, type QueueMetricsSink, type ReconcileResult } from "../queue/queue-metrics.ts";
@@ -22,8 +24,10 @@ export interface LeaderMetrics {
 
 /** The relay's metrics: edgeloop's counters, gauges and latency histogram, and the upstream families. */
 export class Metrics {
-  /** The registry `/metrics` renders: this relay's alone. */
+  /** This relay's own families (`/metrics` renders them with the process's). */
   readonly registry = new Registry();
+  /** The process's standard metrics. */
+  readonly #process: Registry;
   /** The work queue's observer: client-go's workqueue and controller-runtime's reconcile metrics, by controller. */
   readonly workqueue: WorkQueueMetrics;
   /** Counts the Kubernetes API requests. */
@@ -34,12 +38,20 @@ export class Metrics {
   /** Gauges read at scrape time, by family. */
   readonly #readers = new Map<FamilyName, { labels: Labels; read: () => number }[]>();
 
-  /** `now`: the clock of the work queue metrics, in ms (default `performance.now()`; tests pass a fake). */
-  constructor(options: { readonly now?: () => number } = {}) {
+  /**
+   * `now`: the clock of the work queue metrics, in ms (default `performance.now()`; tests
+   * pass a fake). `processLabels`: on every process series, where the process hosts more
+   * than this relay (npm start's `shared_with="sim"`), so they are never read as the relay's alone.
+   */
+  constructor(options: { readonly now?: () => number; readonly processLabels?: ProcessLabels } = {}) {
+    this.#process = processRegistry(options.processLabels);
     for (const [name, family] of Object.entries(RELAY_METRICS) as [FamilyName, MetricFamily][]) this.#declare(name, family, family.type === "gauge" ? this.#collectReaders(name) : undefined);
     this.workqueue = new WorkQueueMetrics(this.#queueSink(), options.now);
     for (const [name, family] of Object.entries(KUBERNETES_METRICS) as [UpstreamName, MetricFamily][]) this.#declare(name, family, this.#collectUpstream(name));
-    this.restClient = { request: (method, host, code) => this.#counter("rest_client_requests_total").inc({ code, method, host }) };
+    this.restClient = {
+      request: (method, host, code) => this.#counter("rest_client_requests_total").inc({ code, method, host }),
+      latency: (verb, host, seconds) => this.#histogram("rest_client_request_duration_seconds").observe({ verb, host }, seconds),
+    };
     this.leaderElection = {
       leaderOn: (name) => this.#gaugeOf("leader_election_master_status").set({ name }, 1),
       leaderOff: (name) => this.#gaugeOf("leader_election_master_status").set({ name }, 0),
@@ -66,9 +78,9 @@ export class Metrics {
     this.#histogram("edgeloop_reconcile_duration_seconds").observe({ controller }, seconds);
   }
 
-  /** The exposition text: every declared family with its HELP and TYPE, then its series. */
+  /** The exposition text: every declared family with its HELP and TYPE, then its series; then the process's. */
   render(): Promise<string> {
-    return this.registry.metrics();
+    return Registry.merge([this.registry, this.#process]).metrics();
   }
 
   #declare(name: AnyFamily, family: MetricFamily, collect: (() => void) | undefined): void {

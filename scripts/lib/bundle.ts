@@ -62,7 +62,7 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
 
 /**
  * The esbuild options of the relay bundle (entry relay/main.ts): one self-contained ES
- * module for Node ≥ 22, what the image runs and what test/architecture.test.ts inspects.
+ * module for Node ≥ 22.19 (package.json's engines), what the image runs and what test/architecture.test.ts inspects.
  */
 export function relayBuildOptions(outfile: string, options: { readonly minify?: boolean } = {}): BuildOptions {
   return {
@@ -79,7 +79,7 @@ export function relayBuildOptions(outfile: string, options: { readonly minify?: 
 }
 
 /**
- * The relay as one self-contained ES module for Node ≥ 22 (what the image runs): no
+ * The relay as one self-contained ES module for Node ≥ 22.19 (what the image runs): no
  * node_modules, no TypeScript stripping at start-up, about 70 MiB less resident memory
  * than running the sources. Returns its size in bytes.
  */

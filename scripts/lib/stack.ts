@@ -191,6 +191,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       concurrency: options.concurrency ?? 16,
       outboxWaitSeconds: 5,
       opsPort: options.opsPort ?? 0,
+      // The relay shares this process with Miniflare's driver and, on the sim, the sim: its process metrics say so (ADR 0014).
+      processLabels: { shared_with: asInstalled ? "miniflare" : "sim" },
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
       ...(install
         ? {

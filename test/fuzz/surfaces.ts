@@ -218,7 +218,7 @@ function relayPlainSurfaces(context: SurfaceContext): Surface[] {
   const apis = apiClientRequests(context);
   const known = ["/healthz", "/admission/x", ...context.manifest.controllers.flatMap((c) => c.apis.map((a) => a.pathPrefix))];
   out.push({ name: "relay API port", target: "api", requests: apis ? fc.oneof({ weight: 3, arbitrary: apis }, { weight: 1, arbitrary: wrongRoutes(known, false, RELAY_LIMIT) }) : wrongRoutes(known, false, RELAY_LIMIT) });
-  const ops = ["/healthz", "/readyz", "/metrics"];
+  const ops = ["/livez", "/healthz", "/readyz", "/metrics"];
   out.push({
     name: "relay ops port",
     target: "ops",

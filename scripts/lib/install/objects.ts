@@ -136,7 +136,7 @@ function deployment(options: InstallOptions, channels: readonly ChannelSpec[]): 
       ...Object.entries(RELAY_ENVIRONMENT).map(([name, value]) => ({ name, value })),
     ],
     ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }, ...channels.map((channel) => ({ name: channel.name, containerPort: channel.port }))],
-    livenessProbe: { httpGet: { path: "/healthz", port: OPS_PORT }, periodSeconds: 10 },
+    livenessProbe: { httpGet: { path: "/livez", port: OPS_PORT }, periodSeconds: 10 },
     readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
     securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" } },
