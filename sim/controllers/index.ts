@@ -1,4 +1,5 @@
 import type { PausableController, SimController, SimControllerOptions } from "../contract.ts";
+import { daemonSetController } from "./daemonset.ts";
 import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { garbageCollector } from "./gc.ts";
@@ -28,6 +29,7 @@ export function builtinControllers(options: SimControllerOptions, defaultSchedul
     kubelet(),
     replicaSetController(),
     deploymentController(),
+    daemonSetController(),
     jobController(),
     ttlAfterFinishedController(),
     endpointsController(),

@@ -9,7 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { stringify } from "yaml";
+import { waitFor } from "../../cli/wait.ts";
 import { startSim, type RunningSim } from "../../sim/index.ts";
+import { upstreamLocalControllerDaemonSet } from "../support/local-controller-manifest.ts";
 import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
@@ -64,4 +67,47 @@ test("kubectl rollout history and undo: revisions on Deployments and ReplicaSets
   assert.deepEqual(await revisions("deploy/web", ns), ["3", "4"]);
   assert.match(await kubectl(["rollout", "history", "deploy/web", "-n", ns, "--revision=4"]), /Image:\s+nginx:2/);
   await kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
+
+/** The node each pod of `selector` is on, sorted. */
+const podNodes = async (namespace: string, selector: string): Promise<string[]> =>
+  ((await json(["get", "pods", "-n", namespace, "-l", selector])).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp).map((p) => String(p.spec.nodeName ?? "")).sort();
+
+test("DaemonSets: a pod per matching node (nodeSelector, taints and tolerations), the daemon tolerations, a rolling update, kubectl rollout status", { skip }, async () => {
+  const ns = "daemons";
+  await kubectl(["create", "namespace", ns]);
+  await kubectl(["taint", "node", "sim-node-3", "dedicated=edge:NoSchedule"]);
+  const manifest = { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "agent", namespace: ns }, spec: { selector: { matchLabels: { app: "agent" } }, template: { metadata: { labels: { app: "agent" } }, spec: { containers: [{ name: "a", image: "busybox:1" }] } } } };
+  await kubectl(["apply", "-f", "-"], stringify(manifest));
+  await kubectl(["rollout", "status", "ds/agent", "-n", ns, "--timeout=30s"]);
+  // The tainted node is left out.
+  assert.deepEqual(await podNodes(ns, "app=agent"), ["sim-node-1", "sim-node-2"]);
+  const ds = await json(["get", "ds/agent", "-n", ns]);
+  assert.deepEqual(ds.spec.updateStrategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+  assert.deepEqual(ds.status, { currentNumberScheduled: 2, desiredNumberScheduled: 2, numberAvailable: 2, numberMisscheduled: 0, numberReady: 2, observedGeneration: 1, updatedNumberScheduled: 2 });
+  const pod = ((await json(["get", "pods", "-n", ns, "-l", "app=agent"])).items as Obj[])[0] as Obj;
+  assert.deepEqual(pod.spec.tolerations.map((t: Obj) => `${String(t.key)}:${String(t.effect)}`), ["node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/disk-pressure:NoSchedule", "node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/pid-pressure:NoSchedule", "node.kubernetes.io/unschedulable:NoSchedule"]);
+  assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [{ matchFields: [{ key: "metadata.name", operator: "In", values: [pod.spec.nodeName] }] }]);
+  assert.equal(pod.metadata.ownerReferences[0].kind, "DaemonSet");
+
+  // Tolerating the taint and selecting labelled nodes, with a new image: rolled node by node.
+  await kubectl(["label", "node", "sim-node-2", "sim-node-3", "edge=yes"]);
+  await kubectl(["patch", "ds/agent", "-n", ns, "--type=merge", "-p", JSON.stringify({ spec: { template: { spec: { nodeSelector: { edge: "yes" }, tolerations: [{ key: "dedicated", operator: "Exists" }], containers: [{ name: "a", image: "busybox:2" }] } } } })]);
+  await kubectl(["rollout", "status", "ds/agent", "-n", ns, "--timeout=30s"]);
+  await waitFor("the pods on the labelled nodes only", () => podNodes(ns, "app=agent"), (nodes) => nodes.join() === "sim-node-2,sim-node-3");
+  const images = ((await json(["get", "pods", "-n", ns, "-l", "app=agent"])).items as Obj[]).map((p) => p.spec.containers[0].image as string);
+  assert.deepEqual([...new Set(images)], ["busybox:2"]);
+  await kubectl(["taint", "node", "sim-node-3", "dedicated-"]);
+  await kubectl(["label", "node", "sim-node-2", "sim-node-3", "edge-"]);
+  await kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
+
+test("the upstream Sedna LocalController DaemonSet applies as it is and runs on every node (hostNetwork adds the network-unavailable toleration)", { skip }, async () => {
+  await kubectl(["create", "namespace", "sedna"]);
+  await kubectl(["apply", "-f", "-"], stringify(upstreamLocalControllerDaemonSet()));
+  await kubectl(["rollout", "status", "ds/lc", "-n", "sedna", "--timeout=30s"]);
+  assert.deepEqual(await podNodes("sedna", "sedna=lc"), ["sim-node-1", "sim-node-2", "sim-node-3"]);
+  const pod = ((await json(["get", "pods", "-n", "sedna", "-l", "sedna=lc"])).items as Obj[])[0] as Obj;
+  assert.ok(pod.spec.tolerations.some((t: Obj) => t.key === "node.kubernetes.io/network-unavailable" && t.effect === "NoSchedule"));
+  await kubectl(["delete", "namespace", "sedna", "--wait=false"]);
 });

@@ -1,7 +1,8 @@
-/** apps/v1 Deployment and ReplicaSet: their defaults (pod template included) and replicated spec validated. */
+/** apps/v1 Deployment, ReplicaSet, DaemonSet, StatefulSet and core/v1 ReplicationController: their defaults (pod template included) and replicated spec validated. */
 import type { KubeObject } from "../../../protocol/index.ts";
-import { defaultDeployment, defaultReplicaSet, withDefaultTemplate } from "../../pipeline/defaults.ts";
-import { validateReplicatedSpec } from "../../pipeline/validation.ts";
+import { defaultDeployment, defaultReplicaSet, withDefaultTemplate, withoutStatus } from "../../pipeline/defaults.ts";
+import { validatePodTemplate, validateReplicatedSpec } from "../../pipeline/validation.ts";
+import { defaultDaemonSetSpec, defaultReplicationControllerSpec, defaultStatefulSetSpec } from "../../pipeline/workload-defaults.ts";
 import { asObj, type Obj } from "../objects.ts";
 import { builtinKind, type BuiltinKind } from "./kind.ts";
 
@@ -17,4 +18,25 @@ export const DEPLOYMENT: BuiltinKind = builtinKind(
 export const REPLICA_SET: BuiltinKind = builtinKind(
   { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true, shortNames: ["rs"], categories: ["all"], status: true, generation: true, extra: ["scale"] },
   { defaultCreate: defaultReplicaSet, defaultUpdate: withDefaultTemplate, validate: replicatedSpec },
+);
+
+/** The spec defaults on create, with no status yet (the status subresource's). */
+const created = (defaults: (object: KubeObject) => KubeObject) => (object: KubeObject): KubeObject => withoutStatus(defaults(object));
+
+/** DaemonSets: a pod per matching node (sim/controllers/daemonset.ts). */
+export const DAEMON_SET: BuiltinKind = builtinKind(
+  { group: "apps", version: "v1", kind: "DaemonSet", plural: "daemonsets", namespaced: true, shortNames: ["ds"], categories: ["all"], status: true, generation: true },
+  { defaultCreate: created(defaultDaemonSetSpec), defaultUpdate: defaultDaemonSetSpec, validate: replicatedSpec },
+);
+
+/** StatefulSets: ordered pods with stable names (sim/controllers/statefulset.ts). */
+export const STATEFUL_SET: BuiltinKind = builtinKind(
+  { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", namespaced: true, shortNames: ["sts"], categories: ["all"], status: true, generation: true, extra: ["scale"] },
+  { defaultCreate: created(defaultStatefulSetSpec), defaultUpdate: defaultStatefulSetSpec, validate: replicatedSpec },
+);
+
+/** core/v1 ReplicationControllers: a ReplicaSet with an equality selector (sim/controllers/replicaset.ts runs both). */
+export const REPLICATION_CONTROLLER: BuiltinKind = builtinKind(
+  { group: "", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, shortNames: ["rc"], categories: ["all"], status: true, generation: true, extra: ["scale"] },
+  { defaultCreate: created(defaultReplicationControllerSpec), defaultUpdate: defaultReplicationControllerSpec, validate: (rc) => validatePodTemplate(asObj((rc as KubeObject & Obj).spec).template, "spec.template") },
 );
