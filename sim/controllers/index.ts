@@ -8,9 +8,10 @@ import { kubelet } from "./kubelet.ts";
 import { namespaceController } from "./namespace.ts";
 import { nodeLifecycle } from "./nodelifecycle.ts";
 import { nodeHeartbeats } from "./nodes.ts";
-import { replicaSetController } from "./replicaset.ts";
+import { replicaSetController, replicationControllerManager } from "./replicaset.ts";
 import { scheduler } from "./scheduler.ts";
 import { serviceAccountController } from "./serviceaccounts.ts";
+import { statefulSetController } from "./statefulset.ts";
 import { taintEvictionController } from "./taint-eviction.ts";
 import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
@@ -28,8 +29,10 @@ export function builtinControllers(options: SimControllerOptions, defaultSchedul
     defaultScheduler,
     kubelet(),
     replicaSetController(),
+    replicationControllerManager(),
     deploymentController(),
     daemonSetController(),
+    statefulSetController(),
     jobController(),
     ttlAfterFinishedController(),
     endpointsController(),

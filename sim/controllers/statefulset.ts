@@ -1,0 +1,72 @@
+/**
+ * The StatefulSet controller: applies one step of the plan `stateful-pods.ts` makes
+ * (ordered creation, scale-down from the highest ordinal, rolling update) and writes the
+ * status kube-controller-manager writes, which `kubectl rollout status sts/x` reads. A
+ * pod it deletes for an update or a failure is made again with the same name once gone.
+ */
+import type { KubeObject } from "../../protocol/index.ts";
+import { controllerOf } from "../../protocol/kube/owner.ts";
+import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import { createPod, deletePod } from "./podcontrol.ts";
+import { FailureBackoff } from "./retry.ts";
+import { ignoreNotFound, keyOf, KeyQueue, obj, splitNsKey, type Obj } from "./runtime.ts";
+import { planStatefulSet, statefulPod, statefulSetStatus } from "./stateful-pods.ts";
+
+const STATEFUL_SET = { apiVersion: "apps/v1", kind: "StatefulSet" };
+const POD = { apiVersion: "v1", kind: "Pod" };
+const SOURCE = "statefulset-controller";
+
+/** The StatefulSet controller as a sim controller. */
+export function statefulSetController(): SimController {
+  const owned = new Map<string, Map<string, KubeObject>>();
+  let cluster: Cluster | undefined;
+  const unwatch: (() => void)[] = [];
+  const failures = new FailureBackoff();
+  const queue = new KeyQueue((key) => sync(key));
+
+  async function sync(key: string): Promise<void> {
+    if (!cluster) return;
+    const [namespace, name] = splitNsKey(key);
+    const sts = await cluster.find(STATEFUL_SET, namespace, name);
+    if (!sts || sts.metadata.deletionTimestamp) return;
+    const pods = [...(owned.get(sts.metadata.uid ?? "")?.values() ?? [])];
+    const plan = planStatefulSet(sts, pods);
+    let refused = false;
+    for (const ordinal of plan.create) if (!(await createPod(cluster, sts, statefulPod(sts, ordinal), SOURCE)).ok) refused = true;
+    for (const pod of plan.remove) await deletePod(cluster, sts, pod, SOURCE);
+    if (refused) queue.addAfter(key, failures.next(key));
+    else failures.forget(key);
+    const status = statefulSetStatus(sts, pods);
+    const before = obj((sts as Obj).status);
+    if (Object.entries(status).some(([k, v]) => (before[k] ?? null) !== v)) {
+      await ignoreNotFound(cluster.patch(STATEFUL_SET, namespace, name, { status }, "merge", { subresource: "status" }));
+    }
+  }
+
+  function onPod(event: ClusterEvent): void {
+    const owner = controllerOf(event.object);
+    if (owner?.kind !== "StatefulSet") return;
+    let pods = owned.get(owner.uid);
+    if (!pods) owned.set(owner.uid, (pods = new Map()));
+    if (event.type === "DELETED") pods.delete(keyOf(event.object));
+    else pods.set(keyOf(event.object), event.object);
+    queue.add(`${event.object.metadata.namespace ?? ""}/${owner.name}`);
+  }
+
+  function onStatefulSet(event: ClusterEvent): void {
+    if (event.type === "DELETED") owned.delete(event.object.metadata.uid ?? "");
+    else queue.add(keyOf(event.object));
+  }
+
+  return {
+    name: "statefulset-controller",
+    start(c: Cluster): void {
+      cluster = c;
+      unwatch.push(c.watch(POD, onPod), c.watch(STATEFUL_SET, onStatefulSet));
+    },
+    async stop(): Promise<void> {
+      for (const u of unwatch) u();
+      await queue.stop();
+    },
+  };
+}
