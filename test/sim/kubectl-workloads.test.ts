@@ -111,3 +111,77 @@ test("the upstream Sedna LocalController DaemonSet applies as it is and runs on 
   assert.ok(pod.spec.tolerations.some((t: Obj) => t.key === "node.kubernetes.io/network-unavailable" && t.effect === "NoSchedule"));
   await kubectl(["delete", "namespace", "sedna", "--wait=false"]);
 });
+
+/** The sim's pod events (`TYPE name ready`) in `namespace` while `during` runs, watched in-process (a committed change is seen at once). */
+async function watchPods(namespace: string, during: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = sim.cluster.watch({ apiVersion: "v1", kind: "Pod" }, (event) => {
+    if (event.object.metadata.namespace !== namespace) return;
+    const ready = ((event.object as Obj).status?.conditions as Obj[] | undefined)?.find((c) => c.type === "Ready")?.status ?? "";
+    seen.push(`${event.type} ${String(event.object.metadata.name)} ${String(ready)}`.trim());
+  });
+  try {
+    await during();
+    return seen;
+  } finally {
+    stop();
+  }
+}
+
+const statefulSet = (name: string, namespace: string, spec: Obj = {}): string =>
+  stringify({ apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name, namespace }, spec: { replicas: 3, serviceName: name, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "a", image: "busybox:1" }] } }, ...spec } });
+
+test("StatefulSets: stable names created in order (OrderedReady waits for each pod Ready), Parallel, scale down from the highest ordinal, a rolling update, kubectl rollout status", { skip }, async () => {
+  const ns = "stateful";
+  await kubectl(["create", "namespace", ns]);
+  const seen = await watchPods(ns, async () => {
+    await kubectl(["apply", "-f", "-"], statefulSet("db", ns));
+    assert.match(await kubectl(["rollout", "status", "sts/db", "-n", ns, "--timeout=30s"]), /partitioned roll out complete: 3 new pods have been updated/);
+  });
+  // Each pod appears only after the one before it is Ready.
+  const added = seen.flatMap((line, at) => (line.startsWith("ADDED") ? [[line.split(" ")[1], at] as const] : []));
+  assert.deepEqual(added.map(([name]) => name), ["db-0", "db-1", "db-2"]);
+  for (const [index, [, at]] of added.entries()) {
+    if (index === 0) continue;
+    const before = `db-${index - 1}`;
+    assert.ok(seen.slice(0, at).some((line) => line === `MODIFIED ${before} True`), `${before} was Ready before db-${index} was made`);
+  }
+  const set = await json(["get", "sts/db", "-n", ns]);
+  assert.equal(set.spec.podManagementPolicy, "OrderedReady");
+  assert.deepEqual(set.spec.updateStrategy, { type: "RollingUpdate", rollingUpdate: { partition: 0 } });
+  assert.equal(set.status.readyReplicas, 3);
+  assert.equal(set.status.currentRevision, set.status.updateRevision);
+  const pod = await json(["get", "pod/db-1", "-n", ns]);
+  assert.equal(pod.spec.hostname, "db-1");
+  assert.equal(pod.spec.subdomain, "db");
+
+  await kubectl(["set", "image", "sts/db", "a=busybox:2", "-n", ns]);
+  await kubectl(["rollout", "status", "sts/db", "-n", ns, "--timeout=30s"]);
+  const images = ((await json(["get", "pods", "-n", ns, "-l", "app=db"])).items as Obj[]).map((p) => `${String(p.metadata.name)}=${String(p.spec.containers[0].image)}`).sort();
+  assert.deepEqual(images, ["db-0=busybox:2", "db-1=busybox:2", "db-2=busybox:2"]);
+
+  await kubectl(["scale", "sts/db", "--replicas=1", "-n", ns]);
+  await waitFor("db scaled to one", () => podNodes(ns, "app=db"), (nodes) => nodes.length === 1);
+  assert.deepEqual(((await json(["get", "pods", "-n", ns, "-l", "app=db"])).items as Obj[]).map((p) => p.metadata.name), ["db-0"]);
+
+  await kubectl(["apply", "-f", "-"], statefulSet("fast", ns, { podManagementPolicy: "Parallel", replicas: 4 }));
+  await kubectl(["rollout", "status", "sts/fast", "-n", ns, "--timeout=30s"]);
+  assert.match(await kubectl(["get", "sts/fast", "-n", ns]), /fast\s+4\/4/);
+  await kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
+
+test("ReplicationControllers: selector and labels defaulted from the template, replicas kept, scaled with kubectl scale, kubectl get columns", { skip }, async () => {
+  const ns = "legacy";
+  await kubectl(["create", "namespace", ns]);
+  const rc = { apiVersion: "v1", kind: "ReplicationController", metadata: { name: "old", namespace: ns }, spec: { replicas: 2, template: { metadata: { labels: { app: "old" } }, spec: { containers: [{ name: "a", image: "busybox:1" }] } } } };
+  await kubectl(["create", "-f", "-"], stringify(rc));
+  const created = await json(["get", "rc/old", "-n", ns]);
+  assert.deepEqual(created.spec.selector, { app: "old" });
+  assert.deepEqual(created.metadata.labels, { app: "old" });
+  await waitFor("two ready replicas", () => json(["get", "rc/old", "-n", ns]), (o) => o.status?.readyReplicas === 2);
+  await kubectl(["scale", "rc/old", "--replicas=3", "-n", ns]);
+  const scaled = await waitFor("three ready replicas", () => json(["get", "rc/old", "-n", ns]), (o) => o.status?.readyReplicas === 3);
+  assert.deepEqual(scaled.status, { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 2 });
+  assert.match(await kubectl(["get", "rc", "-n", ns]), /NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\nold\s+3\s+3\s+3\s/);
+  await kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
