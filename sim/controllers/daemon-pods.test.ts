@@ -7,7 +7,7 @@ import { rollingVictims, survey } from "./daemonset.ts";
 type Obj = Record<string, unknown>;
 
 function ds(podSpec: Obj = {}, strategy: Obj = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } }): KubeObject {
-  return { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "agent", namespace: "ns", uid: "u1", generation: 2 }, spec: { updateStrategy: strategy, template: { metadata: { labels: { app: "agent" } }, spec: { containers: [{ name: "a", image: "x" }], ...podSpec } } } } as KubeObject;
+  return { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "agent", namespace: "ns", uid: "u1", generation: 3, annotations: { "deprecated.daemonset.template.generation": "2" } }, spec: { updateStrategy: strategy, template: { metadata: { labels: { app: "agent" } }, spec: { containers: [{ name: "a", image: "x" }], ...podSpec } } } } as KubeObject;
 }
 const node = (name: string, labels: Record<string, string> = {}, taints: Obj[] = []): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, labels }, spec: { taints } }) as KubeObject;
 const readyPod = (name: string, nodeName: string, hash: string, ready = true): KubeObject =>

@@ -77,7 +77,7 @@ export function daemonPod(ds: KubeObject, nodeName: string): KubeObject {
   const template = obj(obj((ds as Obj).spec).template);
   const meta = obj(template.metadata);
   const spec = obj(template.spec);
-  const labels = { ...(obj(meta.labels) as Record<string, string>), [REVISION_HASH_LABEL]: daemonTemplateHash(ds), [TEMPLATE_GENERATION_LABEL]: String(ds.metadata.generation ?? 1) };
+  const labels = { ...(obj(meta.labels) as Record<string, string>), [REVISION_HASH_LABEL]: daemonTemplateHash(ds), [TEMPLATE_GENERATION_LABEL]: ds.metadata.annotations?.["deprecated.daemonset.template.generation"] ?? "1" };
   return {
     apiVersion: "v1",
     kind: "Pod",

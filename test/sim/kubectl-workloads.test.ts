@@ -89,6 +89,8 @@ test("DaemonSets: a pod per matching node (nodeSelector, taints and tolerations)
   assert.deepEqual(pod.spec.tolerations.map((t: Obj) => `${String(t.key)}:${String(t.effect)}`), ["node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/disk-pressure:NoSchedule", "node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/pid-pressure:NoSchedule", "node.kubernetes.io/unschedulable:NoSchedule"]);
   assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [{ matchFields: [{ key: "metadata.name", operator: "In", values: [pod.spec.nodeName] }] }]);
   assert.equal(pod.metadata.ownerReferences[0].kind, "DaemonSet");
+  assert.equal(ds.metadata.annotations["deprecated.daemonset.template.generation"], "1");
+  assert.equal(pod.metadata.labels["pod-template-generation"], "1");
 
   // Tolerating the taint and selecting labelled nodes, with a new image: rolled node by node.
   await kubectl(["label", "node", "sim-node-2", "sim-node-3", "edge=yes"]);
@@ -97,6 +99,7 @@ test("DaemonSets: a pod per matching node (nodeSelector, taints and tolerations)
   await waitFor("the pods on the labelled nodes only", () => podNodes(ns, "app=agent"), (nodes) => nodes.join() === "sim-node-2,sim-node-3");
   const images = ((await json(["get", "pods", "-n", ns, "-l", "app=agent"])).items as Obj[]).map((p) => p.spec.containers[0].image as string);
   assert.deepEqual([...new Set(images)], ["busybox:2"]);
+  assert.equal((await json(["get", "ds/agent", "-n", ns])).metadata.annotations["deprecated.daemonset.template.generation"], "2");
   await kubectl(["taint", "node", "sim-node-3", "dedicated-"]);
   await kubectl(["label", "node", "sim-node-2", "sim-node-3", "edge-"]);
   await kubectl(["delete", "namespace", ns, "--wait=false"]);
