@@ -8,6 +8,7 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import { controllerOf } from "../../protocol/kube/owner.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import { controllerRevision, CONTROLLER_REVISION, recordRevision, RevisionIndex } from "./controller-revisions.ts";
 import { daemonPod, daemonPodNode, daemonTemplateHash, placement, REVISION_HASH_LABEL } from "./daemon-pods.ts";
 import { resolvePercent } from "./deployment.ts";
 import { createPod, deletePod } from "./podcontrol.ts";
@@ -92,6 +93,7 @@ export function daemonSetController(): SimController {
   const owned = new Map<string, Map<string, KubeObject>>();
   const nodes = new Map<string, KubeObject>();
   const daemonSets = new Set<string>();
+  const revisions = new RevisionIndex("DaemonSet");
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => sync(key));
@@ -104,6 +106,7 @@ export function daemonSetController(): SimController {
     const pods = [...(owned.get(ds.metadata.uid ?? "")?.values() ?? [])];
     const found = survey(ds, [...nodes.values()], pods);
     const hash = daemonTemplateHash(ds);
+    await recordRevision(cluster, revisions, controllerRevision(ds, DAEMON_SET, hash, REVISION_HASH_LABEL, 0), ds.metadata.uid ?? "");
     for (const node of found.create) await createPod(cluster, ds, daemonPod(ds, node), SOURCE);
     for (const pod of [...found.remove, ...rollingVictims(ds, found.kept, found.desired, hash)]) await deletePod(cluster, ds, pod, SOURCE);
     await writeStatus(ds, found, pods, hash);
@@ -144,6 +147,7 @@ export function daemonSetController(): SimController {
   function onDaemonSet(event: ClusterEvent): void {
     if (event.type === "DELETED") {
       owned.delete(event.object.metadata.uid ?? "");
+      revisions.forget(event.object.metadata.uid ?? "");
       daemonSets.delete(keyOf(event.object));
     } else {
       daemonSets.add(keyOf(event.object));
@@ -162,7 +166,15 @@ export function daemonSetController(): SimController {
     name: "daemonset-controller",
     start(c: Cluster): void {
       cluster = c;
-      unwatch.push(c.watch(NODE, onNode), c.watch(POD, onPod), c.watch(DAEMON_SET, onDaemonSet));
+      unwatch.push(
+        c.watch(NODE, onNode),
+        c.watch(POD, onPod),
+        c.watch(DAEMON_SET, onDaemonSet),
+        c.watch(CONTROLLER_REVISION, (event) => {
+          const owner = revisions.observe(event);
+          if (owner) queue.add(owner);
+        }),
+      );
     },
     async stop(): Promise<void> {
       for (const u of unwatch) u();

@@ -19,9 +19,17 @@ export const POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
 
 const specOf = (sts: KubeObject): Obj => obj((sts as Obj).spec);
 
-/** The revision name of the StatefulSet's current template (`<name>-<hash>`, a ControllerRevision's name upstream). */
+/** The label with a StatefulSet ControllerRevision's hash (ControllerRevisionHashLabel). */
+export const STATEFUL_HASH_LABEL = "controller.kubernetes.io/hash";
+
+/** The hash of the StatefulSet's current template. */
+export function statefulTemplateHash(sts: KubeObject): string {
+  return templateHash(obj(specOf(sts).template));
+}
+
+/** The revision name of the StatefulSet's current template (`<name>-<hash>`, its ControllerRevision's name). */
 export function updateRevision(sts: KubeObject): string {
-  return `${sts.metadata.name ?? ""}-${templateHash(obj(specOf(sts).template))}`;
+  return `${sts.metadata.name ?? ""}-${statefulTemplateHash(sts)}`;
 }
 
 /** The first ordinal (spec.ordinals.start, else 0). */

@@ -7,10 +7,11 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import { controllerOf } from "../../protocol/kube/owner.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
+import { controllerRevision, CONTROLLER_REVISION, recordRevision, RevisionIndex } from "./controller-revisions.ts";
 import { createPod, deletePod } from "./podcontrol.ts";
 import { FailureBackoff } from "./retry.ts";
 import { ignoreNotFound, keyOf, KeyQueue, obj, splitNsKey, type Obj } from "./runtime.ts";
-import { planStatefulSet, statefulPod, statefulSetStatus } from "./stateful-pods.ts";
+import { planStatefulSet, STATEFUL_HASH_LABEL, statefulPod, statefulSetStatus, statefulTemplateHash } from "./stateful-pods.ts";
 
 const STATEFUL_SET = { apiVersion: "apps/v1", kind: "StatefulSet" };
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -22,6 +23,7 @@ export function statefulSetController(): SimController {
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
   const failures = new FailureBackoff();
+  const revisions = new RevisionIndex("StatefulSet");
   const queue = new KeyQueue((key) => sync(key));
 
   async function sync(key: string): Promise<void> {
@@ -30,6 +32,7 @@ export function statefulSetController(): SimController {
     const sts = await cluster.find(STATEFUL_SET, namespace, name);
     if (!sts || sts.metadata.deletionTimestamp) return;
     const pods = [...(owned.get(sts.metadata.uid ?? "")?.values() ?? [])];
+    await recordRevision(cluster, revisions, controllerRevision(sts, STATEFUL_SET, statefulTemplateHash(sts), STATEFUL_HASH_LABEL, 0), sts.metadata.uid ?? "");
     const plan = planStatefulSet(sts, pods);
     let refused = false;
     for (const ordinal of plan.create) if (!(await createPod(cluster, sts, statefulPod(sts, ordinal), SOURCE)).ok) refused = true;
@@ -54,15 +57,24 @@ export function statefulSetController(): SimController {
   }
 
   function onStatefulSet(event: ClusterEvent): void {
-    if (event.type === "DELETED") owned.delete(event.object.metadata.uid ?? "");
-    else queue.add(keyOf(event.object));
+    if (event.type === "DELETED") {
+      owned.delete(event.object.metadata.uid ?? "");
+      revisions.forget(event.object.metadata.uid ?? "");
+    } else queue.add(keyOf(event.object));
   }
 
   return {
     name: "statefulset-controller",
     start(c: Cluster): void {
       cluster = c;
-      unwatch.push(c.watch(POD, onPod), c.watch(STATEFUL_SET, onStatefulSet));
+      unwatch.push(
+        c.watch(POD, onPod),
+        c.watch(STATEFUL_SET, onStatefulSet),
+        c.watch(CONTROLLER_REVISION, (event) => {
+          const owner = revisions.observe(event);
+          if (owner) queue.add(owner);
+        }),
+      );
     },
     async stop(): Promise<void> {
       for (const u of unwatch) u();

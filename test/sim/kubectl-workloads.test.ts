@@ -2,7 +2,8 @@
  * Workload controllers through the real kubectl against the sim: Deployment revisions
  * (`kubectl rollout history` and `rollout undo`, which patches the Deployment's template to
  * an old ReplicaSet's), DaemonSets (a pod per matching node) and StatefulSets (ordered,
- * stable names), each followed with `kubectl rollout status`.
+ * stable names), each followed with `kubectl rollout status` and rolled back with
+ * `kubectl rollout undo` (ControllerRevisions); ReplicationControllers.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -100,7 +101,15 @@ test("DaemonSets: a pod per matching node (nodeSelector, taints and tolerations)
   const images = ((await json(["get", "pods", "-n", ns, "-l", "app=agent"])).items as Obj[]).map((p) => p.spec.containers[0].image as string);
   assert.deepEqual([...new Set(images)], ["busybox:2"]);
   assert.equal((await json(["get", "ds/agent", "-n", ns])).metadata.annotations["deprecated.daemonset.template.generation"], "2");
+  // ControllerRevisions: kubectl rollout history lists them, rollout undo patches the template back
+  // (the first template again: every node, now the taint is gone; a pod on a node whose NoSchedule
+  // taint it does not tolerate would stay, as upstream).
   await kubectl(["taint", "node", "sim-node-3", "dedicated-"]);
+  assert.deepEqual(await revisions("ds/agent", ns), ["1", "2"]);
+  assert.match(await kubectl(["rollout", "undo", "ds/agent", "-n", ns]), /rolled back/);
+  await kubectl(["rollout", "status", "ds/agent", "-n", ns, "--timeout=30s"]);
+  assert.deepEqual(await revisions("ds/agent", ns), ["2", "3"]);
+  await waitFor("busybox:1 back on every node", () => json(["get", "pods", "-n", ns, "-l", "app=agent"]), (list) => (list.items as Obj[]).every((p) => p.spec.containers[0].image === "busybox:1" && !p.metadata.deletionTimestamp) && list.items.length === 3);
   await kubectl(["label", "node", "sim-node-2", "sim-node-3", "edge-"]);
   await kubectl(["delete", "namespace", ns, "--wait=false"]);
 });
@@ -163,6 +172,11 @@ test("StatefulSets: stable names created in order (OrderedReady waits for each p
   const images = ((await json(["get", "pods", "-n", ns, "-l", "app=db"])).items as Obj[]).map((p) => `${String(p.metadata.name)}=${String(p.spec.containers[0].image)}`).sort();
   assert.deepEqual(images, ["db-0=busybox:2", "db-1=busybox:2", "db-2=busybox:2"]);
 
+  assert.deepEqual(await revisions("sts/db", ns), ["1", "2"]);
+  await kubectl(["rollout", "undo", "sts/db", "-n", ns]);
+  await kubectl(["rollout", "status", "sts/db", "-n", ns, "--timeout=30s"]);
+  assert.deepEqual(await revisions("sts/db", ns), ["2", "3"]);
+  await waitFor("busybox:1 back in every pod", () => json(["get", "pods", "-n", ns, "-l", "app=db"]), (list) => (list.items as Obj[]).every((p) => p.spec.containers[0].image === "busybox:1"));
   await kubectl(["scale", "sts/db", "--replicas=1", "-n", ns]);
   await waitFor("db scaled to one", () => podNodes(ns, "app=db"), (nodes) => nodes.length === 1);
   assert.deepEqual(((await json(["get", "pods", "-n", ns, "-l", "app=db"])).items as Obj[]).map((p) => p.metadata.name), ["db-0"]);

@@ -56,6 +56,7 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   DAEMON_SET,
   STATEFUL_SET,
   REPLICATION_CONTROLLER,
+  builtinKind({ group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", namespaced: true }),
   JOB,
   builtinKind({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, generation: true }),
   builtinKind({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
