@@ -5,9 +5,10 @@
  * order templates were last used. `kubectl rollout history ds/x` and `sts/x` list them.
  */
 import type { KubeObject } from "../../protocol/index.ts";
-import { controllerOf, controllerRef } from "../../protocol/kube/owner.ts";
-import type { Cluster, ClusterEvent } from "../contract.ts";
-import { ignoreNotFound, keyOf, obj, type Obj } from "./runtime.ts";
+import { controllerRef } from "../../protocol/kube/owner.ts";
+import type { Cluster } from "../contract.ts";
+import type { OwnedIndex } from "./owned-index.ts";
+import { ignoreNotFound, obj, type Obj } from "./runtime.ts";
 
 export const CONTROLLER_REVISION = { apiVersion: "apps/v1", kind: "ControllerRevision" };
 
@@ -29,40 +30,11 @@ export function controllerRevision(owner: KubeObject, ownerType: { apiVersion: s
   } as KubeObject;
 }
 
-/** The ControllerRevisions of each owner (by uid), fed by a watch. */
-export class RevisionIndex {
-  readonly #byOwner = new Map<string, Map<string, KubeObject>>();
-  readonly #ownerKind: string;
-
-  constructor(ownerKind: string) {
-    this.#ownerKind = ownerKind;
-  }
-
-  /** Records a ControllerRevision event; returns the owner's `namespace/name` when it is one of ours. */
-  observe(event: ClusterEvent): string | undefined {
-    const owner = controllerOf(event.object);
-    if (owner?.kind !== this.#ownerKind) return undefined;
-    let revisions = this.#byOwner.get(owner.uid);
-    if (!revisions) this.#byOwner.set(owner.uid, (revisions = new Map()));
-    if (event.type === "DELETED") revisions.delete(keyOf(event.object));
-    else revisions.set(keyOf(event.object), event.object);
-    return `${event.object.metadata.namespace ?? ""}/${owner.name}`;
-  }
-
-  forget(ownerUid: string): void {
-    this.#byOwner.delete(ownerUid);
-  }
-
-  of(ownerUid: string): KubeObject[] {
-    return [...(this.#byOwner.get(ownerUid)?.values() ?? [])];
-  }
-}
-
 /**
  * Makes the current template's ControllerRevision the newest: created with the next
  * number, or an older one (a rollback) renumbered past the others, as constructHistory.
  */
-export async function recordRevision(cluster: Cluster, index: RevisionIndex, wanted: KubeObject, ownerUid: string): Promise<void> {
+export async function recordRevision(cluster: Cluster, index: OwnedIndex, wanted: KubeObject, ownerUid: string): Promise<void> {
   const others = index.of(ownerUid);
   const existing = others.find((h) => h.metadata.name === wanted.metadata.name);
   const highest = Math.max(0, ...others.filter((h) => h !== existing).map(revisionNumber));

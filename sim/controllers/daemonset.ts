@@ -6,13 +6,13 @@
  * kube-controller-manager writes, which `kubectl rollout status ds/x` reads.
  */
 import type { KubeObject } from "../../protocol/index.ts";
-import { controllerOf } from "../../protocol/kube/owner.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
-import { controllerRevision, CONTROLLER_REVISION, recordRevision, RevisionIndex } from "./controller-revisions.ts";
+import { controllerRevision, CONTROLLER_REVISION, recordRevision } from "./controller-revisions.ts";
+import { OwnedIndex, writeStatusIfChanged } from "./owned-index.ts";
 import { daemonPod, daemonPodNode, daemonTemplateHash, placement, REVISION_HASH_LABEL } from "./daemon-pods.ts";
 import { resolvePercent } from "./deployment.ts";
 import { createPod, deletePod } from "./podcontrol.ts";
-import { ignoreNotFound, keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
+import { keyOf, KeyQueue, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const DAEMON_SET = { apiVersion: "apps/v1", kind: "DaemonSet" };
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -90,10 +90,10 @@ export function rollingVictims(ds: KubeObject, kept: readonly KubeObject[], desi
 
 /** The DaemonSet controller as a sim controller. */
 export function daemonSetController(): SimController {
-  const owned = new Map<string, Map<string, KubeObject>>();
+  const owned = new OwnedIndex("DaemonSet");
   const nodes = new Map<string, KubeObject>();
   const daemonSets = new Set<string>();
-  const revisions = new RevisionIndex("DaemonSet");
+  const revisions = new OwnedIndex("DaemonSet");
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
   const queue = new KeyQueue((key) => sync(key));
@@ -103,7 +103,7 @@ export function daemonSetController(): SimController {
     const [namespace, name] = splitNsKey(key);
     const ds = await cluster.find(DAEMON_SET, namespace, name);
     if (!ds || ds.metadata.deletionTimestamp) return;
-    const pods = [...(owned.get(ds.metadata.uid ?? "")?.values() ?? [])];
+    const pods = owned.of(ds.metadata.uid ?? "");
     const found = survey(ds, [...nodes.values()], pods);
     const hash = daemonTemplateHash(ds);
     await recordRevision(cluster, revisions, controllerRevision(ds, DAEMON_SET, hash, REVISION_HASH_LABEL, 0), ds.metadata.uid ?? "");
@@ -128,25 +128,18 @@ export function daemonSetController(): SimController {
       numberAvailable: count(ready.length),
       numberUnavailable: count(found.desired - ready.length),
     };
-    const before = obj((ds as Obj).status);
-    if (Object.entries(status).some(([k, v]) => (before[k] ?? null) !== v)) {
-      await ignoreNotFound(cluster.patch(DAEMON_SET, ds.metadata.namespace, ds.metadata.name ?? "", { status }, "merge", { subresource: "status" }));
-    }
+    await writeStatusIfChanged(cluster, DAEMON_SET, ds, status);
   }
 
-  function onPod(event: ClusterEvent): void {
-    const owner = controllerOf(event.object);
-    if (owner?.kind !== "DaemonSet") return;
-    let pods = owned.get(owner.uid);
-    if (!pods) owned.set(owner.uid, (pods = new Map()));
-    if (event.type === "DELETED") pods.delete(keyOf(event.object));
-    else pods.set(keyOf(event.object), event.object);
-    queue.add(`${event.object.metadata.namespace ?? ""}/${owner.name}`);
+  /** A controlled object changed: its owner syncs. */
+  function follow(index: OwnedIndex, event: ClusterEvent): void {
+    const owner = index.observe(event);
+    if (owner) queue.add(owner);
   }
 
   function onDaemonSet(event: ClusterEvent): void {
     if (event.type === "DELETED") {
-      owned.delete(event.object.metadata.uid ?? "");
+      owned.forget(event.object.metadata.uid ?? "");
       revisions.forget(event.object.metadata.uid ?? "");
       daemonSets.delete(keyOf(event.object));
     } else {
@@ -168,12 +161,9 @@ export function daemonSetController(): SimController {
       cluster = c;
       unwatch.push(
         c.watch(NODE, onNode),
-        c.watch(POD, onPod),
+        c.watch(POD, (event) => follow(owned, event)),
         c.watch(DAEMON_SET, onDaemonSet),
-        c.watch(CONTROLLER_REVISION, (event) => {
-          const owner = revisions.observe(event);
-          if (owner) queue.add(owner);
-        }),
+        c.watch(CONTROLLER_REVISION, (event) => follow(revisions, event)),
       );
     },
     async stop(): Promise<void> {

@@ -4,13 +4,12 @@
  * status kube-controller-manager writes, which `kubectl rollout status sts/x` reads. A
  * pod it deletes for an update or a failure is made again with the same name once gone.
  */
-import type { KubeObject } from "../../protocol/index.ts";
-import { controllerOf } from "../../protocol/kube/owner.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
-import { controllerRevision, CONTROLLER_REVISION, recordRevision, RevisionIndex } from "./controller-revisions.ts";
+import { controllerRevision, CONTROLLER_REVISION, recordRevision } from "./controller-revisions.ts";
+import { OwnedIndex, writeStatusIfChanged } from "./owned-index.ts";
 import { createPod, deletePod } from "./podcontrol.ts";
 import { FailureBackoff } from "./retry.ts";
-import { ignoreNotFound, keyOf, KeyQueue, obj, splitNsKey, type Obj } from "./runtime.ts";
+import { keyOf, KeyQueue, splitNsKey } from "./runtime.ts";
 import { planStatefulSet, STATEFUL_HASH_LABEL, statefulPod, statefulSetStatus, statefulTemplateHash } from "./stateful-pods.ts";
 
 const STATEFUL_SET = { apiVersion: "apps/v1", kind: "StatefulSet" };
@@ -19,11 +18,11 @@ const SOURCE = "statefulset-controller";
 
 /** The StatefulSet controller as a sim controller. */
 export function statefulSetController(): SimController {
-  const owned = new Map<string, Map<string, KubeObject>>();
+  const owned = new OwnedIndex("StatefulSet");
   let cluster: Cluster | undefined;
   const unwatch: (() => void)[] = [];
   const failures = new FailureBackoff();
-  const revisions = new RevisionIndex("StatefulSet");
+  const revisions = new OwnedIndex("StatefulSet");
   const queue = new KeyQueue((key) => sync(key));
 
   async function sync(key: string): Promise<void> {
@@ -31,7 +30,7 @@ export function statefulSetController(): SimController {
     const [namespace, name] = splitNsKey(key);
     const sts = await cluster.find(STATEFUL_SET, namespace, name);
     if (!sts || sts.metadata.deletionTimestamp) return;
-    const pods = [...(owned.get(sts.metadata.uid ?? "")?.values() ?? [])];
+    const pods = owned.of(sts.metadata.uid ?? "");
     await recordRevision(cluster, revisions, controllerRevision(sts, STATEFUL_SET, statefulTemplateHash(sts), STATEFUL_HASH_LABEL, 0), sts.metadata.uid ?? "");
     const plan = planStatefulSet(sts, pods);
     let refused = false;
@@ -39,26 +38,18 @@ export function statefulSetController(): SimController {
     for (const pod of plan.remove) await deletePod(cluster, sts, pod, SOURCE);
     if (refused) queue.addAfter(key, failures.next(key));
     else failures.forget(key);
-    const status = statefulSetStatus(sts, pods);
-    const before = obj((sts as Obj).status);
-    if (Object.entries(status).some(([k, v]) => (before[k] ?? null) !== v)) {
-      await ignoreNotFound(cluster.patch(STATEFUL_SET, namespace, name, { status }, "merge", { subresource: "status" }));
-    }
+    await writeStatusIfChanged(cluster, STATEFUL_SET, sts, statefulSetStatus(sts, pods));
   }
 
-  function onPod(event: ClusterEvent): void {
-    const owner = controllerOf(event.object);
-    if (owner?.kind !== "StatefulSet") return;
-    let pods = owned.get(owner.uid);
-    if (!pods) owned.set(owner.uid, (pods = new Map()));
-    if (event.type === "DELETED") pods.delete(keyOf(event.object));
-    else pods.set(keyOf(event.object), event.object);
-    queue.add(`${event.object.metadata.namespace ?? ""}/${owner.name}`);
+  /** A controlled object changed: its owner syncs. */
+  function follow(index: OwnedIndex, event: ClusterEvent): void {
+    const owner = index.observe(event);
+    if (owner) queue.add(owner);
   }
 
   function onStatefulSet(event: ClusterEvent): void {
     if (event.type === "DELETED") {
-      owned.delete(event.object.metadata.uid ?? "");
+      owned.forget(event.object.metadata.uid ?? "");
       revisions.forget(event.object.metadata.uid ?? "");
     } else queue.add(keyOf(event.object));
   }
@@ -68,12 +59,9 @@ export function statefulSetController(): SimController {
     start(c: Cluster): void {
       cluster = c;
       unwatch.push(
-        c.watch(POD, onPod),
+        c.watch(POD, (event) => follow(owned, event)),
         c.watch(STATEFUL_SET, onStatefulSet),
-        c.watch(CONTROLLER_REVISION, (event) => {
-          const owner = revisions.observe(event);
-          if (owner) queue.add(owner);
-        }),
+        c.watch(CONTROLLER_REVISION, (event) => follow(revisions, event)),
       );
     },
     async stop(): Promise<void> {
