@@ -15,6 +15,11 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** The objects of a multi-document YAML (a document that is only a comment, where a dry run left a Secret out, is none). */
+function objectsOf<T>(text: string): T[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as T | null).filter((o): o is T => o !== null);
+}
+
 function secretsOf(file: string): Record<string, unknown> {
   const objects = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS() as { kind: string; metadata: { name: string }; data?: unknown });
   return Object.fromEntries(objects.filter((o) => o.kind === "Secret").map((o) => [o.metadata.name, o.data]));
@@ -68,8 +73,11 @@ test("--dry-run prints no key on stdout unless --include-secrets (the Secrets ar
     assert.ok(!text.includes(hmac) && !text.includes(Buffer.from(hmac).toString("base64")), "no HMAC key");
   }
   // Left out rather than emptied: kube-apiserver refuses a kubernetes.io/tls Secret without tls.crt and tls.key, so the printed YAML applies as it is.
-  const secrets = parseAllDocuments(plain.stdout).map((d) => d.toJS() as { kind: string }).filter((o) => o.kind === "Secret");
+  const secrets = objectsOf<{ kind: string }>(plain.stdout).filter((o) => o.kind === "Secret");
   assert.equal(secrets.length, 0);
+  // Where each would go, a comment says so and how to make it.
+  assert.match(plain.stdout, /^# Secret edgeloop\/edgeloop-relay-tls \(type kubernetes\.io\/tls, keys tls\.crt, tls\.key, ca\.crt\) goes here/m);
+  assert.match(plain.stdout, /^# .*kubectl -n edgeloop create secret generic edgeloop-relay-hmac --from-literal=EDGELOOP_SECRET=\.\.\.$/m);
   assert.match(plain.stderr, /--out FILE .*--include-secrets/);
   assert.match(plain.stderr, /create secret generic edgeloop-relay-hmac/);
 
@@ -84,7 +92,7 @@ test("--dry-run renders every edge channel the controllers declare: the relay's 
   const channels = createRegistry(await loadControllers()).manifest.controllers.flatMap((c) => c.channels);
   const rendered = run("--worker-url", "https://edgeloop.example.workers.dev", "--image", "registry.example/relay:1", "--dry-run", "--namespace", "edgeloop");
   assert.equal(rendered.status, 0, rendered.stderr);
-  const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> });
+  const objects = objectsOf<{ kind: string; metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> }>(rendered.stdout);
   const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
   const args = deployment.spec.template.spec.containers[0]?.args ?? [];
   for (const channel of channels) {

@@ -18,7 +18,7 @@ import { cli, fail } from "../cli/args.ts";
 import { loadControllers } from "./lib/controllers.ts";
 import { CHANNELS_SERVICE, installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
 import { LEADER_LABEL } from "../relay/ops/leader-label.ts";
-import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretsLeftOutNote, TLS_SECRET, withoutSecrets, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
+import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretLeftOutComment, secretsLeftOutNote, TLS_SECRET, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
 const HELP = `usage: npm run install-relay -- --worker-url URL --image IMAGE [options]
 
@@ -141,8 +141,7 @@ const withheld = flags["dry-run"] && !flags.out && !flags["include-secrets"];
 const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], withheld, ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
 
 if (flags["dry-run"] || !client) {
-  const shown = withheld ? withoutSecrets(objects) : objects;
-  const yaml = shown.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+  const yaml = objects.map((o) => (withheld && o.kind === "Secret" ? secretLeftOutComment(o) : stringify(o, { lineWidth: 0 }))).join("---\n");
   if (withheld) notes.push(secretsLeftOutNote(flags.namespace));
   if (flags.out) {
     // Made anew, so that it is private even where an older copy was not.

@@ -86,7 +86,8 @@ export class ApiError extends Error {
       metadata: {},
       status: "Failure",
       message: this.message,
-      reason: this.reason,
+      // Status.reason is omitempty: an error without one (a storage error kube-apiserver answers as a bare 500) carries none.
+      ...(this.reason ? { reason: this.reason } : {}),
       ...(this.details ? { details: withoutEmpty(this.details) } : {}),
       code: this.code,
     };

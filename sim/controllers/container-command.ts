@@ -46,6 +46,8 @@ interface Run {
   readonly output: OutputLine[];
   status: number;
   ended: "exit" | "forever" | undefined;
+  /** Set for `kubectl exec`: what the command reads on stdin; unknown programs then fail instead of running forever. */
+  readonly exec?: { readonly stdin: string };
 }
 
 /** Interprets a container's command; anything it does not know runs until stopped. */
@@ -57,6 +59,35 @@ export function interpret(container: ContainerCommand): ContainerProgram {
   execute(argv, run, { ...(container.hostname ? { HOSTNAME: container.hostname } : {}), ...declared }, true);
   if (run.ended === "forever") return { output: run.output, exitAfter: undefined, exitCode: 0 };
   return { output: run.output, exitAfter: run.clock, exitCode: run.status };
+}
+
+/** What an exec'd command does: its lines and exit code; `exitAfter` undefined when it runs until the caller hangs up (`sleep infinity`). */
+export interface ExecResult {
+  readonly output: readonly OutputLine[];
+  readonly exitAfter: number | undefined;
+  readonly exitCode: number;
+}
+
+/**
+ * Interprets a command run by `kubectl exec` in a container's context (its env and
+ * hostname), given what it reads on stdin. Unlike a container's own command, a program
+ * the interpreter does not know fails at once (exit 127, a message on stderr saying why),
+ * since nothing real runs on the sim; `cat` copies stdin, `sh` without `-c` runs stdin.
+ */
+export function interpretExec(argv: readonly string[], container: Pick<ContainerCommand, "env" | "hostname">, stdin: string): ExecResult {
+  const run: Run = { clock: 0, output: [], status: 0, ended: undefined, exec: { stdin } };
+  const env = { ...(container.hostname ? { HOSTNAME: container.hostname } : {}), ...(container.env ?? {}) };
+  if (argv.length > 0) execute(argv, run, env, true);
+  return { output: run.output, exitAfter: run.ended === "forever" ? undefined : run.clock, exitCode: run.status };
+}
+
+/** Whether an exec'd command reads stdin to its end before it writes anything (`cat`, `sh` reading a script). */
+export function readsStdin(argv: readonly string[]): boolean {
+  const [first = "", ...rest] = argv;
+  const name = first.slice(first.lastIndexOf("/") + 1);
+  if (name === "exec") return readsStdin(rest);
+  if (name === "cat") return rest.length === 0 || rest.includes("-");
+  return SHELLS.has(name) && !rest.some((arg) => /^-[a-z]*c[a-z]*$/.test(arg));
 }
 
 /** The `sim.edgeloop.dev/run-seconds` and `exit-code` annotations override what the command would do. */
@@ -92,7 +123,30 @@ function execute(argv: readonly string[], run: Run, env: Readonly<Record<string,
   if (name === "sleep") return sleep(rest, run, write);
   if (name === "exit") return exit(rest, run, write, main);
   if (SHELLS.has(name)) return shell(rest, run, env, streams);
+  if (run.exec) return execOnly(name, rest, run, env, write);
   run.ended = "forever";
+}
+
+/**
+ * Programs only `kubectl exec` meets: `cat` of stdin, `hostname`, `env` and `printenv`
+ * of the container's context; `tar` (what `kubectl cp` runs) and anything else fail saying why.
+ */
+function execOnly(name: string, args: readonly string[], run: Run, env: Readonly<Record<string, string>>, write: (stream: OutputLine["stream"], text: string) => void): void {
+  run.status = 0;
+  if (name === "cat" && (args.length === 0 || args.every((arg) => arg === "-"))) return run.exec?.stdin ? write("stdout", run.exec.stdin) : undefined;
+  if (name === "hostname" && args.length === 0) return write("stdout", `${env.HOSTNAME ?? ""}\n`);
+  if ((name === "env" || name === "printenv") && args.length === 0) return write("stdout", Object.entries(env).map(([key, value]) => `${key}=${value}\n`).join(""));
+  if (name === "printenv") {
+    const values = args.filter((key) => key in env).map((key) => `${env[key] ?? ""}\n`);
+    if (values.length > 0) write("stdout", values.join(""));
+    return void (run.status = values.length === args.length ? 0 : 1);
+  }
+  if (name === "tar") {
+    write("stderr", "tar: the edgeloop sim runs no real containers: they have no file system, so kubectl cp cannot copy files to or from them\n");
+    return void (run.status = 2);
+  }
+  write("stderr", `sh: ${name}: not found (the edgeloop sim runs no real programs; exec runs sh scripts of echo, true, false, exit, sleep, cat, hostname, env and printenv)\n`);
+  run.status = 127;
 }
 
 function echo(args: readonly string[], run: Run, write: (stream: OutputLine["stream"], text: string) => void): void {
@@ -150,8 +204,15 @@ function shell(args: readonly string[], run: Run, env: Readonly<Record<string, s
       break;
     }
   }
+  script ??= run.exec?.stdin;
   if (script === undefined) return void (run.ended = "forever");
   const statements = parseScript(script);
+  // `kubectl cp --retries` pipes tar into tail: still tar, so still tar's reason.
+  if (statements === undefined && run.exec && /^\s*tar\s/.test(script)) return execOnly("tar", [], run, env, (stream, text) => run.output.push({ at: run.clock, stream, text }));
+  if (statements === undefined && run.exec) {
+    run.output.push({ at: run.clock, stream: "stderr", text: "sh: the edgeloop sim's interpreter runs only simple commands joined by ; && || (no pipes, subshells, substitutions, loops or input redirections)\n" });
+    return void (run.status = 2);
+  }
   if (statements === undefined) return void (run.ended = "forever");
   runScript(statements, run, env, errexit, streams);
 }

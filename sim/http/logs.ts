@@ -8,8 +8,8 @@ import type { ServerResponse } from "node:http";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Cluster } from "../contract.ts";
 import { containerLogsOf, type ContainerLogs, type LogEntry, type LogView } from "../controllers/container-logs.ts";
-import { badRequest, methodNotAllowed } from "../pipeline/errors.ts";
-import { queryBool } from "./query.ts";
+import { badRequest, invalid, methodNotAllowed, type Cause } from "../pipeline/errors.ts";
+import { queryBool, queryInt } from "./query.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -35,14 +35,21 @@ function names(containers: readonly Obj[]): string[] {
   return containers.map((c) => String(c.name ?? ""));
 }
 
-/** A non-negative integer parameter; `field` names it in the error. */
-function integer(q: URLSearchParams, field: string, min: number): number | undefined {
-  const raw = q.get(field);
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw badRequest(`${field}: Invalid value: "${raw}": must be an integer`);
-  if (value < min) throw badRequest(`${field}: Invalid value: ${value}: must be greater than or equal to ${min}`);
-  return value;
+/** An integer parameter as kube-apiserver decodes it (a 400 worded as strconv.ParseInt when it is none), undefined when absent. */
+function integer(q: URLSearchParams, field: string): number | undefined {
+  return q.has(field) ? queryInt(q, field) : undefined;
+}
+
+/** ValidatePodLogOptions' range checks (pkg/apis/core/validation), a 422 about PodLogOptions. */
+function rangeCauses(options: LogNumbers): Cause[] {
+  const causes: Cause[] = [];
+  const below = (field: string, value: number, detail: string): Cause => ({ field, reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${detail}` });
+  if (options.tailLines !== undefined && options.tailLines < 0) causes.push(below("tailLines", options.tailLines, "must be greater than or equal to 0"));
+  if (options.limitBytes !== undefined && options.limitBytes < 1) causes.push(below("limitBytes", options.limitBytes, "must be greater than 0"));
+  // field.NewPath("") prints as `[]`.
+  if (options.sinceSeconds !== undefined && options.sinceTime !== null) causes.push({ field: "[]", reason: "FieldValueForbidden", message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified" });
+  else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1) causes.push(below("sinceSeconds", options.sinceSeconds, "must be greater than 0"));
+  return causes;
 }
 
 /** The container the request means, as the API server's LogLocation picks and refuses it. */
@@ -62,11 +69,23 @@ function containerOf(pod: KubeObject, requested: string | null): string {
   throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]${initPart}`);
 }
 
-function parseOptions(pod: KubeObject, q: URLSearchParams): LogOptions {
+/** The numeric options, decoded and range-checked as the API server does before it looks for the pod. */
+interface LogNumbers {
+  readonly tailLines: number | undefined;
+  readonly limitBytes: number | undefined;
+  readonly sinceSeconds: number | undefined;
+  readonly sinceTime: string | null;
+}
+
+function logNumbers(name: string, q: URLSearchParams): LogNumbers {
+  const numbers = { tailLines: integer(q, "tailLines"), limitBytes: integer(q, "limitBytes"), sinceSeconds: integer(q, "sinceSeconds"), sinceTime: q.get("sinceTime") };
+  const causes = rangeCauses(numbers);
+  if (causes.length > 0) throw invalid("PodLogOptions", "", name, causes);
+  return numbers;
+}
+
+function parseOptions(pod: KubeObject, q: URLSearchParams, { tailLines, limitBytes, sinceSeconds, sinceTime }: LogNumbers): LogOptions {
   const flag = (field: string): boolean => queryBool(q, field);
-  const sinceSeconds = integer(q, "sinceSeconds", 1);
-  const sinceTime = q.get("sinceTime");
-  if (sinceSeconds !== undefined && sinceTime !== null) throw badRequest("at most one of `sinceTime` or `sinceSeconds` may be specified");
   const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime !== null ? Date.parse(sinceTime) : undefined;
   if (since !== undefined && Number.isNaN(since)) throw badRequest(`sinceTime: Invalid value: "${sinceTime ?? ""}": must be RFC 3339`);
   return {
@@ -74,8 +93,8 @@ function parseOptions(pod: KubeObject, q: URLSearchParams): LogOptions {
     previous: flag("previous"),
     follow: flag("follow"),
     timestamps: flag("timestamps"),
-    tailLines: integer(q, "tailLines", 0),
-    limitBytes: integer(q, "limitBytes", 1),
+    tailLines,
+    limitBytes,
     since,
   };
 }
@@ -117,8 +136,9 @@ function render(entries: readonly LogEntry[], options: LogOptions, tail: boolean
 /** Serves one pods/log request. */
 export async function serveLogs(cluster: Cluster, namespace: string, name: string, method: string, q: URLSearchParams, response: ServerResponse): Promise<void> {
   if (method !== "GET") throw methodNotAllowed();
+  const numbers = logNumbers(name, q);
   const pod = await cluster.get(POD, namespace, name);
-  const options = parseOptions(pod, q);
+  const options = parseOptions(pod, q, numbers);
   // A pod not bound to a node has no kubelet to ask: the API server answers with nothing.
   if (!((pod as Obj).spec as Obj | undefined)?.nodeName) {
     response.writeHead(204);

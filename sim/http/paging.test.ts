@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError } from "../contract.ts";
-import { paginate, parseLimit } from "./paging.ts";
+import { paginate } from "./paging.ts";
 
 const keys = ["b/2", "a/1", "b/1", "a/3", "c/1"];
 const same = (k: string): string => k;
@@ -28,12 +28,4 @@ test("a token older than the event history is 410 Expired; a garbled one 400", (
   const first = paginate(keys, same, { limit: 1, continueToken: null }, 40, 0);
   assert.throws(() => paginate(keys, same, { limit: 1, continueToken: first.continueToken ?? null }, 90, 50), (e: unknown) => e instanceof ApiError && e.code === 410 && e.reason === "Expired");
   assert.throws(() => paginate(keys, same, { limit: 1, continueToken: "!!" }, 90, 0), (e: unknown) => e instanceof ApiError && e.code === 400);
-});
-
-test("limit: absent, zero or negative means no limit; a non-integer is 400", () => {
-  assert.equal(parseLimit(null), undefined);
-  assert.equal(parseLimit("0"), undefined);
-  assert.equal(parseLimit("-5"), undefined);
-  assert.equal(parseLimit("500"), 500);
-  assert.throws(() => parseLimit("abc"), (e: unknown) => e instanceof ApiError && e.code === 400);
 });

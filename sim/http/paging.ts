@@ -40,14 +40,6 @@ function encode(token: Token): string {
   return Buffer.from(JSON.stringify(token)).toString("base64url");
 }
 
-/** Parses `limit` (absent, 0 or negative: no limit, as the API server treats them). */
-export function parseLimit(value: string | null): number | undefined {
-  if (value === null || value === "") return undefined;
-  const limit = Number(value);
-  if (!Number.isInteger(limit)) throw badRequest(`invalid limit: ${value}`);
-  return limit > 0 ? limit : undefined;
-}
-
 /**
  * The page of `items` (any order; `keyOf` gives each its `namespace/name`) that `limit`
  * and `continueToken` ask for. `currentRv` is the store's; `compactedThrough` the oldest

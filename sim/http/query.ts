@@ -19,9 +19,18 @@ export function queryOptionalBool(q: URLSearchParams, name: string): boolean | u
   return q.has(name) ? queryBool(q, name) : undefined;
 }
 
-/** An integer query parameter (`timeoutSeconds`, `gracePeriodSeconds`): anything else is a 400 worded as Go's strconv.ParseInt. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer query parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`, `tailLines`,
+ * ...) as Go's strconv.ParseInt(s, 10, 64) reads it: decimal digits with an optional sign,
+ * within int64; anything else (the empty string too) a 400 worded as ParseInt's error.
+ */
 export function queryInt(q: URLSearchParams, name: string): number {
   const value = q.get(name) ?? "";
   if (!/^[+-]?\d+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  const big = BigInt(value);
+  if (big < INT64_MIN || big > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
   return Number(value);
 }

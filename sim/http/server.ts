@@ -2,7 +2,9 @@
  * The sim's HTTP face: the Kubernetes REST API over node:http on 127.0.0.1, enough for
  * kubectl and @kubernetes/client-node (discovery, CRUD, patch, watch, tables).
  */
-import { paginate, parseLimit } from "./paging.ts";
+import { paginate } from "./paging.ts";
+import { checkResourceVersion, listOptionsOf, type ListOptions } from "./list-options.ts";
+import { checkWriteOptions } from "./write-options.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
@@ -21,9 +23,10 @@ import { openApiGroupVersion, openApiIndex } from "./openapi.ts";
 import { toTable, wantsTable, type IncludeObject } from "./table.ts";
 import { patchAt, patchScale, requestedReplicas, toCustomScale, toScale, type ScalePaths } from "./scale.ts";
 import { serveLogs } from "./logs.ts";
+import { podStreamTarget, podStreamUpgrades } from "./pod-streams.ts";
 import { isReview, review } from "./reviews.ts";
 import { serveWatch } from "./watch.ts";
-import { queryBool, queryInt, queryOptionalBool } from "./query.ts";
+import { queryBool, queryInt } from "./query.ts";
 import { decodeBody } from "./protobuf/decode.ts";
 import { negotiateResponse, sendNegotiated } from "./protobuf/respond.ts";
 import { MAX_BODY_DEPTH, nestedDeeperThan } from "./depth.ts";
@@ -154,21 +157,12 @@ function checkBodyKind(resource: ResourceType, body: KubeObject): void {
   throw badRequest(`${body.kind} in version ${JSON.stringify(version)} cannot be handled as a ${resource.kind}: converting (${external}) to (${internal}.${resource.kind}): unknown conversion`);
 }
 
-/** A Table's `includeObject` (Metadata when absent or unknown). */
+/** A Table's `includeObject` (Metadata when absent or empty); another value is the 400 ValidateTableOptions earns. */
 function includeObject(q: URLSearchParams): IncludeObject {
-  const value = q.get("includeObject");
-  return value === "None" || value === "Object" ? value : "Metadata";
-}
-
-/** The options kind each method's query parameters decode into (named in a 422 about them). */
-const OPTIONS_KIND: Readonly<Record<string, string>> = { POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions", DELETE: "DeleteOptions" };
-
-/** `dryRun` takes `All` only; anything else is a 422 about the request's options, as kube-apiserver's. */
-function checkDryRun(q: URLSearchParams, method: string): void {
-  const values = q.getAll("dryRun");
-  const kind = OPTIONS_KIND[method];
-  if (!kind || values.every((v) => v === "All")) return;
-  throw invalid(kind, "meta.k8s.io", "", [{ field: "dryRun", reason: "FieldValueNotSupported", message: `Unsupported value: ${JSON.stringify(values)}: supported values: "All"` }]);
+  const value = q.get("includeObject") ?? "";
+  if (value === "None" || value === "Object" || value === "Metadata") return value;
+  if (value === "") return "Metadata";
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(value)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
 /** ValidateDeleteOptions: a known propagationPolicy, and not together with the deprecated orphanDependents. */
@@ -249,12 +243,12 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     const target = parseTarget(cluster, segments);
     if (!target) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
     const q = url.searchParams;
-    checkDryRun(q, method);
     const dryRun = q.get("dryRun") === "All";
     const watching = queryBool(q, "watch");
     const apiVersion = apiVersionOf(target.resource.group, target.version);
     const typeRef = { apiVersion, kind: target.resource.kind };
     const contentType = request.headers["content-type"] ?? "application/json";
+    checkWriteOptions(method, q, contentType);
     if (options.faults) {
       const read = (): Promise<Buffer> => {
         const promise = readBody(request);
@@ -273,6 +267,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       warn: (message) => response.appendHeader("Warning", `299 - ${JSON.stringify(message)}`),
     });
     negotiateResponse(request, response, typeRef, watching);
+    if (podStreamTarget(url.pathname)) throw badRequest("Upgrade request required");
     if (target.subresource === "log" && target.resource.group === "" && target.resource.kind === "Pod" && target.name) return serveLogs(cluster, target.namespace ?? "default", target.name, method, q, response);
     if (target.subresource === "scale" && target.resource.extraSubresources.includes("scale") && target.name) return scale(target, typeRef, method, contentType, request, response);
     if (target.subresource === "scale" && target.resource.crd && target.name) {
@@ -285,12 +280,13 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
 
     switch (method) {
       case "GET": {
-        if (watching) return watch(target, q, request, response);
+        if (watching) return watch(target, q, listOptionsOf(q), request, response);
         if (target.name) {
+          checkResourceVersion(q.get("resourceVersion") ?? "", "get");
           const object = await cluster.get(typeRef, target.namespace, target.name);
           return sendJson(response, 200, wantsTable(request.headers.accept) ? toTable(target.resource, [object], object.metadata.resourceVersion ?? "", new Date(), true, includeObject(q)) : object);
         }
-        return list(target, q, request, response);
+        return list(target, q, listOptionsOf(q), request, response);
       }
       case "POST": {
         const body = asObj(parseBody(await requestBody(request), contentType)) as KubeObject;
@@ -320,7 +316,6 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         const type = patchTypeOf(contentType);
         // Custom resources have no strategic merge (no Go struct to read patch strategies from).
         if (type === "strategic" && target.resource.crd) throw new ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
-        if (type === "apply" && !q.get("fieldManager")) throw invalid("PatchOptions", "meta.k8s.io", "", [{ field: "fieldManager", reason: "FieldValueRequired", message: "Required value: is required for apply patch" }]);
         const patch = parseBody(await requestBody(request), type === "apply" ? "yaml" : "json");
         // An apply that creates answers 201 Created.
         const created = type === "apply" && !(await cluster.find(typeRef, target.namespace, target.name));
@@ -396,11 +391,12 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     return { ...(q.get("labelSelector") ? { labelSelector: q.get("labelSelector") ?? "" } : {}), ...(q.get("fieldSelector") ? { fieldSelector: q.get("fieldSelector") ?? "" } : {}) };
   }
 
-  function list(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+  function list(target: Target, q: URLSearchParams, options: ListOptions, request: IncomingMessage, response: ServerResponse): void {
     // An exact resourceVersion compacted away is gone (one not compacted is answered with the current state: the sim keeps no snapshots).
-    if (q.get("resourceVersionMatch") === "Exact" && Number(q.get("resourceVersion")) < cluster.store.history.compactedThrough) throw listTooOld();
+    checkResourceVersion(options.resourceVersion, "list");
+    if (options.resourceVersionMatch === "Exact" && Number(options.resourceVersion) < cluster.store.history.compactedThrough) throw listTooOld();
     const selected = sortedByKey(cluster.select(target.resource, { ...(target.namespace ? { namespace: target.namespace } : {}), ...selectors(q) }));
-    const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: parseLimit(q.get("limit")), continueToken: q.get("continue") }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
+    const page = paginate(selected, (s) => `${s.object.metadata.namespace ?? ""}/${s.object.metadata.name ?? ""}`, { limit: options.limit > 0 ? options.limit : undefined, continueToken: options.continue || null }, cluster.store.resourceVersion, cluster.store.history.compactedThrough);
     // remainingItemCount only when no selector filtered the list (it would be a guess); a custom resource's list always says `continue`.
     const filtered = Boolean(q.get("labelSelector") || q.get("fieldSelector"));
     const metadata = {
@@ -418,7 +414,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     sendJson(response, 200, `{"kind":"${listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
   }
 
-  function watch(target: Target, q: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+  function watch(target: Target, q: URLSearchParams, listOptions: ListOptions, request: IncomingMessage, response: ServerResponse): void {
+    checkResourceVersion(listOptions.resourceVersion, "watch");
     let labels, fields;
     try {
       labels = parseLabelSelector(q.get("labelSelector") ?? undefined);
@@ -427,11 +424,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       if (error instanceof SelectorError) throw badRequest(error.message);
       throw error;
     }
-    const sendInitialEvents = queryOptionalBool(q, "sendInitialEvents");
-    if (sendInitialEvents !== undefined && q.get("resourceVersionMatch") !== "NotOlderThan") {
-      throw invalid("ListOptions", "meta.k8s.io", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" }]);
-    }
-    const timeout = q.has("timeoutSeconds") ? queryInt(q, "timeoutSeconds") : undefined;
+    const timeout = listOptions.timeoutSeconds;
     serveWatch(
       cluster,
       {
@@ -440,10 +433,10 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
         name: target.name,
         labels,
         fields,
-        resourceVersion: q.get("resourceVersion") ?? "",
-        bookmarks: queryBool(q, "allowWatchBookmarks"),
-        sendInitialEvents,
-        resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+        resourceVersion: listOptions.resourceVersion,
+        bookmarks: listOptions.allowWatchBookmarks,
+        sendInitialEvents: listOptions.sendInitialEvents,
+        resourceVersionMatch: listOptions.resourceVersionMatch || undefined,
         timeoutSeconds: timeout || undefined,
         table: wantsTable(request.headers.accept) ? includeObject(q) : false,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
@@ -457,7 +450,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     );
   }
 
-  const server: Server = createServer((request, response) => {
+  // Only a pod's exec/attach/portforward upgrade (Node >= 24.9 asks; older Nodes give every upgrade to podStreamUpgrades, which refuses the rest).
+  const server: Server = createServer({ shouldUpgradeCallback: (request) => podStreamTarget(URL.parse(request.url ?? "/", "http://sim")?.pathname ?? "") !== undefined }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
       if (!(error instanceof ApiError)) log("error", "request failed", { error: String(error), stack: (error as Error).stack });
@@ -465,6 +459,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
       sendJson(response, apiError.code, apiError.toStatus());
     });
   });
+  const podStreams = podStreamUpgrades(cluster);
+  server.on("upgrade", podStreams.upgrade);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -489,6 +485,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
     },
     async close(): Promise<void> {
       for (const stop of watches) stop();
+      podStreams.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

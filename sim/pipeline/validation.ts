@@ -289,31 +289,64 @@ export function validateKeys(object: Obj, fields: readonly string[]): Cause[] {
   return fields.flatMap((field) => Object.keys(asObj(object[field])).flatMap((key) => isConfigMapKey(key).map((m) => invalidCause(`${field}[${key}]`, key, m))));
 }
 
+/** A Secret's data may hold at most 1 MiB (core.MaxSecretSize), counted in decoded bytes. */
+const MAX_SECRET_SIZE = 1024 * 1024;
+
 /**
- * ValidateSecret's per-type rules (pkg/apis/core/validation): the keys each type needs in
- * `data` (after `stringData` was merged into it). Values are not checked (an empty
- * `tls.crt` is accepted, as upstream).
+ * ValidateSecret's size limit and per-type rules (pkg/apis/core/validation): a
+ * service-account-token names its account, dockercfg/dockerconfigjson hold their key as a
+ * JSON object, basic-auth has a username or a password key (either may be empty),
+ * ssh-auth a non-empty private key, tls both `tls.crt` and `tls.key` (either may be
+ * empty). `data` holds base64 values (stringData already merged).
  */
 export function validateSecretType(o: Obj): Cause[] {
-  const data = asObj(o.data);
+  const data = strings(o.data);
+  const bytes = (key: string): Buffer => Buffer.from(str(data[key]), "base64");
   const has = (key: string): boolean => key in data;
   const need = (...keys: string[]): Cause[] => keys.filter((k) => !has(k)).map((k) => required(`data[${k}]`));
-  switch (str(o.type)) {
+  const size = Object.keys(data).reduce((total, key) => total + bytes(key).length, 0);
+  const tooLong: Cause[] = size > MAX_SECRET_SIZE ? [{ field: "data", reason: "FieldValueTooLong", message: `Too long: may not be more than ${MAX_SECRET_SIZE} bytes` }] : [];
+  return [...tooLong, ...secretTypeRules(str(o.type), asObj(asObj(o.metadata).annotations), has, need, bytes)];
+}
+
+function secretTypeRules(type: string, annotations: Obj, has: (key: string) => boolean, need: (...keys: string[]) => Cause[], bytes: (key: string) => Buffer): Cause[] {
+  switch (type) {
     case "kubernetes.io/service-account-token":
-      return typeof asObj(asObj(o.metadata).annotations)["kubernetes.io/service-account.name"] === "string" ? [] : [required("metadata.annotations[kubernetes.io/service-account.name]")];
+      return str(annotations["kubernetes.io/service-account.name"]) !== "" ? [] : [required("metadata.annotations[kubernetes.io/service-account.name]")];
     case "kubernetes.io/dockercfg":
-      return need(".dockercfg");
+      return has(".dockercfg") ? dockerConfigCauses(".dockercfg", bytes(".dockercfg")) : need(".dockercfg");
     case "kubernetes.io/dockerconfigjson":
-      return need(".dockerconfigjson");
+      return has(".dockerconfigjson") ? dockerConfigCauses(".dockerconfigjson", bytes(".dockerconfigjson")) : need(".dockerconfigjson");
     case "kubernetes.io/basic-auth":
-      return str(data.username) === "" && str(data.password) === "" ? [required("data[username]"), required("data[password]")] : [];
+      return has("username") || has("password") ? [] : need("username", "password");
     case "kubernetes.io/ssh-auth":
-      return need("ssh-privatekey");
+      return bytes("ssh-privatekey").length > 0 ? [] : [required("data[ssh-privatekey]")];
     case "kubernetes.io/tls":
       return need("tls.crt", "tls.key");
     default:
       return [];
   }
+}
+
+/**
+ * A docker config key must unmarshal into a Go map: a JSON object (or `null`). The detail
+ * is encoding/json's for the common cases (its wording of a syntax error at a given
+ * character is approximated).
+ */
+function dockerConfigCauses(key: string, value: Buffer): Cause[] {
+  const text = value.toString("utf8");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // A character no JSON value begins with is named as encoding/json names it; any other syntax error is worded as a truncated input.
+    const first = text.trimStart()[0];
+    const detail = first !== undefined && !/[{["\-0-9tfn]/.test(first) ? `invalid character '${first}' looking for beginning of value` : "unexpected end of JSON input";
+    return [invalidCause(`data[${key}]`, "<secret contents redacted>", detail)];
+  }
+  if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))) return [];
+  const goType = Array.isArray(parsed) ? "array" : typeof parsed === "boolean" ? "bool" : typeof parsed;
+  return [invalidCause(`data[${key}]`, "<secret contents redacted>", `json: cannot unmarshal ${goType} into Go value of type map[string]interface {}`)];
 }
 
 /** ValidateSecretUpdate: the type is immutable. */

@@ -32,3 +32,20 @@ export function kubectlFor(kubeconfig: string): Kubectl {
     });
   return Object.assign(run, { spawn: (args: readonly string[]) => spawn("kubectl", [...args], { env, stdio: ["ignore", "pipe", "pipe"] }) });
 }
+
+/** What a kubectl run printed and how it exited (for `exec`, the command's own exit code). */
+export interface KubectlOutcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs kubectl with `KUBECONFIG=kubeconfig`; resolves whatever the exit code, with both streams. */
+export function kubectlOutcome(kubeconfig: string, args: readonly string[], input?: string): Promise<KubectlOutcome> {
+  return new Promise((resolve) => {
+    const child = execFile("kubectl", [...args], { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(input);
+  });
+}

@@ -136,10 +136,23 @@ export function keysNotes(keys: InstallKeys, namespace: string, options: { reado
   return notes;
 }
 
-/** `objects` without their Secrets: what a dry run prints unless asked for the keys. */
-export function withoutSecrets(objects: readonly KubeObject[]): KubeObject[] {
-  // Left out, not emptied: kube-apiserver refuses a `kubernetes.io/tls` Secret without `tls.crt` and `tls.key`, so a Secret without its data would make the printed install fail to apply (and a server-side dry run of it fail).
-  return objects.filter((o) => o.kind !== "Secret");
+/**
+ * What a dry run prints where a Secret it leaves out would go: a YAML comment (an empty
+ * document, which kubectl skips) naming the Secret, its type and keys, and how to get or
+ * make it. Left out, not emptied: kube-apiserver refuses a `kubernetes.io/tls` Secret
+ * without `tls.crt` and `tls.key`, so an emptied Secret would make the printed install
+ * fail to apply (and a server-side dry run of it fail).
+ */
+export function secretLeftOutComment(secret: KubeObject): string {
+  const { name = "", namespace = "" } = secret.metadata;
+  const type = typeof secret["type"] === "string" ? secret["type"] : "Opaque";
+  const keys = Object.keys({ ...(secret["data"] as object | undefined), ...(secret["stringData"] as object | undefined) });
+  const make = type === "kubernetes.io/tls" ? `kubectl -n ${namespace} create secret tls ${name} --cert=tls.crt --key=tls.key` : `kubectl -n ${namespace} create secret generic ${name} ${keys.map((k) => `--from-literal=${k}=...`).join(" ")}`;
+  return [
+    `# Secret ${namespace}/${name} (type ${type}, keys ${keys.join(", ")}) goes here: left out because it holds keys.`,
+    `# Get it with --out FILE (written mode 600) or --include-secrets, or make it: ${make}`,
+    "",
+  ].join("\n");
 }
 
 /** What to do when the Secrets are left out of the printed install (stderr). */

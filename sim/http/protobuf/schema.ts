@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import protobuf from "protobufjs";
 import type { Field, Root, Type } from "protobufjs";
 
-const FILES = ["meta", "runtime", "intstr", "resource", "core", "apps", "batch", "autoscaling", "rbac", "scheduling"] as const;
+const FILES = ["meta", "runtime", "intstr", "resource", "core", "apps", "batch", "autoscaling", "rbac", "scheduling", "authorization", "authentication"] as const;
 
 /** The protobuf package of each API group version the definitions cover. */
 const PACKAGES: Readonly<Record<string, string>> = {
@@ -17,6 +17,8 @@ const PACKAGES: Readonly<Record<string, string>> = {
   "autoscaling/v1": "k8s.io.api.autoscaling.v1",
   "rbac.authorization.k8s.io/v1": "k8s.io.api.rbac.v1",
   "scheduling.k8s.io/v1": "k8s.io.api.scheduling.v1",
+  "authorization.k8s.io/v1": "k8s.io.api.authorization.v1",
+  "authentication.k8s.io/v1": "k8s.io.api.authentication.v1",
 };
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
