@@ -6,23 +6,13 @@
 import type { KubeObject } from "../../protocol/index.ts";
 import { controllerOf, controllerRef } from "../../protocol/kube/owner.ts";
 import { stableJson } from "../api/objects.ts";
+import { DESIRED_REPLICAS, expiredReplicaSets, findNewReplicaSet, HASH_LABEL, MAX_REPLICAS, newReplicaSetAnnotations, nextRevision, REVISION, templateHash } from "./deployment-revisions.ts";
 import type { Cluster, ClusterEvent, SimController } from "../contract.ts";
 import { recordEvent } from "./events.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, splitNsKey, type Obj } from "./runtime.ts";
 
 const DEPLOYMENT = { apiVersion: "apps/v1", kind: "Deployment" };
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
-const HASH_LABEL = "pod-template-hash";
-
-/** A short stable hash of a pod template (FNV-1a, base 36), as a label value. */
-export function templateHash(template: unknown): string {
-  let h = 0x811c9dc5;
-  for (const ch of stableJson(template)) {
-    h ^= ch.charCodeAt(0);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36).padStart(7, "0").slice(0, 10);
-}
 
 /** `25%` of `total`, rounded up (surge) or down (unavailable); plain numbers as they are. */
 export function resolvePercent(value: unknown, total: number, roundUp: boolean): number {
@@ -60,11 +50,11 @@ export function deploymentController(): SimController {
     const spec = obj((deployment as Obj).spec);
     const want = Number(spec.replicas ?? 1);
     const template = obj(spec.template);
-    const hash = templateHash(template);
     const sets = [...(owned.get(deployment.metadata.uid ?? "")?.values() ?? [])].filter((rs) => !rs.metadata.deletionTimestamp);
-    let current = sets.find((rs) => rs.metadata.labels?.[HASH_LABEL] === hash);
+    let current = findNewReplicaSet(template, sets);
     const old = sets.filter((rs) => rs !== current);
-    const revision = 1 + Math.max(0, ...sets.map((rs) => Number(rs.metadata.annotations?.["deployment.kubernetes.io/revision"] ?? 0)));
+    const revision = nextRevision(old);
+    const hash = current?.metadata.labels?.[HASH_LABEL] ?? templateHash(template);
     const recreate = obj(spec.strategy).type === "Recreate";
     const rolling = obj(obj(spec.strategy).rollingUpdate);
     let surge = resolvePercent(rolling.maxSurge, want, true);
@@ -88,13 +78,14 @@ export function deploymentController(): SimController {
           name: `${name}-${hash}`,
           namespace,
           labels,
-          annotations: { "deployment.kubernetes.io/revision": String(revision), "deployment.kubernetes.io/desired-replicas": String(want), "deployment.kubernetes.io/max-replicas": String(want + surge) },
+          annotations: { ...newReplicaSetAnnotations(deployment.metadata.annotations ?? {}, {}, revision), [DESIRED_REPLICAS]: String(want), [MAX_REPLICAS]: String(want + surge) },
           ownerReferences: [controllerRef(deployment, DEPLOYMENT)],
         },
         spec: { replicas: initial, selector: { matchLabels: { ...(obj(obj(spec.selector).matchLabels) as Record<string, string>), [HASH_LABEL]: hash } }, template: { ...template, metadata: { ...templateMeta, labels } } },
       } as KubeObject);
       if (initial > 0) await recordEvent(cluster, deployment, "Normal", "ScalingReplicaSet", `Scaled up replica set ${current.metadata.name ?? ""} from 0 to ${initial}`, "deployment-controller");
     } else {
+      current = await reviseCurrent(deployment, current, revision);
       const oldTotal = old.reduce((n, rs) => n + replicasOf(rs), 0);
       await scale(deployment, current, Math.max(replicasOf(current), Math.min(want, want + surge - oldTotal)));
       if (replicasOf(current) > want) await scale(deployment, current, want);
@@ -108,17 +99,29 @@ export function deploymentController(): SimController {
       removable -= Math.max(0, cut - Math.max(0, unhealthy));
       await scale(deployment, rs, replicasOf(rs) - cut);
     }
-    await writeStatus(deployment, current, sets, want, unavailable);
-    // The Deployment carries its newest ReplicaSet's revision (kubectl rollout history/undo read it).
-    const currentRevision = current.metadata.annotations?.["deployment.kubernetes.io/revision"];
-    if (currentRevision !== undefined && deployment.metadata.annotations?.["deployment.kubernetes.io/revision"] !== currentRevision) {
-      await ignoreNotFound(cluster.patch(DEPLOYMENT, namespace, name, { metadata: { annotations: { "deployment.kubernetes.io/revision": currentRevision } } }, "merge"));
+    const complete = await writeStatus(deployment, current, sets, want, unavailable);
+    // The Deployment carries its new ReplicaSet's revision (kubectl rollout history/undo read it).
+    const currentRevision = current.metadata.annotations?.[REVISION];
+    if (currentRevision !== undefined && deployment.metadata.annotations?.[REVISION] !== currentRevision) {
+      await ignoreNotFound(cluster.patch(DEPLOYMENT, namespace, name, { metadata: { annotations: { [REVISION]: currentRevision } } }, "merge"));
     }
+    // Old revisions beyond revisionHistoryLimit go once a rollout is complete.
+    if (complete) for (const rs of expiredReplicaSets(old, Number(spec.revisionHistoryLimit ?? 10))) await ignoreNotFound(cluster.delete(RS, namespace, rs.metadata.name ?? ""));
   }
 
-  async function writeStatus(deployment: KubeObject, current: KubeObject, sets: readonly KubeObject[], want: number, unavailable: number): Promise<void> {
-    if (!cluster) return;
-    const all = sets.includes(current) ? sets : [...sets, current];
+  /** The new ReplicaSet takes the next revision (an old one brought back by a rollback) and the Deployment's annotations. */
+  async function reviseCurrent(deployment: KubeObject, current: KubeObject, revision: number): Promise<KubeObject> {
+    if (!cluster) return current;
+    const before = current.metadata.annotations ?? {};
+    const annotations = newReplicaSetAnnotations(deployment.metadata.annotations ?? {}, before, revision);
+    if (stableJson(annotations) === stableJson(before)) return current;
+    return (await ignoreNotFound(cluster.patch(RS, current.metadata.namespace, current.metadata.name ?? "", { metadata: { annotations } }, "merge"))) ?? current;
+  }
+
+  /** Writes the Deployment's status; true when the rollout is complete. */
+  async function writeStatus(deployment: KubeObject, current: KubeObject, sets: readonly KubeObject[], want: number, unavailable: number): Promise<boolean> {
+    if (!cluster) return false;
+    const all = [...sets.filter((rs) => rs.metadata.uid !== current.metadata.uid), current];
     const replicas = all.reduce((n, rs) => n + statusNumber(rs, "replicas"), 0);
     const ready = all.reduce((n, rs) => n + statusNumber(rs, "readyReplicas"), 0);
     const available = all.reduce((n, rs) => n + statusNumber(rs, "availableReplicas"), 0);
@@ -152,6 +155,7 @@ export function deploymentController(): SimController {
     if (comparable(status) !== comparable(before)) {
       await ignoreNotFound(cluster.patch(DEPLOYMENT, deployment.metadata.namespace, deployment.metadata.name ?? "", { status }, "merge", { subresource: "status" }));
     }
+    return complete;
   }
 
   function onReplicaSet(event: ClusterEvent): void {

@@ -7,7 +7,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import type { Cluster } from "../contract.ts";
 
 /** The components that report, as kube-controller-manager, kube-scheduler and the kubelet name themselves. */
-export type EventSource = "default-scheduler" | "kubelet" | "replicaset-controller" | "deployment-controller" | "job-controller" | "namespace-controller" | "endpoint-controller" | "node-controller" | "taint-eviction-controller" | "garbage-collector-controller";
+export type EventSource = "default-scheduler" | "kubelet" | "replicaset-controller" | "deployment-controller" | "job-controller" | "namespace-controller" | "endpoint-controller" | "node-controller" | "taint-eviction-controller" | "garbage-collector-controller" | "daemonset-controller" | "statefulset-controller" | "replication-controller";
 
 /** Records one Event about `object`; `host` is the node for kubelet Events. */
 export async function recordEvent(cluster: Cluster, object: KubeObject, type: "Normal" | "Warning", reason: string, message: string, source: EventSource, host?: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { PausableController, SimController, SimControllerOptions } from "../contract.ts";
+import { daemonSetController } from "./daemonset.ts";
 import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { garbageCollector } from "./gc.ts";
@@ -7,9 +8,10 @@ import { kubelet } from "./kubelet.ts";
 import { namespaceController } from "./namespace.ts";
 import { nodeLifecycle } from "./nodelifecycle.ts";
 import { nodeHeartbeats } from "./nodes.ts";
-import { replicaSetController } from "./replicaset.ts";
+import { replicaSetController, replicationControllerManager } from "./replicaset.ts";
 import { scheduler } from "./scheduler.ts";
 import { serviceAccountController } from "./serviceaccounts.ts";
+import { statefulSetController } from "./statefulset.ts";
 import { taintEvictionController } from "./taint-eviction.ts";
 import { ttlAfterFinishedController } from "./ttlafterfinished.ts";
 
@@ -27,7 +29,10 @@ export function builtinControllers(options: SimControllerOptions, defaultSchedul
     defaultScheduler,
     kubelet(),
     replicaSetController(),
+    replicationControllerManager(),
     deploymentController(),
+    daemonSetController(),
+    statefulSetController(),
     jobController(),
     ttlAfterFinishedController(),
     endpointsController(),

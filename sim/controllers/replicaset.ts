@@ -13,11 +13,17 @@ import { FailureBackoff } from "./retry.ts";
 import { arr, ignoreNotFound, keyOf, KeyQueue, now, obj, podReady, splitNsKey, terminal, type Obj } from "./runtime.ts";
 
 const RS = { apiVersion: "apps/v1", kind: "ReplicaSet" };
+const RC = { apiVersion: "v1", kind: "ReplicationController" };
 const POD = { apiVersion: "v1", kind: "Pod" };
-const SOURCE = "replicaset-controller";
 
-/** A pod for a ReplicaSet, from its template. */
-export function podFor(rs: KubeObject): KubeObject {
+/** What the controller keeps replicas of: ReplicaSets, or core/v1 ReplicationControllers (upstream runs the same code for both). */
+interface Replicated {
+  readonly type: { readonly apiVersion: string; readonly kind: string };
+  readonly source: "replicaset-controller" | "replication-controller";
+}
+
+/** A pod for a ReplicaSet (or ReplicationController), from its template. */
+export function podFor(rs: KubeObject, type: Replicated["type"] = RS): KubeObject {
   const template = obj(obj((rs as Obj).spec).template);
   const meta = obj(template.metadata);
   return {
@@ -28,7 +34,7 @@ export function podFor(rs: KubeObject): KubeObject {
       namespace: rs.metadata.namespace,
       labels: obj(meta.labels) as Record<string, string>,
       ...(meta.annotations ? { annotations: meta.annotations as Record<string, string> } : {}),
-      ownerReferences: [controllerRef(rs, RS)],
+      ownerReferences: [controllerRef(rs, type)],
     },
     spec: obj(template.spec),
   } as KubeObject;
@@ -36,6 +42,15 @@ export function podFor(rs: KubeObject): KubeObject {
 
 /** The ReplicaSet controller as a sim controller. */
 export function replicaSetController(): SimController {
+  return replicatedController({ type: RS, source: "replicaset-controller" });
+}
+
+/** The ReplicationController manager: the ReplicaSet controller's code for core/v1 ReplicationControllers. */
+export function replicationControllerManager(): SimController {
+  return replicatedController({ type: RC, source: "replication-controller" });
+}
+
+function replicatedController({ type, source }: Replicated): SimController {
   /** Pods by owning ReplicaSet uid. */
   const owned = new Map<string, Map<string, KubeObject>>();
   let cluster: Cluster | undefined;
@@ -46,7 +61,7 @@ export function replicaSetController(): SimController {
   async function sync(key: string): Promise<void> {
     if (!cluster) return;
     const [namespace, name] = splitNsKey(key);
-    const rs = await cluster.find(RS, namespace, name);
+    const rs = await cluster.find(type, namespace, name);
     if (!rs || rs.metadata.deletionTimestamp) return;
     const error = await manageReplicas(rs);
     if (error === undefined) failures.forget(key);
@@ -60,14 +75,14 @@ export function replicaSetController(): SimController {
     const live = livePods(rs);
     const want = Number(obj((rs as Obj).spec).replicas ?? 1);
     for (let i = live.length; i < want; i++) {
-      const created = await createPod(cluster, rs, podFor(rs), SOURCE);
+      const created = await createPod(cluster, rs, podFor(rs, type), source);
       // Slow start: the first refusal ends this round.
       if (!created.ok) return { reason: "FailedCreate", message: errorMessage(created.error) };
     }
     if (live.length <= want) return undefined;
     // Remove the least useful first: not ready, then newest.
     const victims = [...live].sort((a, b) => Number(podReady(a)) - Number(podReady(b)) || (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "")).slice(0, live.length - want);
-    for (const pod of victims) if (!(await deletePod(cluster, rs, pod, SOURCE))) return { reason: "FailedDelete", message: "unable to delete pods" };
+    for (const pod of victims) if (!(await deletePod(cluster, rs, pod, source))) return { reason: "FailedDelete", message: "unable to delete pods" };
     return undefined;
   }
 
@@ -86,16 +101,18 @@ export function replicaSetController(): SimController {
     const conditions = error ? [...others, failure ?? { type: "ReplicaFailure", status: "True", lastTransitionTime: now(), reason: error.reason, message: error.message }] : others;
     // ReplicaSetStatus: `replicas` always, the other counts `omitempty` (null in the patch when zero), terminatingReplicas a pointer.
     const count = (n: number): number | null => (n > 0 ? n : null);
-    const status = { replicas: current.length, fullyLabeledReplicas: count(current.length), readyReplicas: count(ready), availableReplicas: count(ready), terminatingReplicas: 0, observedGeneration: rs.metadata.generation ?? 1 };
+    // ReplicationControllerStatus has no terminatingReplicas.
+    const terminating = type === RS ? { terminatingReplicas: 0 } : {};
+    const status = { replicas: current.length, fullyLabeledReplicas: count(current.length), readyReplicas: count(ready), availableReplicas: count(ready), ...terminating, observedGeneration: rs.metadata.generation ?? 1 };
     const changed = Object.entries(status).some(([k, v]) => (before[k] ?? null) !== v) || !jsonEqual(conditions, arr(before.conditions));
     if (changed) {
-      await ignoreNotFound(cluster.patch(RS, rs.metadata.namespace, rs.metadata.name ?? "", { status: { ...status, conditions: conditions.length > 0 ? conditions : null } }, "merge", { subresource: "status" }));
+      await ignoreNotFound(cluster.patch(type, rs.metadata.namespace, rs.metadata.name ?? "", { status: { ...status, conditions: conditions.length > 0 ? conditions : null } }, "merge", { subresource: "status" }));
     }
   }
 
   function onPod(event: ClusterEvent): void {
     const owner = controllerOf(event.object);
-    if (owner?.kind !== "ReplicaSet") return;
+    if (owner?.kind !== type.kind) return;
     let pods = owned.get(owner.uid);
     if (!pods) owned.set(owner.uid, (pods = new Map()));
     if (event.type === "DELETED") pods.delete(keyOf(event.object));
@@ -109,10 +126,10 @@ export function replicaSetController(): SimController {
   }
 
   return {
-    name: "replicaset-controller",
+    name: source,
     start(c: Cluster): void {
       cluster = c;
-      unwatch.push(c.watch(POD, onPod), c.watch(RS, onReplicaSet));
+      unwatch.push(c.watch(POD, onPod), c.watch(type, onReplicaSet));
     },
     async stop(): Promise<void> {
       for (const u of unwatch) u();

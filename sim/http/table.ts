@@ -169,6 +169,28 @@ const columnsByKind: Record<string, Column[]> = {
     { name: "Ready", type: "integer", cell: (o) => Number(asObj(o.status).readyReplicas ?? 0) },
     ageColumn,
   ],
+  "apps/daemonsets": [
+    nameColumn,
+    { name: "Desired", type: "integer", description: "The total number of nodes that should be running the daemon pod.", cell: (o) => Number(asObj(o.status).desiredNumberScheduled ?? 0) },
+    { name: "Current", type: "integer", description: "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.", cell: (o) => Number(asObj(o.status).currentNumberScheduled ?? 0) },
+    { name: "Ready", type: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.", cell: (o) => Number(asObj(o.status).numberReady ?? 0) },
+    { name: "Up-to-date", type: "integer", description: "The total number of nodes that are running updated daemon pod", cell: (o) => Number(asObj(o.status).updatedNumberScheduled ?? 0) },
+    { name: "Available", type: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)", cell: (o) => Number(asObj(o.status).numberAvailable ?? 0) },
+    { name: "Node Selector", type: "string", description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/", cell: (o) => selectorText(asObj(asObj(asObj(o.spec).template).spec).nodeSelector) },
+    ageColumn,
+  ],
+  "apps/statefulsets": [
+    nameColumn,
+    { name: "Ready", type: "string", description: "Number of the pod with ready state", cell: (o) => `${Number(asObj(o.status).readyReplicas ?? 0)}/${Number(asObj(o.spec).replicas ?? 0)}` },
+    ageColumn,
+  ],
+  "/replicationcontrollers": [
+    nameColumn,
+    { name: "Desired", type: "integer", description: "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", cell: (o) => Number(asObj(o.spec).replicas ?? 0) },
+    { name: "Current", type: "integer", description: "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", cell: (o) => Number(asObj(o.status).replicas ?? 0) },
+    { name: "Ready", type: "integer", description: "The number of ready replicas for this replication controller.", cell: (o) => Number(asObj(o.status).readyReplicas ?? 0) },
+    ageColumn,
+  ],
   "batch/jobs": [
     nameColumn,
     { name: "Status", type: "string", description: "Status of the job.", cell: (o) => jobStatus(o) },

@@ -16,7 +16,7 @@ import { POD } from "./pods.ts";
 import { PRIORITY_CLASS } from "./priority-classes.ts";
 import { POD_GROUP, WORKLOAD } from "./scheduling-groups.ts";
 import { SERVICE } from "./services.ts";
-import { DEPLOYMENT, REPLICA_SET } from "./workloads.ts";
+import { DAEMON_SET, DEPLOYMENT, REPLICA_SET, REPLICATION_CONTROLLER, STATEFUL_SET } from "./workloads.ts";
 
 const EVENT_FIELDS = [
   "involvedObject.kind",
@@ -53,6 +53,10 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   builtinKind({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, shortNames: ["sa"] }, { returnsDeletedObject: true }),
   DEPLOYMENT,
   REPLICA_SET,
+  DAEMON_SET,
+  STATEFUL_SET,
+  REPLICATION_CONTROLLER,
+  builtinKind({ group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", namespaced: true }),
   JOB,
   builtinKind({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, generation: true }),
   builtinKind({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
