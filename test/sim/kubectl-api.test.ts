@@ -7,42 +7,36 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
 import { SIM_USER } from "../../sim/kubeconfig.ts";
-import { startSim, type RunningSim } from "../../sim/index.ts";
-import { KUBECTL_SKIP, kubectlFor, kubectlOutcome, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, simWithKubectl, kubectlOutcome, type Kubectl, type SimWithKubectl } from "./kubectl.ts";
 
 const skip = KUBECTL_SKIP;
 
-let sim: RunningSim;
-let dir: string;
+let stack: SimWithKubectl;
 let kubectl: Kubectl;
 
 /** What kubectl wrote to stderr (a run that must fail fails). */
 async function failure(args: readonly string[], input?: string): Promise<string> {
-  const outcome = await kubectlOutcome(join(dir, "kubeconfig"), args, input);
+  const outcome = await kubectlOutcome(stack.kubeconfig, args, input);
   assert.notEqual(outcome.code, 0, `kubectl ${args.join(" ")} should have failed: ${outcome.stdout}`);
   return outcome.stderr;
 }
 
 /** What kubectl wrote to stderr, whatever its exit code. */
 async function stderrOf(args: readonly string[]): Promise<string> {
-  return (await kubectlOutcome(join(dir, "kubeconfig"), args)).stderr;
+  return (await kubectlOutcome(stack.kubeconfig, args)).stderr;
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "edgeloop-kubectl-api-"));
-  sim = await startSim({ port: 0, kubeconfigPath: join(dir, "kubeconfig"), nodes: 1 });
-  kubectl = kubectlFor(join(dir, "kubeconfig"));
+  stack = await simWithKubectl("api", { nodes: 1 });
+  ({ kubectl } = stack);
 });
 
 after(async () => {
-  await sim.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stack.stop();
 });
 
 test("kubectl auth can-i says yes (to anything, --list too); whoami names the sim's admin", { skip }, async () => {

@@ -4,18 +4,18 @@
  * exit status; the API server's and the kubelet's refusals; a reason where the sim cannot.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { Exec, KubeConfig, type V1Status } from "@kubernetes/client-node";
 import { waitFor } from "../../cli/wait.ts";
-import { startSim, type RunningSim } from "../../sim/index.ts";
-import { KUBECTL_SKIP, kubectlFor, kubectlOutcome, type Kubectl, type KubectlOutcome } from "./kubectl.ts";
+import type { RunningSim } from "../../sim/index.ts";
+import { KUBECTL_SKIP, simWithKubectl, kubectlOutcome, type Kubectl, type SimWithKubectl, type KubectlOutcome } from "./kubectl.ts";
 
 const skip = KUBECTL_SKIP;
 
+let stack: SimWithKubectl;
 let sim: RunningSim;
 let dir: string;
 let kubeconfig: string;
@@ -30,18 +30,17 @@ async function running(name: string): Promise<void> {
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "edgeloop-kubectl-exec-"));
-  kubeconfig = join(dir, "kubeconfig");
-  sim = await startSim({ port: 0, kubeconfigPath: kubeconfig, nodes: 1, heartbeatSeconds: 1 });
-  kubectl = kubectlFor(kubeconfig);
+  stack = await simWithKubectl("exec", { nodes: 1, heartbeatSeconds: 1 });
+  ({ sim, kubectl } = stack);
+  kubeconfig = stack.kubeconfig;
+  dir = dirname(stack.kubeconfig);
   const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { hostname: "web-host", containers: [{ name: "c", image: "busybox:1.36", command: ["sleep", "infinity"], env: [{ name: "GREETING", value: "hello" }] }] } };
   await kubectl(["create", "-f", "-"], JSON.stringify(pod));
   await running("web");
 });
 
 after(async () => {
-  await sim.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stack.stop();
 });
 
 test("kubectl exec: stdout, stderr apart, and the command's exit code as kubectl's", { skip }, async () => {

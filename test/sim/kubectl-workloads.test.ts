@@ -6,32 +6,27 @@
  * `kubectl rollout undo` (ControllerRevisions); ReplicationControllers.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { stringify } from "yaml";
 import { waitFor } from "../../cli/wait.ts";
-import { startSim, type RunningSim } from "../../sim/index.ts";
+import type { RunningSim } from "../../sim/index.ts";
 import { upstreamLocalControllerDaemonSet } from "../support/local-controller-manifest.ts";
-import { KUBECTL_SKIP, kubectlFor, type Kubectl } from "./kubectl.ts";
+import { KUBECTL_SKIP, simWithKubectl, type Kubectl, type SimWithKubectl } from "./kubectl.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested status
 
 const skip = KUBECTL_SKIP;
+let stack: SimWithKubectl;
 let sim: RunningSim;
-let dir: string;
 let kubectl: Kubectl;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "edgeloop-kubectl-workloads-"));
-  sim = await startSim({ port: 0, kubeconfigPath: join(dir, "kubeconfig"), nodes: 3 });
-  kubectl = kubectlFor(join(dir, "kubeconfig"));
+  stack = await simWithKubectl("workloads", { nodes: 3 });
+  ({ sim, kubectl } = stack);
 });
 
 after(async () => {
-  await sim.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stack.stop();
 });
 
 const json = async (args: readonly string[]): Promise<Obj> => JSON.parse(await kubectl([...args, "-o", "json"])) as Obj;

@@ -1,5 +1,9 @@
 /** Runs the real kubectl against a sim (tests). */
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSim, type RunningSim, type SimOptions } from "../../sim/index.ts";
 
 /** Whether kubectl is on PATH (it is on every machine of this workplace). */
 export const KUBECTL_AVAILABLE = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
@@ -48,4 +52,29 @@ export function kubectlOutcome(kubeconfig: string, args: readonly string[], inpu
     });
     child.stdin?.end(input);
   });
+}
+
+/** A sim in a folder of its own with a kubectl bound to it: what a kubectl test file starts before its tests. */
+export interface SimWithKubectl {
+  readonly sim: RunningSim;
+  readonly kubectl: Kubectl;
+  readonly kubeconfig: string;
+  /** Stops the sim and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts a sim on a free port, its kubeconfig in a temporary folder named after `name`. */
+export async function simWithKubectl(name: string, options: Omit<SimOptions, "port" | "kubeconfigPath"> = {}): Promise<SimWithKubectl> {
+  const dir = mkdtempSync(join(tmpdir(), `edgeloop-kubectl-${name}-`));
+  const kubeconfig = join(dir, "kubeconfig");
+  const sim = await startSim({ ...options, port: 0, kubeconfigPath: kubeconfig });
+  return {
+    sim,
+    kubeconfig,
+    kubectl: kubectlFor(kubeconfig),
+    stop: async () => {
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
