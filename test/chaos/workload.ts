@@ -13,6 +13,7 @@ import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { countSlots, type SlotCount } from "./slots.ts";
+import { AUTONOMY_SECONDS, slotKeys, type SlotKind } from "./slot-keys.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested objects
 
@@ -20,7 +21,6 @@ export const NAMESPACE = "chaos";
 /** Nodes of the sim: Sedna's (cloud, edge1, edge2, edge-node), two autonomous edge nodes, two for gangs. */
 export const NODES = ["cloud", "edge1", "edge2", "edge-node", "edge-a", "edge-b", "node-1", "node-2"] as const;
 const AUTONOMOUS = ["edge-a", "edge-b"] as const;
-const AUTONOMY_SECONDS = 20;
 const FL_JOBS = 6;
 const NERVEX_JOBS = 3;
 const JI_NAME = "helmet-detection-inference-example";
@@ -29,6 +29,12 @@ const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
 const SERVICE: TypeRef = { apiVersion: "v1", kind: "Service" };
 const NODE: TypeRef = { apiVersion: "v1", kind: "Node" };
 const DEPLOYMENT: TypeRef = { apiVersion: "apps/v1", kind: "Deployment" };
+/** What a look lists: every Deployment and Pod of the namespace, the JointInferenceService's Services. */
+const LOOKED_AT: readonly (readonly [SlotKind, TypeRef, string | undefined])[] = [
+  ["Deployment", DEPLOYMENT, undefined],
+  ["Service", SERVICE, "jointinferenceservice.sedna.io/name"],
+  ["Pod", POD, undefined],
+];
 const SEDNA_FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
 
 function fixture(file: string): Obj {
@@ -162,22 +168,9 @@ export class Workload {
   /** Counts the cluster's children against the expected slots. */
   async look(): Promise<SlotCount> {
     const cluster = this.#cluster;
-    const observed: string[] = await this.#flKeys();
-    const deployments = ((await cluster.list(DEPLOYMENT, { namespace: NAMESPACE })).items as Obj[]).filter((d) => !d.metadata.deletionTimestamp);
-    observed.push(...deployments.map((d) => `ji/deployment/${String(d.metadata.name)}`));
-    const services = (await cluster.list(SERVICE, { namespace: NAMESPACE, labelSelector: "jointinferenceservice.sedna.io/name" })).items as Obj[];
-    observed.push(...services.map((s) => `ji/service/${String(s.metadata.name)}`));
-    const pods = ((await cluster.list(POD, { namespace: NAMESPACE })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
-    for (const pod of pods) {
-      const name = String(pod.metadata.name);
-      const labels = (pod.metadata.labels ?? {}) as Record<string, string>;
-      if (/^nx-\d+-coordinator$/.test(name)) observed.push(`nervex/coordinator/${name.replace(/-coordinator$/, "")}`);
-      if (labels["fluxnetes.group-name"] && pod.spec.nodeName) observed.push(`gang/bound/${name}`);
-      if (labels.app === "edge-web") {
-        const seconds = ((pod.spec.tolerations ?? []) as Obj[]).filter((t) => t.effect === "NoExecute" && (t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable"));
-        // One entry per autonomous toleration beyond the two a pod has: a toleration added twice is a duplicate.
-        if (seconds.length >= 2 && seconds.every((t) => t.tolerationSeconds === AUTONOMY_SECONDS)) for (let i = 1; i < seconds.length; i++) observed.push(`autonomy/tolerations/${name}`);
-      }
+    const observed: string[] = [];
+    for (const [kind, type, labelSelector] of LOOKED_AT) {
+      for (const object of (await cluster.list(type, { namespace: NAMESPACE, ...(labelSelector ? { labelSelector } : {}) })).items) observed.push(...slotKeys(kind, object));
     }
     return countSlots(this.expected(), observed);
   }
