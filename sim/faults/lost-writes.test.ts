@@ -8,7 +8,7 @@ import { WriteRecorder } from "./lost-writes.ts";
 const POD = { apiVersion: "v1", kind: "Pod" };
 const pod = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox" }] } }) as KubeObject;
 const names = async (cluster: SimCluster): Promise<string[]> => (await cluster.list(POD, { namespace: "default" })).items.map((p) => p.metadata.name ?? "").sort();
-const nodeOf = async (cluster: SimCluster, name: string): Promise<unknown> => ((await cluster.get(POD, "default", name)) as { spec: { nodeName?: string } }).spec.nodeName;
+const nodeOf = async (cluster: SimCluster, name: string): Promise<unknown> => ((await cluster.get(POD, "default", name)) as { spec?: { nodeName?: string } }).spec?.nodeName;
 
 test("a rewind undoes the commits of the last window, newest first: creates gone, binds undone, deletes undone", async () => {
   const cluster = new SimCluster();

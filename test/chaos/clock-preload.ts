@@ -29,7 +29,7 @@ if (file) {
       return realNow() + offsetMs;
     }
     // A Date made before the preload ran, or by Node's internals, is a Date still.
-    static [Symbol.hasInstance](value: unknown): boolean {
+    static override [Symbol.hasInstance](value: unknown): boolean {
       return value instanceof RealDate;
     }
   }

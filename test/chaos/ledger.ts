@@ -82,7 +82,8 @@ export class Ledger {
 
   /**
    * Records a reply the replicas API gave: `asked` more `role` replicas of `job`, and the
-   * URLs (`<pod>.<namespace>:<port>`) it answered with. Each must name a live pod now.
+   * URLs (`<pod>.<namespace>:<port>`) it answered with (none: the client never got a
+   * 200). Each must name a live pod now; a 200 naming fewer than asked lost the rest.
    */
   reply(job: string, role: string, asked: number, urls: readonly string[]): void {
     this.#replies += 1;
@@ -90,6 +91,10 @@ export class Ledger {
     const key = `${job}/${role}`;
     this.#replicasAsked.set(key, (this.#replicasAsked.get(key) ?? 0) + asked);
     const names = new Set([...this.#live.values()].map((entry) => entry.name));
+    if (urls.length > 0 && urls.length < asked) {
+      this.#lost += asked - urls.length;
+      this.#example(`reply names ${urls.length} of the ${asked} asked`);
+    }
     for (const url of urls) {
       const pod = url.split(".")[0] ?? "";
       if (names.has(pod)) continue;

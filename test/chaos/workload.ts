@@ -23,6 +23,8 @@ export const NODES = ["cloud", "edge1", "edge2", "edge-node", "edge-a", "edge-b"
 const AUTONOMOUS = ["edge-a", "edge-b"] as const;
 const FL_JOBS = 6;
 const NERVEX_JOBS = 3;
+/** The NerveXJob whose coordinator the replicas rows speak for (no burst touches it). */
+export const REPLICAS_JOB = "nx-rep";
 const JI_NAME = "helmet-detection-inference-example";
 
 const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
@@ -105,11 +107,37 @@ export class Workload {
     ji.metadata.namespace = NAMESPACE;
     await cluster.create(ji as KubeObject);
     for (let i = 0; i < NERVEX_JOBS; i++) await cluster.create(nervexJob(`nx-${i}`));
+    await cluster.create(nervexJob(REPLICAS_JOB));
     await this.#addGangAndEdgePods();
     const every = { timeoutMs: 60_000, intervalMs: 250 };
     const keys = await waitFor("every FL job's 3 pods (their slots)", () => this.#flKeys(), (found) => found.length === FL_JOBS * 3, every);
     this.#flSlots = [...new Set(keys)].sort();
     await waitFor("the workload to converge (what is lost)", () => this.look(), (count) => count.lost === 0, { ...every, describe: (count) => count.examples.join(" ") });
+    await waitFor(`${REPLICAS_JOB}'s coordinator to run`, () => cluster.find(POD, NAMESPACE, `${REPLICAS_JOB}-coordinator`), (pod) => (pod as Obj | undefined)?.status?.phase === "Running", every);
+  }
+
+  /** Adds a gang of `size` members named `<group>-<i>` (each expected bound); resolves once all are created. */
+  async addGang(group: string, size: number): Promise<void> {
+    for (let i = 0; i < size; i++) {
+      const name = `${group}-${i}`;
+      this.#gangs.push({ name, group });
+      await this.#cluster.create(gangMember(name, group, size));
+    }
+  }
+
+  /** How many members of `group` are bound now. */
+  async boundMembers(group: string): Promise<number> {
+    return (await this.#livePods(`fluxnetes.group-name=${group}`)).filter((pod) => pod.spec.nodeName).length;
+  }
+
+  /** Deletes the replicas API's pods and Services of {@link REPLICAS_JOB} (between rows). */
+  async removeReplicas(): Promise<void> {
+    const selector = `nervexjob-name=${REPLICAS_JOB},replica-type in (collector,learner)`;
+    for (const type of [POD, SERVICE]) {
+      for (const object of (await this.#cluster.list(type, { namespace: NAMESPACE, labelSelector: selector })).items) {
+        await this.#cluster.delete(type, NAMESPACE, object.metadata.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined);
+      }
+    }
   }
 
   /** One burst: deletes 6 FL pods, a NerveX coordinator and the JI's edge Deployment (spaced over ~1 s), adds a gang of 2 and 2 edge pods. */
