@@ -133,7 +133,6 @@ export function chaosFaults(): Fault[] {
         return { report: async () => ({ happened: "workerd restarted, DO storage kept", ok: true }) };
       },
     },
-    durableObjectStateLost(),
     {
       name: "leader failover mid-burst",
       expected: "standby takes the lease, heals",
@@ -224,6 +223,8 @@ export function chaosFaults(): Fault[] {
     apiServerRestartLostWrites(),
     ...midCallFaults(),
     ...clockFaults(),
+    // Last: until the relay restarts, the gang queue it empties places nothing (every later gang would stay Pending).
+    durableObjectStateLost(),
   ];
 }
 
