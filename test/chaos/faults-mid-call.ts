@@ -17,6 +17,9 @@ const POD = { apiVersion: "v1", kind: "Pod" };
 /** How long a replicas POST is retried. */
 const POST_DEADLINE_MS = 30_000;
 const GANG_SIZE = 12;
+const KILLED_GANG_SIZE = 24;
+/** Each bind held this long by the API server: the relay is killed while its binds are held, and those die with it. */
+const BIND_DELAY_MS = 1_000;
 
 /** Every row that strikes mid-call. */
 export function midCallFaults(): Fault[] {
@@ -90,18 +93,24 @@ function relayKilledGang(): Fault {
   let rows = 0;
   return {
     name: "relay SIGKILL during a gang placement",
-    expected: `all ${GANG_SIZE} members bound once`,
+    expected: `all ${KILLED_GANG_SIZE} members bound once`,
     deadlineMs: 45_000,
     async inject(ctx) {
       const group = `gang-kill-${++rows}`;
-      const firstBind = firstEvent(ctx, (event) => event.object.metadata.labels?.["fluxnetes.group-name"] === group && Boolean((event.object as { spec?: { nodeName?: string } }).spec?.nodeName), 20_000);
-      await ctx.workload.addGang(group, GANG_SIZE);
-      const seen = await firstBind;
+      const faults = ctx.stack.sim.faults;
+      const slowBinds = faults.add({ verbs: ["create"], resources: ["pods"], subresource: "binding", namespace: NAMESPACE, answer: { type: "delay", ms: BIND_DELAY_MS } });
+      const held = (): number => faults.journal().filter((entry) => entry.rule === slowBinds && entry.name?.startsWith(`${group}-`)).length;
+      await ctx.workload.addGang(group, KILLED_GANG_SIZE);
+      const sent = await waitFor("the placement's first bind", held, (n) => n > 0, { timeoutMs: 20_000, intervalMs: 5 }).catch((error: unknown) => {
+        if (error instanceof WaitTimeout) return 0;
+        throw error;
+      });
       const killed = ctx.relays.get("relay-a");
       if (killed) await killRelay(killed);
-      const atKill = await ctx.workload.boundMembers(group);
+      const atKill = held();
+      faults.remove(slowBinds);
       return {
-        report: async () => ({ happened: seen ? `relay-a killed with ${atKill} of ${GANG_SIZE} bound; ${await ctx.workload.boundMembers(group)} bound now` : "no member was bound before the kill", ok: seen }),
+        report: async () => ({ happened: sent > 0 ? `relay-a killed with ${atKill} of ${KILLED_GANG_SIZE} binds sent (held ${BIND_DELAY_MS / 1000} s, dropped with it); ${await ctx.workload.boundMembers(group)} bound now` : "no bind was sent before the kill", ok: sent > 0 }),
       };
     },
   };

@@ -2,7 +2,7 @@
  * The replicas API called as a NerveX coordinator calls it in the chaos rows: a POST for
  * more collectors, sent again (after 500 ms) on a failed connection or a non-2xx answer
  * until a 200 or the deadline, as DI-engine's coordinator retries a request it believes
- * lost. Every answer is recorded in the ledger: the 200's URLs must name live pods.
+ * lost. On the sim every answer is recorded in the ledger: the 200's URLs must name live pods.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { call } from "../support/di-engine-client.ts";
@@ -17,8 +17,11 @@ export interface ReplicasPost {
 
 const RETRY_PAUSE_MS = 500;
 
-/** POSTs `collectors` more collectors of the replicas job to `server` (`host:port`) until a 200 or `deadlineMs` passes. */
-export async function postCollectors(server: string, collectors: number, ledger: Ledger, deadlineMs: number): Promise<ReplicasPost> {
+/**
+ * POSTs `collectors` more collectors of the replicas job to `server` (`host:port`) until a
+ * 200 or `deadlineMs` passes; records the outcome in `ledger` when there is one (the sim).
+ */
+export async function postCollectors(server: string, collectors: number, ledger: Ledger | undefined, deadlineMs: number): Promise<ReplicasPost> {
   const body = { namespace: NAMESPACE, coordinator: `${REPLICAS_JOB}-coordinator`, collectors: { replicas: collectors } };
   const attempts: string[] = [];
   const until = performance.now() + deadlineMs;
@@ -29,7 +32,7 @@ export async function postCollectors(server: string, collectors: number, ledger:
       const data = reply.body.data as { collectors?: unknown } | undefined;
       if (reply.status === 200 && Array.isArray(data?.collectors)) {
         const urls = data.collectors.map(String);
-        ledger.reply(REPLICAS_JOB, "collector", collectors, urls);
+        ledger?.reply(REPLICAS_JOB, "collector", collectors, urls);
         return { attempts, urls };
       }
     } catch {
@@ -38,7 +41,7 @@ export async function postCollectors(server: string, collectors: number, ledger:
     await sleep(RETRY_PAUSE_MS);
   }
   // No reply: nothing the client was told exists, but what it asked for still counts against what was created.
-  ledger.reply(REPLICAS_JOB, "collector", collectors, []);
+  ledger?.reply(REPLICAS_JOB, "collector", collectors, []);
   return { attempts, urls: undefined };
 }
 

@@ -57,12 +57,14 @@ function flJob(name: string): KubeObject {
   } as KubeObject;
 }
 
-function nervexJob(name: string): KubeObject {
+/** A NerveXJob of the mock images, `name` in the workload's namespace. */
+export function nervexJob(name: string): KubeObject {
   const template = (role: string): Obj => ({ spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] } });
   return { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob", metadata: { name, namespace: NAMESPACE }, spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } } } as KubeObject;
 }
 
-function gangMember(name: string, group: string, size: number): KubeObject {
+/** A member of pod group `group` of `size`, for the `fluxnetes` scheduler (100m cpu). */
+export function gangMember(name: string, group: string, size: number): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
