@@ -24,6 +24,7 @@ test("a rewind undoes the commits of the last window, newest first: creates gone
   assert.deepEqual(await names(cluster), ["kept", "lost"]);
   const lost = recorder.rewind(1_000);
   assert.deepEqual({ creates: lost.creates, binds: lost.binds, updates: lost.updates, deletes: lost.deletes }, { creates: 1, binds: 1, updates: 0, deletes: 1 });
+  assert.deepEqual(lost.byResource, { "/pods": 3 });
   assert.deepEqual(await names(cluster), ["doomed", "kept"], "the create is lost, the delete undone");
   assert.equal(await nodeOf(cluster, "kept"), undefined, "the bind is lost");
   assert.deepEqual(recorder.rewind(1_000).examples, [], "what was undone is not undone twice");

@@ -26,6 +26,8 @@ export interface LostWrites {
   readonly binds: number;
   readonly updates: number;
   readonly deletes: number;
+  /** How many writes were lost per resource (`/pods`, `events.k8s.io/events`, ...). */
+  readonly byResource: Readonly<Record<string, number>>;
   /** `resource namespace/name` of each object whose write was lost, oldest first (at most 20). */
   readonly examples: readonly string[];
 }
@@ -107,7 +109,10 @@ function isBind(event: StoreEvent): boolean {
 function summarise(lost: readonly StoreEvent[]): LostWrites {
   const count = (match: (event: StoreEvent) => boolean): number => lost.filter(match).length;
   const binds = count(isBind);
+  const byResource: Record<string, number> = {};
+  for (const event of lost) byResource[event.resource] = (byResource[event.resource] ?? 0) + 1;
   return {
+    byResource,
     creates: count((event) => event.type === "ADDED"),
     binds,
     updates: count((event) => event.type === "MODIFIED") - binds,

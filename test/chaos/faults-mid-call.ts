@@ -7,7 +7,7 @@
  */
 import type { ClusterEvent } from "../../sim/contract.ts";
 import type { KubeObject } from "../../protocol/index.ts";
-import { waitFor, WaitTimeout } from "../../cli/wait.ts";
+import { readUntil } from "./read-until.ts";
 import type { ChaosContext, Fault } from "./faults.ts";
 import { killRelay } from "./relays.ts";
 import { describeAttempts, postCollectors, type ReplicasPost } from "./replicas-client.ts";
@@ -89,54 +89,47 @@ function replicasRow(name: string, expected: string, asked: number, strike: (ctx
   };
 }
 
-function relayKilledGang(): Fault {
+/** What a gang row's strike reports once the row is over. */
+type GangReport = () => Promise<{ readonly happened: string; readonly ok: boolean }>;
+
+/** A row placing a new gang of `size` named `<prefix>-<n>`: `strike` adds it (`place`) with its fault. */
+function gangRow(name: string, prefix: string, size: number, strike: (ctx: ChaosContext, group: string, place: () => Promise<void>) => Promise<GangReport>): Fault {
   let rows = 0;
   return {
-    name: "relay SIGKILL during a gang placement",
-    expected: `all ${KILLED_GANG_SIZE} members bound once`,
+    name,
+    expected: `all ${size} members bound once`,
     deadlineMs: 45_000,
     async inject(ctx) {
-      const group = `gang-kill-${++rows}`;
-      const faults = ctx.stack.sim.faults;
-      const slowBinds = faults.add({ verbs: ["create"], resources: ["pods"], subresource: "binding", namespace: NAMESPACE, answer: { type: "delay", ms: BIND_DELAY_MS } });
-      const held = (): number => faults.journal().filter((entry) => entry.rule === slowBinds && entry.name?.startsWith(`${group}-`)).length;
-      await ctx.workload.addGang(group, KILLED_GANG_SIZE);
-      const sent = await waitFor("the placement's first bind", held, (n) => n > 0, { timeoutMs: 20_000, intervalMs: 5 }).catch((error: unknown) => {
-        if (error instanceof WaitTimeout) return 0;
-        throw error;
-      });
-      const killed = ctx.relays.get("relay-a");
-      if (killed) await killRelay(killed);
-      const atKill = held();
-      faults.remove(slowBinds);
-      return {
-        report: async () => ({ happened: sent > 0 ? `relay-a killed with ${atKill} of ${KILLED_GANG_SIZE} binds sent (held ${BIND_DELAY_MS / 1000} s, dropped with it); ${await ctx.workload.boundMembers(group)} bound now` : "no bind was sent before the kill", ok: sent > 0 }),
-      };
+      const group = `${prefix}-${++rows}`;
+      return { report: await strike(ctx, group, () => ctx.workload.addGang(group, size)) };
     },
   };
 }
 
+function relayKilledGang(): Fault {
+  return gangRow("relay SIGKILL during a gang placement", "gang-kill", KILLED_GANG_SIZE, async (ctx, group, place) => {
+    const faults = ctx.stack.sim.faults;
+    const slowBinds = faults.add({ verbs: ["create"], resources: ["pods"], subresource: "binding", namespace: NAMESPACE, answer: { type: "delay", ms: BIND_DELAY_MS } });
+    const held = (): number => faults.journal().filter((entry) => entry.rule === slowBinds && entry.name?.startsWith(`${group}-`)).length;
+    await place();
+    const sent = await readUntil("the placement's first bind", held, (n) => n > 0, 20_000, 5);
+    const killed = ctx.relays.get("relay-a");
+    if (killed) await killRelay(killed);
+    const atKill = held();
+    faults.remove(slowBinds);
+    return async () => ({ happened: sent > 0 ? `relay-a killed with ${atKill} of ${KILLED_GANG_SIZE} binds sent (held ${BIND_DELAY_MS / 1000} s, dropped with it); ${await ctx.workload.boundMembers(group)} bound now` : "no bind was sent before the kill", ok: sent > 0 });
+  });
+}
+
 function answerDroppedGang(): Fault {
-  let rows = 0;
-  return {
-    name: "gang placement, Worker answers dropped",
-    expected: `all ${GANG_SIZE} members bound once`,
-    deadlineMs: 45_000,
-    async inject(ctx) {
-      const group = `gang-drop-${++rows}`;
-      const before = ctx.proxy.dropped;
-      // The first answers to event batches that name the group (one of them places it).
-      ctx.proxy.dropAnswers({ request: "POST /v1/events/gang", contains: group, count: 3 });
-      await ctx.workload.addGang(group, GANG_SIZE);
-      const dropped = await waitFor("the gang's answers to be dropped", () => ctx.proxy.dropped - before, (n) => n >= 3, { timeoutMs: 10_000, intervalMs: 100 }).catch((error: unknown) => {
-        if (error instanceof WaitTimeout) return ctx.proxy.dropped - before;
-        throw error;
-      });
-      return {
-        report: async () => ({ happened: `${dropped} answers to the gang's event batches dropped; ${await ctx.workload.boundMembers(group)} of ${GANG_SIZE} bound now`, ok: dropped > 0 }),
-      };
-    },
-  };
+  return gangRow("gang placement, Worker answers dropped", "gang-drop", GANG_SIZE, async (ctx, group, place) => {
+    const before = ctx.proxy.dropped;
+    // The first answers to event batches that name the group (one of them places it).
+    ctx.proxy.dropAnswers({ request: "POST /v1/events/gang", contains: group, count: 3 });
+    await place();
+    const dropped = await readUntil("the gang's answers to be dropped", () => ctx.proxy.dropped - before, (n) => n >= 3, 10_000);
+    return async () => ({ happened: `${dropped} answers to the gang's event batches dropped; ${await ctx.workload.boundMembers(group)} of ${GANG_SIZE} bound now`, ok: dropped > 0 });
+  });
 }
 
 function isCollector(object: KubeObject): boolean {

@@ -5,7 +5,7 @@
  */
 import { readdirSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { waitFor, WaitTimeout } from "../../cli/wait.ts";
+import { readUntil } from "./read-until.ts";
 import type { Fault } from "./faults.ts";
 
 /** How long the API server is down while it restarts (every request answered 503). */
@@ -39,20 +39,18 @@ export function apiServerRestartLostWrites(): Fault {
       const group = `gang-lw-${++rows}`;
       await ctx.workload.addGang(group, LOST_GANG_SIZE);
       const created = performance.now();
-      const bound = await waitFor(`${group} to be bound`, () => ctx.workload.boundMembers(group), (n) => n === LOST_GANG_SIZE, { timeoutMs: 15_000, intervalMs: 100 }).catch((error: unknown) => {
-        if (error instanceof WaitTimeout) return -1;
-        throw error;
-      });
+      const bound = await readUntil(`${group} to be bound`, () => ctx.workload.boundMembers(group), (n) => n === LOST_GANG_SIZE, 15_000);
       // The queue has long since counted the gang running when the store loses its binds.
       await sleep(BOUND_FOR_MS);
       // Everything acknowledged since the gang's last create (not the creates themselves: the user would redo those).
       const lost = faults.loseWrites(performance.now() - created);
       const down = faults.add({ answer: { type: "status", code: 503 } });
-      const lostText = `lost ${lost.creates} creates, ${lost.binds} binds, ${lost.updates} updates, ${lost.deletes} deletes; ${lost.watchesEnded} watches ended 410; API 503 for ${API_DOWN_MS / 1000} s`;
+      const resources = Object.entries(lost.byResource).map(([resource, n]) => `${n} ${resource.replace(/^\//, "")}`).join(", ");
+      const lostText = `lost ${lost.creates} creates, ${lost.binds} binds, ${lost.updates} updates, ${lost.deletes} deletes (${resources}); ${lost.watchesEnded} watches ended 410; API 503 for ${API_DOWN_MS / 1000} s`;
       return {
         holdMs: performance.now() - started + API_DOWN_MS,
         heal: async () => faults.remove(down),
-        report: async () => ({ happened: bound < 0 ? `${group} never bound before the restart; ${lostText}` : lostText, ok: bound > 0 && lost.binds > 0 }),
+        report: async () => ({ happened: bound < LOST_GANG_SIZE ? `${group}: ${bound} of ${LOST_GANG_SIZE} bound before the restart; ${lostText}` : lostText, ok: bound === LOST_GANG_SIZE && lost.binds > 0 }),
       };
     },
   };
