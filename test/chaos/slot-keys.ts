@@ -11,7 +11,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 export const AUTONOMY_SECONDS = 20;
 
 /** The kinds the workload's slots are filled by. */
-export type SlotKind = "Pod" | "Deployment" | "Service";
+export type SlotKind = "Pod" | "Deployment" | "Service" | "Event";
 
 /** The slot keys `object` (of `kind`) fills; none while it is being deleted. */
 export function slotKeys(kind: SlotKind, object: KubeObject): string[] {
@@ -21,6 +21,8 @@ export function slotKeys(kind: SlotKind, object: KubeObject): string[] {
   const labels = (o.metadata?.labels ?? {}) as Record<string, string>;
   if (kind === "Deployment") return [`ji/deployment/${name}`];
   if (kind === "Service") return labels["jointinferenceservice.sedna.io/name"] ? [`ji/service/${name}`] : [];
+  // The gang scheduler's record of each bind (several for a pod bound again are one slot: see the look).
+  if (kind === "Event") return o.reason === "Scheduled" && o.involvedObject?.kind === "Pod" && /^gang-/.test(String(o.involvedObject?.name)) ? [`gang/scheduled/${String(o.involvedObject.name)}`] : [];
   const keys: string[] = [];
   const fl = labels["federatedlearningjob.sedna.io/name"];
   if (fl) keys.push(`fl/${fl}/${String(labels["edgeloop.dev/worker"])}`);
