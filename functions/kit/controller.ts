@@ -158,6 +158,15 @@ export interface HttpApi {
    */
   readonly retryWindowSeconds?: number;
   /**
+   * With `retryWindowSeconds`: the state-changing requests a retry decides afresh rather
+   * than answers with the first reply. Within the window a repeat is handed the first
+   * attempt's `id`, and nothing of a reply is remembered: a handler that derives what it
+   * creates from the id (names, a marker on each object) and skips what already exists
+   * answers a retry after a lost answer or a partial apply with exactly what the first
+   * asked, every object it names existing or created by the retry's own actions.
+   */
+  readonly retriesConverge?: (request: ApiRequest) => boolean;
+  /**
    * The answer: pure over the request and its related objects, or, for an API that
    * answers from durable state (a scheduler's queue), read through `context`.
    */

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { parseJson } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { ApiRequest, ApiResponse, apiJsonBody, apiRequestNamespace, type Action } from "../../protocol/index.ts";
@@ -15,13 +16,46 @@ export async function apiRoute(registry: Registry, name: string, body: Uint8Arra
   if (request.path !== prefix && !request.path.startsWith(`${prefix}/`)) {
     throw new HttpError(400, "invalid", `path ${request.path} is not under ${prefix}`, "path");
   }
+  const window = api.retryWindowSeconds;
+  if (window !== undefined && changesState(request) && api.retriesConverge?.(request) === true) {
+    const attempt = await firstAttempt(name, window, request, deps);
+    return ApiResponse.parse(await api.handle({ ...request, id: attempt }, deps.settings, { durableObject: deps.durableObject }));
+  }
   const answer = ApiResponse.parse(await api.handle(request, deps.settings, { durableObject: deps.durableObject }));
-  return api.retryWindowSeconds === undefined || !remembered(request, answer) ? answer : answerOnce(name, api.retryWindowSeconds, request, answer, deps);
+  return window === undefined || !remembered(request, answer) ? answer : answerOnce(name, window, request, answer, deps);
+}
+
+function changesState(request: ApiRequest): boolean {
+  return request.method !== "GET" && request.method !== "HEAD";
+}
+
+/** What the ledger holds of a request whose retries converge: the id of its first attempt. */
+const FirstAttempt = z.object({ id: z.string().min(1) });
+
+/**
+ * The id of the first attempt of this request (same method, path, query and body) within
+ * the window: `request.id` for the first. Only the id is held, never a reply, so a retry
+ * after a lost answer or a partial apply is decided afresh against what exists, under the
+ * first attempt's names (issue 28, findings 1 and 2).
+ */
+async function firstAttempt(api: string, windowSeconds: number, request: ApiRequest, deps: WorkerDeps): Promise<string> {
+  const key = `api-attempt/${api}/${await fingerprint(request)}`;
+  const held = await deps.ledger.remember(requestNamespace(request), key, windowSeconds, JSON.stringify({ id: request.id }));
+  const parsed = FirstAttempt.safeParse(parseHeld(held));
+  return parsed.success ? parsed.data.id : request.id;
+}
+
+function parseHeld(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an answer is one a retry must not repeat: a state-changing request that succeeded with actions. */
 function remembered(request: ApiRequest, answer: ApiResponse): boolean {
-  return request.method !== "GET" && request.method !== "HEAD" && answer.actions.length > 0 && answer.status < 300;
+  return changesState(request) && answer.actions.length > 0 && answer.status < 300;
 }
 
 /** What the ledger holds of a first answer: the request that made it, and its reply. */

@@ -76,9 +76,19 @@ export function handleReplicas(request: ApiRequest, settings: ControllerSettings
   }
 }
 
-/** The replicas API; retried POSTs and DELETEs within 10 s get the first reply and apply nothing. */
+/** Whether a request creates replicas (`POST /v1alpha1/replicas`). */
+function createsReplicas(request: ApiRequest): boolean {
+  return request.method === "POST" && (request.path === REPLICAS_PATH || request.path === `${REPLICAS_PATH}/`);
+}
+
+/**
+ * The replicas API. A POST retried within 10 s is decided afresh under its first
+ * attempt's id: it creates only what that attempt did not, and answers the same replicas
+ * (`./attempt.ts`). A retried DELETE or POST /failed gets the first reply and applies nothing.
+ */
 export const replicasApi: HttpApi = {
   spec: { name: "replicas", pathPrefix: REPLICAS_PATH, timeoutSeconds: 10, related: [...REPLICAS_RELATED] },
   retryWindowSeconds: 10,
+  retriesConverge: createsReplicas,
   handle: handleReplicas,
 };
