@@ -153,8 +153,10 @@ export interface HttpApi {
   /**
    * When set, a repeated state-changing request (not GET or HEAD) with the same method,
    * path, query and body within this many seconds (a client's retry after a dropped
-   * connection) gets the first one's reply and applies nothing. Only replies in 2xx with
-   * actions are remembered.
+   * connection) gets the first one's answer again: its actions too when they are all
+   * idempotent (deletes, creates with `ifAbsent`), so the relay applies them (a no-op
+   * where the first attempt did) before it replies; else the reply alone, applying
+   * nothing. Only answers in 2xx with actions are remembered.
    */
   readonly retryWindowSeconds?: number;
   /**

@@ -1,7 +1,7 @@
 /**
  * NerveX's replicas POST under the faults of issue 28 (findings 1 and 2), through the
  * relay's whole forward path on the sim: the Worker's answer to the relay lost (the
- * client gets a 503 and sends the request again), a partial create answered 500 and
+ * client gets a 503 and sends the request again; a POST and a DELETE), a partial create answered 500 and
  * retried, and the client's retry racing its first attempt. Every reply must name only
  * pods that exist, and the job must end with exactly the replicas asked for. The relay
  * killed mid-apply is the chaos suite's (`npm run chaos`); its Worker half is in
@@ -89,7 +89,7 @@ function urlsOf(reply: ClientReply): string[] {
   return ((reply.body.data as Obj).collectors as string[]).map(podOf).sort();
 }
 
-test("the Worker's answer to the relay lost: the client's 503 and retry end with the 5 collectors its reply names, each existing", { skip }, async () => {
+test("the Worker's answer to the relay lost: a POST's retry ends with the 5 collectors its reply names, each existing; a DELETE's with the 2 it names gone", { skip }, async () => {
   const { server, coordinator } = await runningJob("lost");
   const body = { namespace: "lost", coordinator, collectors: { replicas: 5 } };
   loseNextAnswer = true;
@@ -101,6 +101,16 @@ test("the Worker's answer to the relay lost: the client's 503 and retry end with
   // The relay replies only once the creates are applied: each pod exists now.
   assert.deepEqual(await collectors("lost"), urls, "every URL of the reply is a pod, and no other pod was made");
   assert.deepEqual(await services("lost"), urls);
+
+  // A DELETE of 2 whose answer is lost: the retry's reply follows the deletes it names.
+  const removal = { namespace: "lost", coordinator, collectors: { replicas: 2 } };
+  loseNextAnswer = true;
+  assert.equal((await call(server, "DELETE", "/v1alpha1/replicas", removal)).status, 503);
+  assert.deepEqual(await collectors("lost"), urls, "nothing was deleted");
+  const removed = urlsOf(await call(server, "DELETE", "/v1alpha1/replicas", removal));
+  assert.equal(removed.length, 2);
+  await waitFor("the 2 deleted collectors gone", () => collectors("lost"), (names) => names.length <= 3);
+  assert.deepEqual(await collectors("lost"), urls.filter((name) => !removed.includes(name)), "exactly the 2 the reply names are gone");
 });
 
 test("a partial create answered 500, then retried: exactly the 20 collectors asked for, each in the reply", { skip }, async () => {

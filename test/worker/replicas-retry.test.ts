@@ -101,3 +101,37 @@ test("a partial create answered 500 (its unapplied actions released) and retried
   assert.equal(all.size, 10, `10 collectors exist once the retry is applied, not ${all.size}`);
   assert.deepEqual(urls.map(podName).sort(), [...all].sort(), "every collector is in the reply");
 });
+
+test("a DELETE whose answer was lost: the retry gets the same reply and sends the same deletes again (each is gone once applied), never a reply for deletes not done", async () => {
+  const { job, coordinator } = world("lost-delete");
+  const body = { namespace: "lost-delete", coordinator: "nervexjob-example-coordinator", collectors: { replicas: 2 } };
+  const replicas = ["aaaaa", "bbbbb", "ccccc"].map((suffix, i) => existing(job, "collector", `nervexjob-example-collector-${suffix}`, `2026-11-27T10:0${i}:00Z`));
+  const objects = related({ pods: [coordinator, ...replicas], jobs: [job] });
+  const send = async (id: string): Promise<ApiResponse> => {
+    const request = { id, method: "DELETE", path: "/v1alpha1/replicas", query: {}, body: JSON.stringify(body), related: objects, now: new Date().toISOString() };
+    return (await (await signed(`${worker.url}/v1/api/replicas`, { body: request })).json()) as ApiResponse;
+  };
+  const deletes = (answer: ApiResponse): string[] => answer.actions.flatMap((a) => (a.type === "delete" ? [`${a.target.kind}/${a.target.name}`] : [])).sort();
+  const first = await send("delete-1");
+  assert.deepEqual(deletes(first), ["Pod/nervexjob-example-collector-bbbbb", "Pod/nervexjob-example-collector-ccccc", "Service/nervexjob-example-collector-bbbbb", "Service/nervexjob-example-collector-ccccc"], "the two newest");
+  // The relay never received `first`; the client sends the request again.
+  const retry = await send("delete-2");
+  assert.deepEqual(retry.body, first.body);
+  assert.deepEqual(deletes(retry), deletes(first), "the same deletes, so the reply is given only once they are applied");
+});
+
+test("a POST /failed whose answer was lost: the retry gets the same replacements, their creates idempotent", async () => {
+  const { job, coordinator } = world("lost-failed");
+  const failed = existing(job, "collector", "nervexjob-example-collector-fffff");
+  const body = { namespace: "lost-failed", coordinator: "nervexjob-example-coordinator", collectors: ["nervexjob-example-collector-fffff"] };
+  const send = async (id: string): Promise<ApiResponse> => {
+    const request = { id, method: "POST", path: "/v1alpha1/replicas/failed", query: {}, body: JSON.stringify(body), related: related({ pods: [coordinator, failed], jobs: [job] }), now: new Date().toISOString() };
+    return (await (await signed(`${worker.url}/v1/api/replicas`, { body: request })).json()) as ApiResponse;
+  };
+  const first = await send("failed-1");
+  const retry = await send("failed-2");
+  assert.deepEqual(retry.body, first.body);
+  assert.deepEqual(retry.actions, first.actions);
+  assert.equal(createdNames(retry, "Pod").length, 1);
+  assert.ok(retry.actions.every((a) => a.type === "delete" || (a.type === "create" && a.ifAbsent === true)));
+});

@@ -84,7 +84,8 @@ function createsReplicas(request: ApiRequest): boolean {
 /**
  * The replicas API. A POST retried within 10 s is decided afresh under its first
  * attempt's id: it creates only what that attempt did not, and answers the same replicas
- * (`./attempt.ts`). A retried DELETE or POST /failed gets the first reply and applies nothing.
+ * (`./attempt.ts`). A retried DELETE or POST /failed gets the first answer again, its
+ * deletes and creates included (all idempotent), so its reply follows their application.
  */
 export const replicasApi: HttpApi = {
   spec: { name: "replicas", pathPrefix: REPLICAS_PATH, timeoutSeconds: 10, related: [...REPLICAS_RELATED] },
