@@ -5,8 +5,9 @@
  * retried, and the client's retry racing its first attempt. Every reply must name only
  * pods that exist, and the job must end with exactly the replicas asked for. The relay
  * killed mid-apply is the chaos suite's (`npm run chaos`); its Worker half is in
- * test/worker/replicas-retry.test.ts. Sim only: the faults are the sim's and a relay of
- * the test's own.
+ * test/worker/replicas-retry.test.ts. The relay is the test's own, whose transport can
+ * lose the Worker's answer (on a real control plane, run as the installed ServiceAccount);
+ * the partial create is a sim fault, so it runs on the sim only.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -27,7 +28,7 @@ const FIXTURES = join(import.meta.dirname, "../../functions/controllers/nervex/f
 const POD = { apiVersion: "v1", kind: "Pod" };
 const SERVICE = { apiVersion: "v1", kind: "Service" };
 const JOB_NAME = "nervexjob-example";
-const skip = TARGET === "cluster" ? "the sim's faults and a relay of the test's own" : false;
+const simOnly = TARGET === "cluster" ? "a sim fault refuses the create" : false;
 
 let stack: E2EStack;
 /** When set, the Worker's next answer to a replicas call is lost on its way to the relay (the Worker decided it). */
@@ -45,20 +46,17 @@ const losingTransport: WorkerTransport = async (url, init) => {
 };
 
 before(async () => {
-  if (skip) return;
   stack = await e2eStack({ nodes: 2 });
-  const sim = stack.sim;
-  if (!sim) throw new Error("sim only");
-  // The stack's relay replaced by one whose Worker answers can be lost, on the same ports.
+  // The stack's relay replaced by one whose Worker answers can be lost, on the same ports, with the same identity.
+  const kubeconfigPath = stack.installed?.relayKubeconfigPath ?? stack.sim?.kubeconfigPath ?? "";
   await stack.relay.stop();
   const front = stack.front;
-  if (!front) throw new Error("the sim stack serves the admission front");
-  stack.relay = await startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath: sim.kubeconfigPath ?? "", front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile }, api: { port: Number(new URL(stack.apiUrl).port), host: "127.0.0.1" }, opsPort: 0, concurrency: 16, logLevel: "error", transport: losingTransport });
+  if (!front) throw new Error("the stack serves the admission front on loopback");
+  stack.relay = await startRelay({ workerUrl: stack.worker.url, secret: stack.secret, kubeconfigPath, front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile }, api: { port: Number(new URL(stack.apiUrl).port), host: "127.0.0.1" }, opsPort: 0, concurrency: 16, logLevel: "error", transport: losingTransport });
   await createNamespaces(stack, ["lost", "partial", "racing"]);
 });
 
 after(async () => {
-  if (skip) return;
   await stack.stop();
 });
 
@@ -89,7 +87,7 @@ function urlsOf(reply: ClientReply): string[] {
   return ((reply.body.data as Obj).collectors as string[]).map(podOf).sort();
 }
 
-test("the Worker's answer to the relay lost: a POST's retry ends with the 5 collectors its reply names, each existing; a DELETE's with the 2 it names gone", { skip }, async () => {
+test("the Worker's answer to the relay lost: a POST's retry ends with the 5 collectors its reply names, each existing; a DELETE's with the 2 it names gone", async () => {
   const { server, coordinator } = await runningJob("lost");
   const body = { namespace: "lost", coordinator, collectors: { replicas: 5 } };
   loseNextAnswer = true;
@@ -113,7 +111,7 @@ test("the Worker's answer to the relay lost: a POST's retry ends with the 5 coll
   assert.deepEqual(await collectors("lost"), urls.filter((name) => !removed.includes(name)), "exactly the 2 the reply names are gone");
 });
 
-test("a partial create answered 500, then retried: exactly the 20 collectors asked for, each in the reply", { skip }, async () => {
+test("a partial create answered 500, then retried: exactly the 20 collectors asked for, each in the reply", { skip: simOnly }, async () => {
   const { server, coordinator } = await runningJob("partial");
   const body = { namespace: "partial", coordinator, collectors: { replicas: 20 } };
   // The first pod create is refused; the others of its run (16 creates at once) go through.
@@ -129,10 +127,10 @@ test("a partial create answered 500, then retried: exactly the 20 collectors ask
   assert.deepEqual(await services("partial"), urls);
 });
 
-test("the client's retry racing its first attempt (a timeout while the relay applies): both replies name the same 12 collectors, and only they exist", { skip }, async () => {
+test("the client's retry racing its first attempt (a timeout while the relay applies): both replies name the same 12 collectors, and only they exist", async () => {
   const { server, coordinator } = await runningJob("racing");
   const body = { namespace: "racing", coordinator, collectors: { replicas: 12 } };
-  // Pod creates slowed, so the second attempt arrives while the first is applying.
+  // Pod creates slowed on the sim, so the second attempt arrives while the first is applying (on a real API server they race as they come).
   stack.sim?.faults.add({ verbs: ["create"], resources: ["pods"], namespace: "racing", answer: { type: "delay", ms: 150 }, count: 12 });
   const [a, b] = await Promise.all([call(server, "POST", "/v1alpha1/replicas", body), call(server, "POST", "/v1alpha1/replicas", body)]);
   const first = urlsOf(a);
