@@ -65,7 +65,7 @@ function remembered(request: ApiRequest, answer: ApiResponse): boolean {
 const HeldAnswer = ApiResponse.partial({ actions: true, concurrency: true }).extend({ id: z.string().min(1) });
 
 /** The most characters of a held answer with its actions (a ledger value must stay small); a larger one is held without them. */
-export const MAX_REPLAYED_CHARS = 1_000_000;
+const MAX_REPLAYED_CHARS = 1_000_000;
 
 /**
  * Whether an action may be applied twice with one effect: a delete (one of an object
