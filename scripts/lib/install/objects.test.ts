@@ -111,7 +111,7 @@ test("the install: webhook configurations point at the relay Service with the CA
   const tls = await selfSignedCertificate(serviceHosts("edge"));
   const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls, manifest, crds: [] });
   const kinds = objects.map((o) => o.kind);
-  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "MutatingWebhookConfiguration"]);
+  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "NetworkPolicy", "MutatingWebhookConfiguration"]);
   const hook = (objects.find((o) => o.kind === "MutatingWebhookConfiguration") as unknown as { webhooks: { clientConfig: { service: Record<string, unknown>; caBundle: string }; failurePolicy: string }[] }).webhooks[0];
   assert.deepEqual(hook?.clientConfig.service, { namespace: "edge", name: "edgeloop-relay", path: "/admission/job-defaults", port: 443 });
   assert.equal(Buffer.from(hook?.clientConfig.caBundle ?? "", "base64").toString(), tls.certPem);
