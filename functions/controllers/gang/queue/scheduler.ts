@@ -106,7 +106,42 @@ export class GangQueueLogic {
     // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
     // pass (every stored pod loaded and parsed) would find nothing to do.
     if (store.idle()) return plan(statuses);
-    return plan([...statuses, ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
+    // Lost binds first: a group released so waits in the queue again, and this pass may place it whole.
+    return plan([...statuses, ...this.#mendLostBinds(now), ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
+  }
+
+  /**
+   * Binds the API server acknowledged and then lost (it came back from a restart without
+   * them): pods of a started group, seen bound, that the watch or a relist shows unbound
+   * again while the group has no bind check pending. Each gets a `BindLost` Warning, and
+   * the group the bind check's treatment at once ({@link #rebind}): sent again to the nodes
+   * its allocation holds while they still take them, else placed again, else released
+   * (none of its pods bound) or let go (the pods that fit nowhere), so the queue never
+   * shows a group running whole that is not.
+   */
+  #mendLostBinds(now: number): Action[] {
+    const actions: Action[] = [];
+    this.#dueView = undefined;
+    for (const key of this.#store.groupsMaybeUnbound()) {
+      const allocation = this.#store.allocation(key);
+      const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
+      const lost = (allocation?.pods ?? []).flatMap((held) => {
+        const pod = stored.get(held.uid);
+        return pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting ? [] : [{ held, pod }];
+      });
+      if (allocation === undefined || lost.length === 0) continue;
+      const mended = this.#rebind(key, now);
+      const sent = new Map(mended.flatMap((action) => (action.type === "bind" ? [[action.pod.uid, action.node] as const] : [])));
+      const count = `${lost.length} of the group's ${allocation.pods.length} pods lost theirs`;
+      for (const { held, pod } of lost) {
+        const node = sent.get(pod.uid);
+        const outcome = node === undefined ? "no node takes it now (see FailedScheduling)" : node === held.node ? `bind sent again to ${node}` : `bind sent again to ${node}, as ${held.node} no longer takes it`;
+        actions.push(podEvent(pod, "Warning", "BindLost", `gang ${key}: pod ${pod.namespace}/${pod.name} was seen bound to ${held.node} but is unbound now (the API server lost its bind); ${count}; ${outcome}`));
+      }
+      actions.push(...mended);
+    }
+    this.#dueView = undefined;
+    return actions;
   }
 
   /** The earliest time a timer is due (ms since the epoch), if any. */

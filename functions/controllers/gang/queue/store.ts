@@ -236,6 +236,25 @@ export class GangStore {
     );
   }
 
+  /**
+   * The groups that may have lost binds: each has an allocation, no bind check pending,
+   * no end by its deadline, and a pod of ours stored unbound. Normally none: a started
+   * group's bind check repeats until every pod of its allocation is seen bound, and a
+   * bound pod's `spec.nodeName` never goes away, unless the API server lost a write it had
+   * acknowledged (one statement; the caller checks the allocation's own pods).
+   */
+  groupsMaybeUnbound(): string[] {
+    return this.#sql
+      .exec<{ group_key: string }>(
+        "SELECT DISTINCT p.group_key FROM pods p JOIN allocations a ON a.group_key = p.group_key " +
+          "WHERE p.ours = 1 AND p.bound_node IS NULL " +
+          "AND NOT EXISTS (SELECT 1 FROM gang_timers t WHERE t.id = 'bind:' || p.group_key) " +
+          "AND NOT EXISTS (SELECT 1 FROM groups g WHERE g.group_key = p.group_key AND g.ended_at IS NOT NULL) ORDER BY p.group_key",
+      )
+      .toArray()
+      .map((row) => row.group_key);
+  }
+
   /** Releases an allocation. */
   deleteAllocation(group: string): void {
     this.#sql.exec("DELETE FROM allocations WHERE group_key = ?", group);
