@@ -99,3 +99,14 @@ test("a group all of whose binds were lost and that fits nowhere now is released
   const row = gang.groups(at(30)).find((r) => r.group === "g");
   assert.notEqual(row?.state, "running", "released: no longer shown as running");
 });
+
+test("lost binds the watch shows one batch at a time are each warned about and sent again, though the first started a bind check", () => {
+  const { gang, pods, placed } = runningWhole(3);
+  const unbound = (i: number): ReturnType<typeof event> => event("MODIFIED", with_(pods[i] ?? {}, { status: { phase: "Pending" } }));
+  const first = gang.apply(batch([unbound(0)], 30));
+  assert.deepEqual([binds(first.actions), eventsOf(first.actions, "BindLost").map((w) => w.target.name)], [[`p-0→${placed.get("p-0") ?? ""}`], ["p-0"]]);
+  const second = gang.apply(batch([unbound(1)], 31));
+  assert.deepEqual(eventsOf(second.actions, "BindLost").map((w) => w.target.name), ["p-1"], "p-0 is not warned about twice");
+  assert.ok(binds(second.actions).includes(`p-1→${placed.get("p-1") ?? ""}`), "p-1's bind sent at once, not at the next check");
+  assert.deepEqual(gang.apply(batch([unbound(1)], 32)).actions, [], "the same state again: nothing new");
+});

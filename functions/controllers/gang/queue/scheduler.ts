@@ -112,31 +112,35 @@ export class GangQueueLogic {
 
   /**
    * Binds the API server acknowledged and then lost (it came back from a restart without
-   * them): pods of a started group, seen bound, that the watch or a relist shows unbound
-   * again while the group has no bind check pending. Each gets a `BindLost` Warning, and
-   * the group the bind check's treatment at once ({@link #rebind}): sent again to the nodes
+   * them): pods of a started group the watch showed bound and now shows unbound (a bound
+   * pod's `spec.nodeName` never goes away otherwise), and any pod of an allocation stored
+   * unbound while its group has no bind check pending. Each gets a `BindLost` Warning, and
+   * its group the bind check's treatment at once ({@link #rebind}): sent again to the nodes
    * its allocation holds while they still take them, else placed again, else released
    * (none of its pods bound) or let go (the pods that fit nowhere), so the queue never
    * shows a group running whole that is not.
    */
   #mendLostBinds(now: number): Action[] {
+    const seen = this.#store.takeLostBinds();
+    const unchecked = new Set(this.#store.groupsMaybeUnbound());
     const actions: Action[] = [];
     this.#dueView = undefined;
-    for (const key of this.#store.groupsMaybeUnbound()) {
+    for (const key of [...new Set([...seen.keys(), ...unchecked])].sort()) {
       const allocation = this.#store.allocation(key);
       const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
       const lost = (allocation?.pods ?? []).flatMap((held) => {
         const pod = stored.get(held.uid);
-        return pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting ? [] : [{ held, pod }];
+        const unbound = pod !== undefined && pod.nodeName === undefined && !pod.terminal && !pod.deleting;
+        return unbound && (unchecked.has(key) || seen.get(key)?.has(held.uid) === true) ? [{ held, pod, node: seen.get(key)?.get(held.uid) ?? held.node }] : [];
       });
       if (allocation === undefined || lost.length === 0) continue;
       const mended = this.#rebind(key, now);
       const sent = new Map(mended.flatMap((action) => (action.type === "bind" ? [[action.pod.uid, action.node] as const] : [])));
       const count = `${lost.length} of the group's ${allocation.pods.length} pods lost theirs`;
-      for (const { held, pod } of lost) {
-        const node = sent.get(pod.uid);
-        const outcome = node === undefined ? "no node takes it now (see FailedScheduling)" : node === held.node ? `bind sent again to ${node}` : `bind sent again to ${node}, as ${held.node} no longer takes it`;
-        actions.push(podEvent(pod, "Warning", "BindLost", `gang ${key}: pod ${pod.namespace}/${pod.name} was seen bound to ${held.node} but is unbound now (the API server lost its bind); ${count}; ${outcome}`));
+      for (const { pod, node } of lost) {
+        const to = sent.get(pod.uid);
+        const outcome = to === undefined ? "no node takes it now (see FailedScheduling)" : to === node ? `bind sent again to ${to}` : `bind sent again to ${to}, as ${node} no longer takes it`;
+        actions.push(podEvent(pod, "Warning", "BindLost", `gang ${key}: pod ${pod.namespace}/${pod.name} was seen bound to ${node} but is unbound now (the API server lost its bind); ${count}; ${outcome}`));
       }
       actions.push(...mended);
     }

@@ -78,6 +78,9 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
   // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
   // of their status is written back (observed, and last sent), the list generation that saw them.
+  // Pods of ours the watch showed bound and then unbound: a bind the API server acknowledged and lost (a bound
+  // pod's spec.nodeName never goes away otherwise), until the next pass mends its group. `node`: where it was bound.
+  "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
 
@@ -148,6 +151,9 @@ export class GangStore {
       return undefined;
     }
     const owner = record.ours ? ownerOf(object) : undefined;
+    if (record.ours && record.nodeName === undefined && !record.terminal) {
+      this.#sql.exec("INSERT INTO gang_lost_binds (uid, group_key, node) SELECT uid, group_key, bound_node FROM pods WHERE uid = ? AND ours = 1 AND bound_node IS NOT NULL ON CONFLICT (uid) DO NOTHING", record.uid);
+    }
     this.#sql.exec(
       "INSERT INTO pods (uid, namespace, name, group_key, record, ours, bound_node, owner, gen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT (uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, group_key = excluded.group_key, record = excluded.record, ours = excluded.ours, bound_node = excluded.bound_node, owner = excluded.owner, gen = excluded.gen",
@@ -167,6 +173,16 @@ export class GangStore {
   /** Forgets a pod. */
   deletePod(uid: string): void {
     this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_lost_binds WHERE uid = ?", uid);
+  }
+
+  /** The binds lost since the last call (pods seen bound, then unbound), by group key, each pod's uid and the node it was bound to; forgets them. */
+  takeLostBinds(): Map<string, Map<string, string>> {
+    const rows = this.#sql.exec<{ uid: string; group_key: string; node: string }>("SELECT uid, group_key, node FROM gang_lost_binds ORDER BY group_key, uid").toArray();
+    if (rows.length > 0) this.#sql.exec("DELETE FROM gang_lost_binds");
+    const lost = new Map<string, Map<string, string>>();
+    for (const row of rows) lost.set(row.group_key, (lost.get(row.group_key) ?? new Map<string, string>()).set(row.uid, row.node));
+    return lost;
   }
 
   /** Stores a node. */
