@@ -269,7 +269,7 @@ export class GangQueueLogic {
     const report = this.#schedule(now, schedulable(loaded), allocations);
     const queue = new Map(report.queue.map((group) => [group.key, group] as const));
     this.#keepHolds(report);
-    const actions: Action[] = [];
+    const actions: Action[] = this.#refuse(loaded.pods, nowIso);
     for (const start of report.starts) {
       const group = queue.get(start.group);
       if (group === undefined) continue;
@@ -302,6 +302,28 @@ export class GangQueueLogic {
       const seconds = timeouts.get(group.key) ?? timeout;
       if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && seconds > 0) this.#store.setTimer("arrival", group.key, now + seconds * 1000);
     }
+    return actions;
+  }
+
+  /**
+   * Pods of ours waiting whose size label is refused (`core/group.ts` parseGroupSize): a
+   * `FailedScheduling` Warning naming the label and `PodScheduled` False, once per text. A
+   * pod fixed (labels are mutable), bound or gone is forgotten; a fixed pod joins its group.
+   */
+  #refuse(pods: readonly StoredPod[], nowIso: string): Action[] {
+    const reported = this.#store.refusedPods();
+    const actions: Action[] = [];
+    const still = new Set<string>();
+    for (const { record } of pods) {
+      const reason = record.group.sizeRefused;
+      if (reason === undefined || !awaitsScheduling(record)) continue;
+      still.add(record.uid);
+      if (reported.get(record.uid) === reason) continue;
+      const message = `pod ${record.namespace}/${record.name} refused: ${reason}`;
+      actions.push(podEvent(record, "Warning", "FailedScheduling", message), unschedulable(record, message, nowIso));
+      this.#store.setRefused(record.uid, reason);
+    }
+    for (const uid of reported.keys()) if (!still.has(uid)) this.#store.forgetRefused(uid);
     return actions;
   }
 

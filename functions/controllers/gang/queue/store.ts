@@ -81,6 +81,8 @@ const SCHEMA = [
   // Pods of ours the watch showed bound and then unbound: a bind the API server acknowledged and lost (a bound
   // pod's spec.nodeName never goes away otherwise), until the next pass mends its group. `node`: where it was bound.
   "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL)",
+  // Pods of ours refused (their size label is not a size), with the refusal reported on them: reported once per text.
+  "CREATE TABLE IF NOT EXISTS gang_refused_pods (uid TEXT PRIMARY KEY, reason TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
 
@@ -174,6 +176,22 @@ export class GangStore {
   deletePod(uid: string): void {
     this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
     this.#sql.exec("DELETE FROM gang_lost_binds WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
+  }
+
+  /** The refusals reported, by pod uid. */
+  refusedPods(): Map<string, string> {
+    return new Map(this.#sql.exec<{ uid: string; reason: string }>("SELECT uid, reason FROM gang_refused_pods").toArray().map((row) => [row.uid, row.reason] as const));
+  }
+
+  /** Records the refusal reported on a pod. */
+  setRefused(uid: string, reason: string): void {
+    this.#sql.exec("INSERT INTO gang_refused_pods (uid, reason) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET reason = excluded.reason", uid, reason);
+  }
+
+  /** Forgets the refusal of a pod (fixed, or no longer waiting). */
+  forgetRefused(uid: string): void {
+    this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
   }
 
   /** The binds lost since the last call (pods seen bound, then unbound), by group key, each pod's uid and the node it was bound to; forgets them. */
