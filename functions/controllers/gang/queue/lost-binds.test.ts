@@ -4,7 +4,7 @@ import { test } from "node:test";
 import type { EventAction } from "../../../../protocol/plan.ts";
 import { rawNode, rawPod } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
-import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
+import { at, batch, binds, event, events, list, scheduled, with_ } from "./testing/batches.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 0, bindCheckSeconds: 10 };
@@ -35,9 +35,11 @@ function runningWhole(size: number): { gang: GangQueueLogic; pods: Record<string
   const plan = gang.apply(list([...nodes, ...pods]));
   const placed = new Map(binds(plan.actions).map((text) => text.split("→") as [string, string]));
   assert.equal(placed.size, size, "started whole");
-  gang.apply(batch(pods.map((pod) => event("MODIFIED", boundTo(pod, placed.get(String((pod["metadata"] as { name: string }).name)) ?? ""))), 2));
+  const bound = pods.map((pod) => event("MODIFIED", boundTo(pod, placed.get(String((pod["metadata"] as { name: string }).name)) ?? "")));
+  gang.apply(batch([...bound, ...pods.map(scheduled)], 2));
   assert.deepEqual(gang.due(at(10)).actions, [], "every pod seen bound: the bind check sends nothing");
-  assert.equal(gang.nextWake(), undefined, "and no bind check is left");
+  assert.deepEqual(gang.due(at(20)).actions, [], "nor the check of their Scheduled Events");
+  assert.equal(gang.nextWake(), undefined, "and no check is left");
   return { gang, pods, placed };
 }
 

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import type { DeleteAction, EventAction, StatusAction } from "../../../../protocol/plan.ts";
 import { rawNode, rawPod, type PodOptions } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
-import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
+import { at, batch, binds, event, events, list, scheduled, with_ } from "./testing/batches.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
@@ -122,9 +122,11 @@ test("a deadline deletes the group's Job once (root delete) and warns its pods",
   const solo = owned(rawPod("solo", { cpu: "1" }), "other");
   assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods, solo])).actions), ["j-0→n1", "j-1→n1", "solo→n1"]);
   const bound = [...pods, solo].map((pod) => event("MODIFIED", with_(pod, { spec: { nodeName: "n1" }, status: { phase: "Running" } })));
-  assert.deepEqual(gang.apply(batch(bound, 1)).actions, []);
+  assert.deepEqual(gang.apply(batch([...bound, ...[...pods, solo].map(scheduled)], 1)).actions, []);
   assert.equal(gang.nextWake(), at(10), "the bind check first");
   assert.deepEqual(gang.due(at(10)).actions, [], "every pod is seen bound: nothing is sent again");
+  assert.equal(gang.nextWake(), at(20), "then the check of their Scheduled Events");
+  assert.deepEqual(gang.due(at(20)).actions, []);
   assert.equal(gang.nextWake(), at(30));
   assert.deepEqual(gang.due(at(29)).actions, []);
   const plan = gang.due(at(30));
@@ -152,7 +154,7 @@ test("a bind the relay did not apply is sent again at the bind check, until the 
   assert.equal(gang.nextWake(), at(20), "checked again");
   gang.apply(batch([event("MODIFIED", with_(pods[1] as Record<string, unknown>, { spec: { nodeName: "n1" } }))], 15));
   assert.deepEqual(gang.due(at(20)).actions, []);
-  assert.equal(gang.nextWake(), undefined, "no check left once all are bound");
+  assert.equal(gang.nextWake(), at(30), "no bind check left once all are bound: the check of their Scheduled Events");
 });
 
 test("a running group's later pod (a Job's replacement, a pod beyond the size) is placed on its own and extends the group's allocation", () => {

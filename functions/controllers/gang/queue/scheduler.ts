@@ -101,13 +101,16 @@ export class GangQueueLogic {
     for (const event of inOrderSeen(batch)) this.#store_(event, now);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
+    const recorded = this.#recordMissing();
+    // Scheduled Events change nothing a pass reads: a batch of them alone runs none.
+    if (!batch.relist && batch.events.every((event) => event.kind.split(".")[0] === "Event")) return plan(recorded);
     // PodGroup statuses follow their pods (before a pass forgets a finished group's pods).
     const statuses = coschedulingStatusActions(store);
     // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
     // pass (every stored pod loaded and parsed) would find nothing to do.
-    if (store.idle()) return plan(statuses);
+    if (store.idle()) return plan([...recorded, ...statuses]);
     // Lost binds first: a group released so waits in the queue again, and this pass may place it whole.
-    return plan([...statuses, ...this.#mendLostBinds(now), ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
+    return plan([...recorded, ...statuses, ...this.#mendLostBinds(now), ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
   }
 
   /**
@@ -192,7 +195,40 @@ export class GangQueueLogic {
         return this.#arrival(group, nowMs);
       case "bind":
         return this.#rebind(group, nowMs);
+      case "record":
+        // Decided on the next complete batch: it carries what the relay's watch of Scheduled Events has seen by then
+        // (a relay that was down relists first), where the alarm would decide on what it saw before it went down.
+        this.#store.markRecordDue(group);
+        return [];
     }
+  }
+
+  /**
+   * The Scheduled Events the relay never recorded, recorded now: for each group whose
+   * `record` check is due, a pod of its allocation seen bound whose Event the watch has
+   * not shown (the relay was killed between a plan's binds and their Events, an Event
+   * failed and its resends died with the relay, or the API server lost it) gets one,
+   * saying so. Once per pod: it is then counted as recorded.
+   */
+  #recordMissing(): Action[] {
+    const actions: Action[] = [];
+    for (const key of this.#store.takeRecordDue()) {
+      const allocation = this.#store.allocation(key);
+      if (allocation === undefined || (this.#store.group(key)?.endedAt ?? null) !== null) continue;
+      const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
+      const bound = allocation.pods.flatMap((held) => {
+        const pod = stored.get(held.uid);
+        return pod?.nodeName === undefined || pod.terminal ? [] : [pod];
+      });
+      const seen = this.#store.scheduledSeen(bound.map((pod) => pod.uid));
+      for (const pod of bound) {
+        if (seen.has(pod.uid)) continue;
+        const message = `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ""} (gang ${key}, ${allocation.pods.length} pods; recorded again: the first record of this bind was lost)`;
+        actions.push(podEvent(pod, "Normal", "Scheduled", message));
+        this.#store.markScheduled(pod.uid);
+      }
+    }
+    return actions;
   }
 
   /**
@@ -241,6 +277,10 @@ export class GangQueueLogic {
       const uid = event.object.metadata.uid ?? "";
       if (event.type === "DELETED" || declared === undefined) this.#store.deleteAnnouncer(uid);
       else this.#store.putAnnouncer(uid, declared.key, undefined, now);
+    } else if (kind === "Event") {
+      // The relay's own Scheduled Events (the watch's field selector): the record of a bind.
+      const uid = (event.object as { involvedObject?: { uid?: unknown } }).involvedObject?.uid;
+      if (event.type !== "DELETED" && typeof uid === "string") this.#store.markScheduled(uid);
     } else if (kind === "Node") {
       if (event.type === "DELETED") this.#store.deleteNode(event.object.metadata.name ?? "");
       else this.#store.putNode(event.object);
@@ -427,7 +467,11 @@ export class GangQueueLogic {
       if (pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting) continue;
       unbound.push({ held, pod });
     }
-    if (unbound.length === 0) return [];
+    if (unbound.length === 0) {
+      // Every pod seen bound: a check period on, whether each bind's Scheduled Event was recorded.
+      this.#store.setTimer("record", key, now + this.#bindCheckMs());
+      return [];
+    }
     const view = (this.#dueView ??= buildView(this.#store.nodes(), this.#store.pods().map(({ record }) => record), this.#store.allocations()));
     const lost = new Map(unbound.flatMap((pod) => [heldNodeFailure(view, pod)].flatMap((why) => (why === undefined ? [] : [[pod.held.uid, why] as const]))));
     if (lost.size === 0) return this.#sendAgain(allocation, unbound, new Map(), lost, now);

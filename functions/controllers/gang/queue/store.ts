@@ -39,14 +39,15 @@ export interface GroupRow {
 /**
  * A timer kind: the end of a group's declared duration, the arrival timeout of a
  * provisional group, a check that a started group's pods were seen bound (a bind the
- * relay could not apply is sent again), or the end of the window in which a group still
- * arriving holds its place (then a pass runs).
+ * relay could not apply is sent again), the end of the window in which a group still
+ * arriving holds its place (then a pass runs), or, a check period after every pod was
+ * seen bound, the check that each bind's Scheduled Event was recorded (`record`).
  */
-export type TimerKind = "deadline" | "arrival" | "bind" | "window";
+export type TimerKind = "deadline" | "arrival" | "bind" | "window" | "record";
 
 /** A stored timer kind, as a `TimerKind`. */
 function timerKind(kind: string): TimerKind {
-  return kind === "deadline" || kind === "bind" || kind === "window" ? kind : "arrival";
+  return kind === "deadline" || kind === "bind" || kind === "window" || kind === "record" ? kind : "arrival";
 }
 
 /** A due timer. */
@@ -83,6 +84,10 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL)",
   // Pods of ours refused (their size label is not a size), with the refusal reported on them: reported once per text.
   "CREATE TABLE IF NOT EXISTS gang_refused_pods (uid TEXT PRIMARY KEY, reason TEXT NOT NULL)",
+  // Pods of ours whose Scheduled Event the watch of the relay's Scheduled Events has shown (or that the queue recorded again).
+  "CREATE TABLE IF NOT EXISTS gang_scheduled_seen (uid TEXT PRIMARY KEY)",
+  // Groups whose `record` timer fired: the next complete batch checks their Scheduled Events (with what the relay's watch shows then).
+  "CREATE TABLE IF NOT EXISTS gang_record_due (group_key TEXT PRIMARY KEY)",
   "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
 
@@ -177,6 +182,31 @@ export class GangStore {
     this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
     this.#sql.exec("DELETE FROM gang_lost_binds WHERE uid = ?", uid);
     this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_scheduled_seen WHERE uid = ?", uid);
+  }
+
+  /** A Scheduled Event about pod `uid` was recorded: kept when the pod is one of ours stored. */
+  markScheduled(uid: string): void {
+    this.#sql.exec("INSERT INTO gang_scheduled_seen (uid) SELECT uid FROM pods WHERE uid = ? AND ours = 1 ON CONFLICT (uid) DO NOTHING", uid);
+  }
+
+  /** Which of `uids` have their Scheduled Event recorded. */
+  scheduledSeen(uids: readonly string[]): Set<string> {
+    const seen = new Set<string>();
+    for (const uid of uids) if (this.#sql.exec("SELECT 1 FROM gang_scheduled_seen WHERE uid = ?", uid).toArray().length > 0) seen.add(uid);
+    return seen;
+  }
+
+  /** The `record` check of a group is due (its timer fired). */
+  markRecordDue(group: string): void {
+    this.#sql.exec("INSERT INTO gang_record_due (group_key) VALUES (?) ON CONFLICT (group_key) DO NOTHING", group);
+  }
+
+  /** The groups whose `record` check is due; forgets them. */
+  takeRecordDue(): string[] {
+    const groups = this.#sql.exec<{ group_key: string }>("SELECT group_key FROM gang_record_due ORDER BY group_key").toArray().map((row) => row.group_key);
+    if (groups.length > 0) this.#sql.exec("DELETE FROM gang_record_due");
+    return groups;
   }
 
   /** The refusals reported, by pod uid. */
