@@ -20,6 +20,7 @@ import {
   schedulePass,
   type Allocation,
   type ClusterView,
+  type GroupRefusals,
   type HeldUnbound,
   type PassReport,
   type PendingGroup,
@@ -246,7 +247,7 @@ export class GangQueueLogic {
   /** What the rows of a pass over the stored state at `nowMs` are made of (nothing is written). */
   #readPass(nowMs: number): SummaryInput | undefined {
     this.#last = undefined;
-    this.#schedule(nowMs, schedulable(this.#load()), this.#store.allocations());
+    this.#schedule(nowMs, schedulable(this.#load(), this.#store.declaredRefusals()), this.#store.allocations());
     return this.#last === undefined ? undefined : this.#summaryInput(this.#last);
   }
 
@@ -306,10 +307,10 @@ export class GangQueueLogic {
   #pass(now: number, nowIso: string): Action[] {
     const loaded = this.#cleanup(this.#load());
     const allocations = this.#store.allocations();
-    const report = this.#schedule(now, schedulable(loaded), allocations);
+    const report = this.#schedule(now, schedulable(loaded, this.#store.declaredRefusals()), allocations);
     const queue = new Map(report.queue.map((group) => [group.key, group] as const));
     this.#keepHolds(report);
-    const actions: Action[] = this.#refuse(loaded.pods, nowIso);
+    const actions: Action[] = this.#refuse(loaded.pods, nowIso, now);
     for (const start of report.starts) {
       const group = queue.get(start.group);
       if (group === undefined) continue;
@@ -346,22 +347,39 @@ export class GangQueueLogic {
   }
 
   /**
-   * Pods of ours waiting whose size label is refused (`core/group.ts` parseGroupSize): a
-   * `FailedScheduling` Warning naming the label and `PodScheduled` False, once per text. A
-   * pod fixed (labels are mutable), bound or gone is forgotten; a fixed pod joins its group.
+   * Pods of ours waiting whose group size is refused — their `fluxnetes.group-size` label
+   * (`core/group.ts`) or the count of the PodGroup they name (`core/declared.ts`): a
+   * `FailedScheduling` Warning naming the field and `PodScheduled` False, once per text; a
+   * refused PodGroup gets a Warning of its own, and a native one `PodGroupScheduled` False.
+   * A pod fixed (labels are mutable), bound or gone is forgotten; fixed, it joins its group.
    */
-  #refuse(pods: readonly StoredPod[], nowIso: string): Action[] {
+  #refuse(pods: readonly StoredPod[], nowIso: string, now: number): Action[] {
     const reported = this.#store.refusedPods();
+    const refusals = this.#store.declaredRefusals();
     const actions: Action[] = [];
     const still = new Set<string>();
     for (const { record } of pods) {
-      const reason = record.group.sizeRefused;
+      const reason = record.group.sizeRefused ?? refusals(record.group);
       if (reason === undefined || !awaitsScheduling(record)) continue;
       still.add(record.uid);
       if (reported.get(record.uid) === reason) continue;
       const message = `pod ${record.namespace}/${record.name} refused: ${reason}`;
       actions.push(podEvent(record, "Warning", "FailedScheduling", message), unschedulable(record, message, nowIso));
       this.#store.setRefused(record.uid, reason);
+    }
+    for (const stored of this.#store.declaredGroups()) {
+      const { record } = stored;
+      if (record.sizeRefused === undefined || stored.uid === "" || !pods.some(({ record: pod }) => still.has(pod.uid) && pod.group.key === record.key)) continue;
+      still.add(stored.uid);
+      if (reported.get(stored.uid) === record.sizeRefused) continue;
+      const target = { apiVersion: DECLARING_API_VERSIONS[record.api], kind: "PodGroup", namespace: record.namespace, name: record.name, uid: stored.uid };
+      actions.push({ type: "event", target, eventType: "Warning", reason: "FailedScheduling", message: `PodGroup ${record.key} refused: ${record.sizeRefused}; its pods are not scheduled` });
+      this.#store.setRefused(stored.uid, record.sizeRefused);
+      // A native PodGroup says so in its PodGroupScheduled condition (nativeStatusActions writes the reported text).
+      if (record.api === "native") {
+        this.#store.ensureGroup(record.key, now);
+        this.#store.setReported(record.key, `refused: ${record.sizeRefused}`);
+      }
     }
     for (const uid of reported.keys()) if (!still.has(uid)) this.#store.forgetRefused(uid);
     return actions;
@@ -565,11 +583,15 @@ function inOrderSeen(batch: EventBatch): readonly WatchEvent[] {
   return batch.events.map((event, index) => ({ event, index, at: created(event) })).sort((a, b) => a.at - b.at || a.index - b.index).map(({ event }) => event);
 }
 
-/** The pods a pass reads: all stored, but not the unbound pods of a group ended by its deadline (they are being deleted). */
-function schedulable(loaded: Loaded): PodRecord[] {
+/**
+ * The pods a pass reads: all stored, but not the unbound pods of a group ended by its
+ * deadline (they are being deleted), nor those waiting whose PodGroup's count is refused.
+ */
+function schedulable(loaded: Loaded, refusals: GroupRefusals): PodRecord[] {
   return loaded.pods
     .map(({ record }) => record)
     .filter((pod) => {
+      if (pod.ours && pod.nodeName === undefined && refusals(pod.group) !== undefined) return false;
       const ended = pod.ours ? (loaded.groups.get(pod.group.key)?.endedAt ?? null) : null;
       return ended === null || pod.createdAt > ended || pod.nodeName !== undefined;
     });

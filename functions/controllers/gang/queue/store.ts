@@ -6,7 +6,7 @@
  * survive relists.
  */
 import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
-import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
+import { declaredRefusals, declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupRefusals, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
 import type { Sql } from "../../../kit/sql.ts";
 
 /** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
@@ -545,6 +545,11 @@ export class GangStore {
   /** The sizes of the groups the stored PodGroup objects declare. */
   declaredSizes(): GroupSizes {
     return declaredSizes(this.declaredGroups().map((stored) => stored.record));
+  }
+
+  /** Why the pods naming a stored PodGroup whose count is refused are refused. */
+  declaredRefusals(): GroupRefusals {
+    return declaredRefusals(this.declaredGroups().map((stored) => stored.record));
   }
 
   /** The `scheduleTimeoutSeconds` of the scheduler-plugins PodGroups that set one, by group key: their arrival timeouts. */
