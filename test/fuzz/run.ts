@@ -123,9 +123,16 @@ async function feed(stack: Stack, options: FuzzOptions): Promise<number> {
   process.on("uncaughtException", onCrash);
   process.on("unhandledRejection", onCrash);
   try {
-    await controls(framing, endpoints, options.progress);
+    const beforeControls = snapshotCluster(stack.sim.cluster);
+    const acted = await controls(framing, endpoints, options.progress);
     options.progress("fuzz: waiting for the cluster to hold still");
     let before = await quiet(stack, options.progress);
+    if (acted > 0) {
+      // The comparison that counts 'changed' must see what the controls did, or a zero would measure nothing.
+      const seen = diffSnapshots(beforeControls, before);
+      options.progress(`fuzz: the ${acted} controls changed ${seen.length} objects, as the comparison sees them: ${seen.slice(0, 4).map((c) => `${c.how} ${c.key}`).join(", ")}${seen.length > 4 ? ", ..." : ""}`);
+      if (seen.length === 0) throw new Error("the controls were acted on but the cluster comparison saw no change: 'changed' would measure nothing");
+    }
     for (const [index, surface] of all.entries()) {
       const tally = emptyTally(surface.name);
       tallies.push(tally);
@@ -189,16 +196,19 @@ function progressLine(tally: Tally, started: number): string {
  * Sends each framing surface's smuggled request on its own, before the cluster is
  * remembered: it must be acted on (2xx), or finding nothing smuggled would prove
  * nothing. A control that fails is said, not fatal (that surface's smuggling is then
- * unmeasured).
+ * unmeasured). Resolves with how many were acted on.
  */
-async function controls(framing: readonly FramingSurface[], endpoints: Record<SurfaceTarget, Endpoint | undefined>, progress: (line: string) => void): Promise<void> {
+async function controls(framing: readonly FramingSurface[], endpoints: Record<SurfaceTarget, Endpoint | undefined>, progress: (line: string) => void): Promise<number> {
+  let acted = 0;
   for (const surface of framing) {
     const endpoint = endpoints[surface.target];
     if (!endpoint || !surface.control.changes) continue;
     const answer = await sendBytes(endpoint, surface.control.bytes);
     const worked = smuggledControl(answer.statuses);
+    if (worked) acted += 1;
     progress(`fuzz: ${surface.name}: the request a wrong framing would smuggle, sent on its own: ${answer.statuses.join(", ") || answer.ended}${worked ? " (acted on: smuggling it would show as a change)" : ` — NOT acted on, smuggling is not measured here: ${answer.text.slice(0, 200)}`}`);
   }
+  return acted;
 }
 
 /** Sends each malformed framing case on its own connection, checking health every `HEALTH_EVERY`; a surface found down stops being fed. */
