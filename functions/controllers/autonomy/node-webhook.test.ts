@@ -45,6 +45,17 @@ test("a value that is not a duration is refused at CREATE and UPDATE, naming the
   assert.equal(review("CREATE", edge(undefined)).allowed, true);
 });
 
+test("a duration Go refuses as out of range (issue 28) is refused, naming the annotation: no tolerationSeconds past int64 gets in", () => {
+  for (const value of ["9999999h", "99999999999999999999h", "2562048h", "9223372037s"]) {
+    const response = review("UPDATE", edge(value), edge("10m"));
+    assert.equal(response.allowed, false, value);
+    assert.equal(response.status?.code, 400, value);
+    assert.ok(response.status?.message?.startsWith(`${D}: `), response.status?.message ?? "");
+    assert.match(response.status?.message ?? "", /out of range/, value);
+  }
+  assert.equal(review("CREATE", edge("2562047h47m16.854775807s")).allowed, true, "Go's largest duration is a duration");
+});
+
 test("a bad value from before stays: an update that does not change it passes; one that replaces it with another bad one does not", () => {
   const old = edge("10 minutes");
   const relabelled = edge("10 minutes", { labels: { team: "a" } });
