@@ -193,14 +193,16 @@ export class WorkerClient {
    * The second to sign a repeatable read at. The Worker refuses a state-changing request
    * whose signature it has seen (a replay), and a signature repeats when the same request
    * is signed within the same second (a retry after a quick failure, an empty long-poll
-   * answered at once), so a repeat waits for the next second instead.
+   * answered at once), so a repeat waits for the next second instead. That wait is one
+   * second at most: after the wall clock stepped back, waiting for the wall clock to reach
+   * the last second signed stalled the outbox and the channel feeds for the whole step.
    */
   async #freshSecond(route: string, request: string, signal: AbortSignal | undefined): Promise<number> {
     let at = Math.floor(Date.now() / 1000);
     const last = this.#lastSigned.get(route);
     if (last?.request === request && last.at >= at) {
       at = last.at + 1;
-      await sleep(Math.max(0, at * 1000 - Date.now()), undefined, signal ? { signal } : {});
+      await sleep(Math.min(1_000, Math.max(0, at * 1000 - Date.now())), undefined, signal ? { signal } : {});
     }
     this.#lastSigned.set(route, { request, at });
     return at;
