@@ -36,3 +36,16 @@ test("onlyWhen: a request holding no value at any of the paths is allowed by the
   assert.deepEqual((bound.body as { response: { warnings: string[] } }).response.warnings, ["from the Worker"]);
 });
 
+
+test("a review nested 100,000 deep is a 400 naming the field, before it is parsed or forwarded (issue 28, finding 7f)", async () => {
+  const spec = WebhookSpec.parse({ name: "pods", type: "mutating", rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], failurePolicy: "Fail" });
+  const { admission: webhooks, calls } = admission(spec);
+  const depth = 100_000;
+  const body = review({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { nodeName: "edge-1" } }).replace('"spec":{"nodeName":"edge-1"}', `"spec":${"[".repeat(depth)}${"]".repeat(depth)}`);
+  const answer = await webhooks.review("pods", body);
+  assert.equal(answer.status, 400);
+  const error = (answer.body as { error: { code: string; path: string } }).error;
+  assert.equal(error.code, "too_deep");
+  assert.match(error.path, /^request\.object\.spec(\.0)+$/);
+  assert.equal(calls(), 0);
+});

@@ -11,7 +11,8 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "../../cli/log.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import type { Admission } from "./admission.ts";
+import { tooDeepReply, type Admission } from "./admission.ts";
+import { jsonTooDeep } from "../../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 
 /** What the probes and `/metrics` read. */
@@ -90,8 +91,12 @@ async function route(front: FrontHost, method: string, url: string, body: () => 
   if (hook && method === "POST") return front.admission.review(hook[1] ?? "", await body());
   if (!admission && path === "/healthz") return { status: 200, body: { ok: true } };
   const api = apiFor(front.apis.manifest, path);
-  if (api) return serveApi(front.apis, api, { method, url, body: await body(), authorization }, log);
-  return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
+  if (!api) return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
+  const text = await body();
+  // Bounded before the API parses it or the signature's JSON.stringify walks it (a stack overflow).
+  const deep = jsonTooDeep(text);
+  if (deep !== undefined) return tooDeepReply(deep);
+  return serveApi(front.apis, api, { method, url, body: text, authorization }, log);
 }
 
 /** The request handler of a front: routes, then answers (a body it cannot read is a 400). */
