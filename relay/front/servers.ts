@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "../../cli/log.ts";
+import { capConnections, CONNECTION_LIMITS, serverLimits, type ConnectionLimits } from "../../cli/http-limits.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { tooDeepReply, type Admission } from "./admission.ts";
 import { jsonTooDeep } from "../../protocol/index.ts";
@@ -66,8 +67,8 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
  * `/healthz` answer while the process serves at all (kube-apiserver's pair: `/healthz` kept
  * for the probes already written against it); `/readyz` also needs synced caches and the Worker.
  */
-export async function startOpsServer(ops: OpsHost, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
+export async function startOpsServer(ops: OpsHost, port: number, host: string, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer(serverLimits(limits), (request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path === "/livez" || path === "/healthz") return send(response, 200, { ok: true });
     if (path === "/readyz") return ops.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
@@ -80,7 +81,7 @@ export async function startOpsServer(ops: OpsHost, port: number, host: string): 
     }
     send(response, 404, { error: { code: "not_found", message: `no route ${path ?? ""}`, path: "path" } });
   });
-  const bound = await listen(server, port, host);
+  const bound = await listen(capConnections(server, limits), port, host);
   return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
@@ -109,17 +110,17 @@ function handler(front: FrontHost, log: Logger, admission: boolean): (request: I
 }
 
 /** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
-export async function startFront(front: FrontHost, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(front, log, true));
-  return serve(server as unknown as Server, port, host);
+export async function startFront(front: FrontHost, port: number, host: string, certFile: string, keyFile: string, log: Logger, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createTlsServer({ ...serverLimits(limits), cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(front, log, true));
+  return serve(capConnections(server, limits) as unknown as Server, port, host);
 }
 
 /**
  * Serves the controllers' APIs (and `/healthz`) over plain HTTP: what an in-cluster client
  * without TLS reaches through the relay Service. Admission is never served here.
  */
-export async function startApiServer(front: FrontHost, port: number, host: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  return serve(createServer(handler(front, log, false)), port, host);
+export async function startApiServer(front: FrontHost, port: number, host: string, log: Logger, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  return serve(capConnections(createServer(serverLimits(limits), handler(front, log, false)), limits), port, host);
 }
 
 async function serve(server: Server, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
