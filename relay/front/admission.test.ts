@@ -49,3 +49,23 @@ test("a review nested 100,000 deep is a 400 naming the field, before it is parse
   assert.match(error.path, /^request\.object\.spec(\.0)+$/);
   assert.equal(calls(), 0);
 });
+
+test("while the Worker is unreachable, a fail-closed webhook still allows the users it exempts, at once, and denies the others (issue 28, finding 7a)", async () => {
+  const spec = WebhookSpec.parse({ name: "nodes", type: "validating", rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"] }], failurePolicy: "Fail", exemptUsers: ["system:serviceaccount:kube-system:node-controller", "system:kube-controller-manager"] });
+  const manifest = Manifest.parse({ version: "v1", controllers: [{ name: "c", delivery: "snapshot", watches: [], webhooks: [spec] }] });
+  let calls = 0;
+  const worker = { admission: (): Promise<AdmissionReviewResponse> => ((calls += 1), Promise.reject(new Error("worker unreachable: connect ECONNREFUSED"))) };
+  const webhooks = new Admission({ manifests: { manifest }, related: () => undefined, worker, log: () => undefined });
+  const update = (username: string): string =>
+    JSON.stringify({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: { uid: "u1", kind: { group: "", version: "v1", kind: "Node" }, resource: { group: "", version: "v1", resource: "nodes" }, operation: "UPDATE", name: "edge-1", object: { apiVersion: "v1", kind: "Node", metadata: { name: "edge-1" }, spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] } }, oldObject: { apiVersion: "v1", kind: "Node", metadata: { name: "edge-1" } }, userInfo: { username } },
+    });
+  const lifecycle = await webhooks.review("nodes", update("system:serviceaccount:kube-system:node-controller"));
+  assert.equal((lifecycle.body as AdmissionReviewResponse).response.allowed, true);
+  assert.equal(calls, 0, "not even tried: the answer does not depend on the Worker");
+  const other = await webhooks.review("nodes", update("kubernetes-admin"));
+  assert.equal((other.body as AdmissionReviewResponse).response.allowed, false, "fail closed for everyone else");
+  assert.equal(calls, 1);
+});
