@@ -6,5 +6,8 @@
  * ServiceAccount `kube-system/node-controller`; without it, kube-controller-manager's own
  * credentials, `system:kube-controller-manager` by convention (its client certificate's CN).
  */
-export const NODE_LIFECYCLE_USERS: readonly string[] = ["system:serviceaccount:kube-system:node-controller", "system:kube-controller-manager"];
+export const NODE_CONTROLLER_USER = "system:serviceaccount:kube-system:node-controller";
+
+/** Both of node-lifecycle's possible users: {@link NODE_CONTROLLER_USER}, or kube-controller-manager's own. */
+export const NODE_LIFECYCLE_USERS: readonly string[] = [NODE_CONTROLLER_USER, "system:kube-controller-manager"];
 
