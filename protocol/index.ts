@@ -29,3 +29,4 @@ export * from "./kube/quantity.ts";
 export * from "./kube/selectors.ts";
 export * from "./kube/taints.ts";
 export * from "./json-depth.ts";
+export * from "./readiness.ts";

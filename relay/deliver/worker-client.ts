@@ -17,6 +17,8 @@ import {
   ClaimReleased,
   ErrorBody,
   Manifest,
+  READINESS_PATH,
+  Readiness,
   OutboxBatch,
   Plan,
   StatusError,
@@ -88,6 +90,9 @@ const FIRST_BODY_ESTIMATE = 64 * 1024;
 
 /** A body, or what builds it once the budget holds room for it (a snapshot built early is memory the budget does not see). */
 export type Deferred<T> = T | (() => T);
+
+/** How long the readiness call may take: a probe, not a request someone waits on. */
+const READINESS_TIMEOUT_MS = 5_000;
 
 /** The Worker as the relay sees it. */
 export class WorkerClient {
@@ -206,6 +211,16 @@ export class WorkerClient {
     }
     this.#lastSigned.set(route, { request, at });
     return at;
+  }
+
+  /**
+   * The signed readiness call: resolves when the signature was good and each Durable
+   * Object namespace answered; a `StatusError` otherwise (status 0: no answer). Signed at
+   * a fresh second, as it repeats (see `#freshSecond`).
+   */
+  async readiness(): Promise<Readiness> {
+    const at = await this.#freshSecond("readiness", READINESS_PATH, undefined);
+    return this.#call("GET", READINESS_PATH, undefined, Readiness, READINESS_TIMEOUT_MS, undefined, at);
   }
 
   /** Whether the Worker answers its health check. */

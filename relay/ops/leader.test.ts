@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeClient } from "../kube/client.ts";
-import { decide, LeaderElector, microTime, observe } from "./leader.ts";
+import { decide, LeaderElector, microTime, observe, type LeaseState } from "./leader.ts";
 import { StatusError } from "../../protocol/index.ts";
 
 const now = new Date("2026-11-23T10:00:00.000Z");
 
-const lease = (holderIdentity: string | null, renewTime: string, leaseDurationSeconds?: number) => ({ holderIdentity, renewTime, ...(leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds }) });
+const lease = (holderIdentity: string | null, renewTime: string, leaseDurationSeconds?: number): LeaseState => ({ holderIdentity, renewTime, ...(leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds }) });
 
 test("no lease: create it; ours: renew it", () => {
   const seen = observe(undefined, undefined, 0);
