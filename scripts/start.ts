@@ -144,6 +144,8 @@ const common = {
   apiPort: flags["api-port"],
   channelPorts,
   persistDir: folders.durableObjects,
+  // Malformed Content-Length / Transfer-Encoding: a 400 from a Node front, where workerd answers a 500.
+  guardFraming: true,
   log: logger("relay"),
   progress: (step: string): void => log("info", step),
   ...(env.data.EDGELOOP_SECRET ? { secret: env.data.EDGELOOP_SECRET } : {}),

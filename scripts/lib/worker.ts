@@ -8,6 +8,7 @@ import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 import { bundleWorker } from "./bundle.ts";
 import { allDurableObjects, familyVars, loadFamilyBindings, migrationHistory, type DeclaredBindings } from "./durable-objects.ts";
 import { killWithParent, lockDurableState, workerdChildren } from "./workerd-process.ts";
+import { startFramingGuard } from "./framing-guard.ts";
 
 /** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
@@ -34,6 +35,12 @@ export interface WorkerOptions {
   readonly apiAddress?: string;
   /** More Worker variables (as wrangler.jsonc `vars` declares them), e.g. a controller's settings. */
   readonly vars?: Readonly<Record<string, string>>;
+  /**
+   * Serve through a Node front that answers malformed framing (`Content-Length`,
+   * `Transfer-Encoding`) with a 400, where workerd answers a 500 (`./framing-guard.ts`):
+   * the URL and `port` are the front's, workerd listens on a port of its own.
+   */
+  readonly guardFraming?: boolean;
 }
 
 /** A running Worker. */
@@ -91,15 +98,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
   let mf: Miniflare;
   try {
-    mf = await launch(options.port ?? 0);
+    mf = await launch(options.guardFraming ? 0 : (options.port ?? 0));
   } catch (error) {
     lock?.release();
     throw error;
   }
   let running = true;
-  const url = await mf.unsafeGetDirectURL();
+  const direct = await mf.unsafeGetDirectURL();
   // A restart binds the same port again, so the URL the relay was given stays valid.
-  const port = Number(url.port);
+  const port = Number(direct.port);
+  const guard = options.guardFraming
+    ? await startFramingGuard(direct.origin, options.port ?? 0).catch(async (error: unknown) => {
+        running = false;
+        unwatch();
+        await mf.dispose();
+        lock?.release();
+        throw error;
+      })
+    : undefined;
+  const url = guard ? new URL(guard.url) : direct;
   const dispose = async (): Promise<void> => {
     if (!running) return;
     running = false;
@@ -107,6 +124,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await mf.dispose();
   };
   const stop = async (): Promise<void> => {
+    await guard?.close();
     await dispose();
     lock?.release();
   };
