@@ -31,7 +31,7 @@ export interface OutboxClient {
 
 /** One Durable Object namespace the Worker is bound to, as the readiness route reads it. */
 export interface DurableNamespace {
-  /** The binding (`LEDGER`, a family's `GANG_QUEUE`). */
+  /** The binding (`LEDGER`, or a family's own). */
   readonly binding: string;
   /** Reads one object's storage (`ProbedDurableObject.ready`): rejects when the namespace cannot serve. */
   ready(): Promise<unknown>;

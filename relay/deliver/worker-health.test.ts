@@ -41,11 +41,11 @@ test("a standby releases nothing; a probe says when the answer changed; a stoppe
 test("readiness is the signed readiness call's answer: a Worker whose /healthz answers but whose signed calls or Durable Objects fail is not ready (issue 28, finding 7c)", async () => {
   const tracked = new WorkerHealth(() => undefined);
   const answers: (() => Promise<Readiness>)[] = [
-    async () => ({ ok: true, durableObjects: { LEDGER: "ok", GANG_QUEUE: "ok" } }),
-    async () => Promise.reject(new StatusError(503, "not_ready", "Durable Object GANG_QUEUE: storage reset")),
+    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
+    async () => Promise.reject(new StatusError(503, "not_ready", "Durable Object FAMILY_QUEUE: storage reset")),
     async () => Promise.reject(new StatusError(401, "bad_signature", "signature mismatch")),
     async () => Promise.reject(new StatusError(0, "Unreachable", "worker unreachable")),
-    async () => ({ ok: true, durableObjects: { LEDGER: "ok", GANG_QUEUE: "ok" } }),
+    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
   ];
   const seen: boolean[] = [];
   for (const answer of answers) {
@@ -54,7 +54,7 @@ test("readiness is the signed readiness call's answer: a Worker whose /healthz a
   }
   assert.deepEqual(seen, [true, false, false, false, true]);
   tracked.reached(true);
-  await tracked.probe({ readiness: async () => Promise.reject(new StatusError(503, "not_ready", "GANG_QUEUE")) });
+  await tracked.probe({ readiness: async () => Promise.reject(new StatusError(503, "not_ready", "FAMILY_QUEUE")) });
   tracked.reached(true);
   assert.equal(tracked.ready, false, "a reconcile that reached the Worker does not make a failed readiness call ready");
   assert.equal(tracked.ok, true, "the Worker answers: keys are not held back");

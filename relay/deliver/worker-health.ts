@@ -5,7 +5,7 @@
  * waiting out backoffs that grew through the outage (up to 30 s: a 30 s outage took 45 s
  * to converge). Ready: the probe's signed readiness call succeeded, so the secret matches
  * and every Durable Object namespace answered. `/readyz` checked only the unsigned
- * `/healthz`: it said ready while every signed call failed, or the gang object was dead.
+ * `/healthz`: it said ready while every signed call failed, or a Durable Object was dead.
  * The probe's last answer is what `/readyz` reads: kubelet's probes never reach the Worker.
  */
 import type { Logger } from "../../cli/log.ts";
