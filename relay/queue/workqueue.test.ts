@@ -149,21 +149,13 @@ test("a key made dirty while in flight runs again at once, even when that run as
 });
 
 test("the token bucket bounds the overall rate", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<Keyed, string>({ concurrency: 100, clock, ratePerSecond: 10, burst: 2 });
-  let processed = 0;
-  queue.start({
-    process: async () => {
-      processed++;
-      return { kind: "done" };
-    },
-  });
+  const { clock, queue, processed } = rateLimited();
   for (let i = 0; i < 6; i++) queue.add(k(`k${i}`));
-  assert.equal(processed, 2, "the burst");
+  assert.equal(processed(), 2, "the burst");
   await clock.advance(100);
-  assert.equal(processed, 3, "one token per 100 ms");
+  assert.equal(processed(), 3, "one token per 100 ms");
   await clock.advance(300);
-  assert.equal(processed, 6);
+  assert.equal(processed(), 6);
 });
 
 test("a thrown error counts as a retry; stop waits for in-flight keys and cancels delays", async () => {

@@ -8,20 +8,19 @@
  * node-guard`): the sim's counterpart is sim/controllers/nodelifecycle-admission.test.ts.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
 import { nodeWebhookSpec } from "../../functions/controllers/autonomy/node-webhook.ts";
 import { WebhookSpec } from "../../protocol/index.ts";
 import { webhookConfigurations } from "../../scripts/lib/install/objects.ts";
 import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { clusterReady, launchCluster } from "../support/cluster-cli.ts";
 
-const MAIN = join(import.meta.dirname, "../../cluster/main.ts");
 const GRACE_SECONDS = 10;
 // Two nodes: with every node of the zone down, node-lifecycle enters full disruption and adds no NoExecute taint at all.
 /** A port nothing listens on: every call of the webhook fails. */
@@ -33,17 +32,8 @@ let kubectl: Kubectl;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "edgeloop-node-guard-"));
-  child = spawn(process.execPath, [MAIN, "--state", dir, "--log-format", "json", "--port", "0", "--nodes", "kw-edge,kw-cloud", "--node-grace-seconds", String(GRACE_SECONDS)], { stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.msg === "control plane ready") resolve(entry);
-    });
-    child.once("exit", (code) => reject(new Error(`npm run cluster exited (${code}) before it was ready: ${stderr}`)));
-  });
-  kubectl = kubectlFor(String(ready.kubeconfig));
+  child = launchCluster(dir, ["--port", "0", "--nodes", "kw-edge,kw-cloud", "--node-grace-seconds", String(GRACE_SECONDS)]);
+  kubectl = kubectlFor(String((await clusterReady(child)).kubeconfig));
 });
 
 after(async () => {
