@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
 import { WebhookSpec } from "../../../protocol/index.ts";
+import { forwards } from "../../../protocol/snapshot/admission-gate.ts";
 import { DURATION_HINT } from "./duration.ts";
 import { nodeWebhook, nodeWebhookSpec } from "./node-webhook.ts";
 import { node, type NodeOptions } from "./testing.ts";
@@ -77,4 +78,20 @@ test("while the cache failed, the duration may not be added or changed, and the 
   assert.equal(review("UPDATE", edge("10m", { labels: { team: "a" } }), failing("10m")).allowed, true, "an unchanged value passes");
   assert.equal(review("UPDATE", edge("10m"), edge(undefined, { autonomy: "True" })).allowed, true);
   assert.equal(review("UPDATE", edge("10m", { autonomy: "Unknown" }), edge(undefined, { autonomy: "True" })).allowed, true, "the old object's status is the one read");
+});
+
+test("node-lifecycle's own writes are never reviewed: its users are exempt, so a taint lands while the Worker is away (issue 28, finding 7a)", () => {
+  const spec = WebhookSpec.parse(nodeWebhookSpec);
+  assert.deepEqual(spec.exemptUsers, ["system:serviceaccount:kube-system:node-controller", "system:kube-controller-manager"]);
+  const taint = (username: string): AdmissionRequest => ({
+    uid: "req-2",
+    kind: { group: "", version: "v1", kind: "Node" },
+    resource: { group: "", version: "v1", resource: "nodes" },
+    operation: "UPDATE",
+    object: { ...edge("10m"), spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] } },
+    oldObject: edge("10m"),
+    userInfo: { username },
+  });
+  assert.equal(forwards(spec, taint("system:serviceaccount:kube-system:node-controller"), () => undefined), false);
+  assert.equal(forwards(spec, taint("system:node:edge-1"), () => undefined), true, "the kubelet and everyone else are still reviewed");
 });

@@ -179,6 +179,17 @@ function namespaceSelectorOf(hook: WebhookSpec, relayNamespace: string | undefin
   return Object.keys(selector).length ? { namespaceSelector: selector } : {};
 }
 
+/** A CEL string literal (single-quoted): backslashes and quotes escaped. */
+function celString(value: string): string {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+
+/** The webhook's `exemptUsers` as a matchCondition (GA since Kubernetes 1.30): kube-apiserver does not call it for them, up or down. */
+function matchConditionsOf(hook: WebhookSpec): Record<string, unknown> {
+  if (!hook.exemptUsers) return {};
+  return { matchConditions: [{ name: "not-exempt-user", expression: `!(request.userInfo.username in [${hook.exemptUsers.map(celString).join(", ")}])` }] };
+}
+
 /** The mutating and validating configurations of `hooks` (none when there are none). */
 export function webhookConfigurations(hooks: readonly WebhookSpec[], clientConfig: ClientConfig, caPem: string, relayNamespace?: string): KubeObject[] {
   return (["mutating", "validating"] as const)
@@ -203,6 +214,7 @@ function webhookConfiguration(type: "mutating" | "validating", hooks: readonly W
       admissionReviewVersions: ["v1"],
       ...(hook.objectSelector ? { objectSelector: hook.objectSelector } : {}),
       ...namespaceSelectorOf(hook, relayNamespace),
+      ...matchConditionsOf(hook),
     })),
   } as KubeObject;
 }
