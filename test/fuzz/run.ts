@@ -60,7 +60,8 @@ export async function runFuzz(options: FuzzOptions): Promise<number> {
   options.progress(`fuzz: starting the local stack (seed ${options.seed}, ${options.runs} requests per surface)`);
   let stack: Stack | undefined;
   try {
-    stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), nodes: [...NODES], nodeGpus: 0, progress: (step) => options.progress(`  ${step}`) });
+    // guardFraming: the Worker as npm start serves it, behind the Node front that refuses malformed framing (ADR 0033).
+    stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), nodes: [...NODES], nodeGpus: 0, guardFraming: true, progress: (step) => options.progress(`  ${step}`) });
     const started = stack;
     // Interrupted (Ctrl-C): stop workerd, the relay and the sim, and remove the folder.
     stopOnSignal(
