@@ -33,14 +33,14 @@ export async function waitFor<T, U extends T>(what: string, read: () => T | Prom
 export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: NoInfer<T>) => boolean, options?: WaitOptions<NoInfer<T>>): Promise<T>;
 export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, options: WaitOptions<T> = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let seen: { value: T } | undefined;
   for (let pause = options.intervalMs ?? FIRST_PAUSE_MS; ; pause = options.intervalMs ?? Math.min(pause * 2, LONGEST_PAUSE_MS)) {
     const value = await beforeDeadline(read(), deadline);
     if (value === TIMED_OUT) break;
     if (done(value.value)) return value.value;
     seen = value;
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (left <= 0) break;
     await pauseFor(Math.min(pause, left));
   }
@@ -59,7 +59,7 @@ const TIMED_OUT = Symbol("timed out");
 async function beforeDeadline<T>(value: T | Promise<T>, deadline: number): Promise<{ value: T } | typeof TIMED_OUT> {
   if (!(value instanceof Promise)) return { value };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - Date.now()))));
+  const late = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - performance.now()))));
   try {
     return await Promise.race([value.then((resolved) => ({ value: resolved })), late]);
   } finally {

@@ -1,4 +1,4 @@
-import { DurableObject } from "cloudflare:workers";
+import { ProbedDurableObject } from "./probed.ts";
 import type { OutboxBatch, OutboxEntry, Plan } from "../protocol/index.ts";
 import type { OutboxContract } from "./contracts.ts";
 import { ParkedReads } from "./parked.ts";
@@ -11,7 +11,7 @@ const PAGE = 100;
  * monotonic id and stay until a read names a cursor at or past them: delivery is
  * at-least-once and in order, and it survives restarts (SQLite storage).
  */
-export class Outbox extends DurableObject<Record<string, unknown>> implements OutboxContract {
+export class Outbox extends ProbedDurableObject implements OutboxContract {
   /** Readers parked in a long poll, woken by the next append. */
   readonly #parked = new ParkedReads();
 

@@ -1,4 +1,4 @@
-import { DurableObject } from "cloudflare:workers";
+import { ProbedDurableObject } from "./probed.ts";
 import type { ReplayContract } from "./contracts.ts";
 import { SeenSignatures } from "./signatures.ts";
 
@@ -11,7 +11,7 @@ const SWEEP_MS = 60_000;
  * refused. Sharded by the signature's first hex digit (16 objects), so no one object
  * sees every request.
  */
-export class ReplayGuard extends DurableObject<Record<string, unknown>> implements ReplayContract {
+export class ReplayGuard extends ProbedDurableObject implements ReplayContract {
   readonly #seen: SeenSignatures;
   /** Whether a sweep is known to be scheduled (saves a storage read per request). */
   #sweepArmed = false;

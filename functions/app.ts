@@ -3,13 +3,14 @@ import type { Controller } from "./kit/controller.ts";
 import type { DepsResolver, WorkerDeps } from "./deps.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
 import { readSignedBody, refuseReplay, replayed, signatureOnce } from "./http/signature.ts";
-import { PROTOCOL_VERSION, createVerifier, type Verifier } from "../protocol/index.ts";
+import { PROTOCOL_VERSION, READINESS_PATH, createVerifier, type Verifier } from "../protocol/index.ts";
 import { createRegistry } from "./registry.ts";
 import { admissionRoute } from "./routes/admission.ts";
 import { apiRoute } from "./routes/api.ts";
 import { channelRoute } from "./routes/channels.ts";
 import { releaseRoute } from "./routes/claims.ts";
 import { outboxRoute } from "./routes/outbox.ts";
+import { readinessRoute } from "./routes/readiness.ts";
 import { eventsRoute, reconcileRoute } from "./routes/reconcile.ts";
 
 type Handler = (c: Context, body: Uint8Array, deps: WorkerDeps) => Promise<unknown> | unknown;
@@ -88,6 +89,7 @@ export function createApp(controllers: readonly Controller[], resolveDeps: DepsR
 
   app.get("/healthz", (c) => c.json({ ok: true, protocol: PROTOCOL_VERSION }));
   app.get("/v1/manifest", signed(() => registry.manifest));
+  app.get(READINESS_PATH, signed((_c, _body, deps) => readinessRoute(deps)));
   app.post("/v1/reconcile/:controller", signed((c, body, deps) => reconcileRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/events/:controller", signed((c, body, deps) => eventsRoute(registry, c.req.param("controller") ?? "", body, deps)));
   app.post("/v1/admission/:webhook", signed((c, body) => admissionRoute(registry, c.req.param("webhook") ?? "", body)));

@@ -10,7 +10,8 @@ import type { DurableObjectDeclaration } from "../durable/declaration.ts";
 import type { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../durable/names.ts";
 import { LEDGER, OUTBOX, REPLAY } from "../durable/table.ts";
-import type { DurableObjects, WorkerDeps } from "./deps.ts";
+import type { DurableNamespace, DurableObjects, WorkerDeps } from "./deps.ts";
+import { READINESS_OBJECT_NAME, type ProbedDurableObject } from "../durable/probed.ts";
 import type { StubAnswers } from "./kit/durable-object.ts";
 
 /** The Worker's environment as wrangler (or miniflare) fills it: variables, the secret, and namespaces by binding. */
@@ -50,6 +51,15 @@ function durableObjects(env: Env): DurableObjects {
   };
 }
 
+/** Every Durable Object namespace in the environment, each read through its readiness object. */
+function durableNamespaces(env: Env): DurableNamespace[] {
+  return Object.entries(env).flatMap(([binding, namespace]) => {
+    if (!isNamespace(namespace)) return [];
+    const ready = (): Promise<unknown> => (namespace.get(namespace.idFromName(READINESS_OBJECT_NAME)) as unknown as Pick<ProbedDurableObject, "ready">).ready();
+    return [{ binding, ready }];
+  });
+}
+
 /**
  * Resolves the route dependencies from the bindings. A missing or short secret is not
  * thrown here: the signature check refuses every signed request instead (500, named).
@@ -71,6 +81,7 @@ export function depsFromEnv(raw: unknown): WorkerDeps {
     outbox: { read: (cursor, waitSeconds) => durableObject(OUTBOX, OUTBOX_OBJECT_NAME).read(cursor, waitSeconds) },
     replay: { first: (signature, expiresAt) => durableObject(REPLAY, replayShardName(signature)).first(signature, expiresAt) },
     durableObject,
+    durableNamespaces: () => durableNamespaces(env),
     // Bound to the request by the app (see guardReplays in app.ts).
     beforeStateChange: () => Promise.resolve(),
     nowSeconds: () => Date.now() / 1000,

@@ -29,6 +29,14 @@ export interface OutboxClient {
   read(cursor: string, waitSeconds: number): Promise<OutboxBatch>;
 }
 
+/** One Durable Object namespace the Worker is bound to, as the readiness route reads it. */
+export interface DurableNamespace {
+  /** The binding (`LEDGER`, or a family's own). */
+  readonly binding: string;
+  /** Reads one object's storage (`ProbedDurableObject.ready`): rejects when the namespace cannot serve. */
+  ready(): Promise<unknown>;
+}
+
 /** Reaches the object `name` of a declared Durable Object, typed by its contract (the floor's or a family's). */
 export type DurableObjects = DurableContext["durableObject"];
 
@@ -46,6 +54,8 @@ export interface WorkerDeps {
   readonly replay: ReplayClient;
   /** Every declared Durable Object (what controllers reach through their context). */
   readonly durableObject: DurableObjects;
+  /** Every Durable Object namespace bound (the readiness route reads one object of each). */
+  durableNamespaces(): readonly DurableNamespace[];
   /**
    * Refuses (401) a request whose signature was seen before: awaited before the request
    * changes Worker state (a ledger claim, an events controller's objects, an outbox

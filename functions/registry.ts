@@ -12,6 +12,7 @@ export interface RegisteredApi {
   readonly spec: ApiSpec;
   readonly handle: HttpApi["handle"];
   readonly retryWindowSeconds?: number;
+  readonly retriesConverge?: HttpApi["retriesConverge"];
 }
 
 /** A channel with its declaration parsed (defaults applied). */
@@ -42,7 +43,7 @@ interface Parsed {
 function parse(controller: Controller): Parsed {
   const at = (what: string): string => `controller ${controller.name}: ${what}`;
   const webhooks = (controller.webhooks ?? []).map((webhook) => ({ spec: parseOrThrow(WebhookSpec, webhook.spec, at(`webhook ${webhook.spec.name}`)), review: webhook.review.bind(webhook) }));
-  const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api), ...retryWindow(api) }));
+  const apis = (controller.apis ?? []).map((api) => ({ spec: parseOrThrow(ApiSpec, api.spec, at(`API ${api.spec.name}`)), handle: api.handle.bind(api), ...retryWindow(api), ...(api.retriesConverge ? { retriesConverge: api.retriesConverge } : {}) }));
   const channels = (controller.channels ?? []).map((channel) => ({ spec: parseOrThrow(ChannelSpec, channel.spec, at(`channel ${channel.spec.name}`)), channel }));
   const related = controller.delivery === "snapshot" ? (controller.related ?? []).map((entry, i) => parseOrThrow(RelatedObjects, entry, at(`related[${i}]`))) : [];
   return { controller, webhooks, apis, channels, related };

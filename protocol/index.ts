@@ -28,3 +28,5 @@ export * from "./kube/owner.ts";
 export * from "./kube/quantity.ts";
 export * from "./kube/selectors.ts";
 export * from "./kube/taints.ts";
+export * from "./json-depth.ts";
+export * from "./readiness.ts";

@@ -104,6 +104,14 @@ export const WebhookSpec = z.object({
    * more than a plain allow.
    */
   forwardWhen: z.array(ForwardCondition).min(1).max(8).optional(),
+  /**
+   * Users whose requests this webhook never reviews: rendered as the webhook
+   * configuration's `matchConditions` (kube-apiserver does not call it for them), and
+   * allowed by the relay at once for a request that reaches it anyway (the sim, which
+   * does not evaluate `matchConditions`). For a fail-closed webhook that must never block
+   * a control-plane writer, such as node-lifecycle's taints while the Worker is away.
+   */
+  exemptUsers: z.array(z.string().min(1).max(253)).min(1).max(16).optional(),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 

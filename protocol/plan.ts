@@ -22,6 +22,12 @@ export const CreateAction = z.object({
   type: z.literal("create"),
   ...claimed,
   object: KubeObject,
+  /**
+   * An answer AlreadyExists counts as applied: the name is derived from the request that
+   * creates it, so the object there is this request's, made by an earlier attempt whose
+   * creation the relay's cache had not seen yet (an API's retry; issue 28).
+   */
+  ifAbsent: z.literal(true).optional(),
 });
 
 /** JSON merge patch of an object, optionally only at one resourceVersion. */

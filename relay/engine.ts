@@ -115,9 +115,9 @@ export class RelayEngine implements OpsHost, FrontHost {
     registerGauges(metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#caches.cachedObjects });
   }
 
-  /** Caches synced and the Worker reachable. */
+  /** Caches synced, and the Worker's last signed readiness call (its secret, its Durable Objects) succeeded. */
   ready(): boolean {
-    return this.#health.ok && this.#caches.synced;
+    return this.#health.ready && this.#caches.synced;
   }
 
   /** The manifest in use. */
@@ -147,7 +147,9 @@ export class RelayEngine implements OpsHost, FrontHost {
   async start(): Promise<void> {
     await this.#loadManifest(true);
     // Reconciles tell readiness whether the Worker answers, but an idle relay makes none:
-    // a probe keeps /readyz honest about a Worker that went away (or came back) meanwhile.
+    // a probe keeps /readyz honest about a Worker that went away (or came back) meanwhile,
+    // and is the signed readiness call /readyz reflects: one at once, then every few seconds.
+    void this.#health.probe(this.worker);
     this.#timers.push(setInterval(() => void this.#health.probe(this.worker), (this.#options.workerProbeSeconds ?? 5) * 1000));
     this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
   }

@@ -107,3 +107,31 @@ test("--dry-run renders every edge channel the controllers declare: the relay's 
   assert.deepEqual(leaderOnly?.spec?.selector, { "app.kubernetes.io/name": "edgeloop-relay", "edgeloop.dev/leader": "true" });
   assert.deepEqual((leaderOnly?.spec?.ports as { port: number }[] | undefined)?.map((p) => p.port), channels.map((c) => c.port));
 });
+
+test("the install fences the APIs with a NetworkPolicy: the API port for labelled namespaces only; the front for them and --api-server-cidr", { timeout: 120_000 }, () => {
+  type Policy = { kind: string; metadata: { name: string; namespace: string }; spec: { podSelector: unknown; policyTypes: string[]; ingress: { from?: Record<string, unknown>[]; ports: { port: number }[] }[] } };
+  const common = ["--worker-url", "https://edgeloop.example.workers.dev", "--image", "registry.example/relay:1", "--dry-run"];
+  const clients = { namespaceSelector: { matchLabels: { "edgeloop.dev/api-clients": "true" } } };
+  const open = run(...common);
+  assert.equal(open.status, 0, open.stderr);
+  const policies = objectsOf<Policy>(open.stdout).filter((o) => o.kind === "NetworkPolicy");
+  assert.equal(policies.length, 1);
+  const policy = policies[0] as Policy;
+  assert.deepEqual(policy.metadata.namespace, "edgeloop");
+  assert.deepEqual(policy.spec.podSelector, { matchLabels: { "app.kubernetes.io/name": "edgeloop-relay" } });
+  assert.deepEqual(policy.spec.policyTypes, ["Ingress"]);
+  const rule = (port: number): { from?: Record<string, unknown>[] } | undefined => policy.spec.ingress.find((r) => r.ports.some((p) => p.port === port));
+  assert.deepEqual(rule(8080)?.from, [clients], "the API port: labelled namespaces only");
+  assert.equal(rule(8443)?.from, undefined, "without the API server's CIDRs the front admits every pod (admission must reach it)");
+  assert.equal(rule(9090)?.from, undefined, "probes and metrics");
+  assert.match(open.stderr, /edgeloop\.dev\/api-clients=true .*the TLS front .* admits every pod: pass --api-server-cidr/);
+
+  const fenced = run(...common, "--api-server-cidr", "10.0.0.0/24, fd00::/64");
+  assert.equal(fenced.status, 0, fenced.stderr);
+  const front = (objectsOf<Policy>(fenced.stdout).find((o) => o.kind === "NetworkPolicy") as Policy).spec.ingress.find((r) => r.ports.some((p) => p.port === 8443));
+  assert.deepEqual(front?.from, [clients, { ipBlock: { cidr: "10.0.0.0/24" } }, { ipBlock: { cidr: "fd00::/64" } }]);
+
+  const bad = run(...common, "--api-server-cidr", "10.0.0.0/33");
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--api-server-cidr: must be 1 to 16 comma-separated CIDRs/);
+});

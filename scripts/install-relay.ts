@@ -16,7 +16,8 @@ import { KubeClient } from "../relay/kube/client.ts";
 import { applyObject, readObject } from "./lib/apply.ts";
 import { cli, fail } from "../cli/args.ts";
 import { loadControllers } from "./lib/controllers.ts";
-import { CHANNELS_SERVICE, installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
+import { API_CLIENTS_LABEL, API_CLIENTS_VALUE, isCidr } from "./lib/install/network-policy.ts";
+import { API_PORT, CHANNELS_SERVICE, installObjects, NAME, serviceHosts } from "./lib/install/objects.ts";
 import { LEADER_LABEL } from "../relay/ops/leader-label.ts";
 import { chooseKeys, HMAC_SECRET, keysFromYaml, keysNotes, KeysError, secretLeftOutComment, secretsLeftOutNote, TLS_SECRET, type FoundKeys, type InstallKeys } from "./lib/install/secrets.ts";
 
@@ -31,8 +32,12 @@ its own pod, a Secret with the HMAC key and one with the admission front's TLS p
 webhook configurations with their caBundle, and for each edge channel a controller
 declares, its port on the relay and on the Service edgeloop-relay-channels (the leading
 replica's pod only), and the Service its peers' own manifests dial (an ExternalName to
-that one, in its own namespace). Re-running it updates everything and keeps the installed
-HMAC key and TLS pair.
+that one, in its own namespace), and a NetworkPolicy: the controllers' APIs are
+unauthenticated, so only pods of namespaces labelled ${API_CLIENTS_LABEL}=${API_CLIENTS_VALUE}
+(those that run NerveX jobs: label them) may reach the API port; the TLS front (admission,
+called by the API server, and the same APIs) admits them and --api-server-cidr, or anyone
+when that is not given. Re-running it updates everything and keeps the installed HMAC key
+and TLS pair.
 
   --worker-url URL       the deployed Worker (npm run deploy prints it)
   --image IMAGE          the relay image, required: none is published for you. Build
@@ -40,6 +45,10 @@ HMAC key and TLS pair.
   --namespace NS         where the relay runs (default edgeloop)
   --replicas N           relay replicas (default 2)
   --kubeconfig FILE      the cluster (default: KUBECONFIG, then ~/.kube/config)
+  --api-server-cidr C    the API server's source addresses as CIDRs, comma-separated:
+                         with them the TLS front admits only those and the labelled
+                         namespaces (without, the front is open to every pod, as the API
+                         server's calls cannot be told from a pod's)
   --cluster-domain D     the cluster's DNS domain, which the edge channels' Services point
                          into (default cluster.local)
   --dry-run              render the YAML instead of applying it (nothing is read from the
@@ -66,6 +75,11 @@ const Flags = z
     namespace: z.string().refine((name) => isDns1123Label(name).length === 0, "must be a DNS label").default("edgeloop"),
     replicas: z.coerce.number().int().min(1).max(10).default(2),
     kubeconfig: z.string().min(1).optional(),
+    "api-server-cidr": z
+      .string()
+      .transform((text) => text.split(",").map((cidr) => cidr.trim()).filter((cidr) => cidr !== ""))
+      .refine((cidrs) => cidrs.length > 0 && cidrs.length <= 16 && cidrs.every(isCidr), "must be 1 to 16 comma-separated CIDRs, e.g. 10.0.0.0/24")
+      .optional(),
     "cluster-domain": z.string().refine((name) => isDns1123Subdomain(name).length === 0, "must be a DNS name").default("cluster.local"),
     "dry-run": z.boolean().default(false),
     out: z.string().min(1).optional(),
@@ -135,7 +149,7 @@ try {
   if (error instanceof KeysError) exitWith(`--reuse-secrets ${flags["reuse-secrets"] ?? ""}: ${error.message}`);
   throw error;
 }
-const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds, clusterDomain: flags["cluster-domain"] });
+const objects = installObjects({ workerUrl: flags["worker-url"], namespace: flags.namespace, image: flags.image, replicas: flags.replicas, secret: keys.secret, tls: keys.tls, manifest, crds, clusterDomain: flags["cluster-domain"], ...(flags["api-server-cidr"] ? { frontFrom: flags["api-server-cidr"] } : {}) });
 // A dry run prints the keys only to a private file, or to stdout when asked.
 const withheld = flags["dry-run"] && !flags.out && !flags["include-secrets"];
 const notes = keysNotes(keys, flags.namespace, { dryRun: flags["dry-run"], withheld, ...(flags["reuse-secrets"] ? { file: flags["reuse-secrets"] } : {}), ...(flags.out ? { out: flags.out } : {}) });
@@ -162,4 +176,9 @@ if (flags["dry-run"] || !client) {
     console.error(`channel ${channel.name}: ws://${dialed}${CHANNELS_SERVICE}.${flags.namespace}:${channel.port}/ (the leading replica's pod, labelled ${LEADER_LABEL}=true)`);
   }
 }
+notes.push(
+  `NetworkPolicy ${flags.namespace}/${NAME}: the APIs' port ${API_PORT} admits only pods of namespaces labelled ${API_CLIENTS_LABEL}=${API_CLIENTS_VALUE} (kubectl label namespace NS ${API_CLIENTS_LABEL}=${API_CLIENTS_VALUE} for each namespace that runs NerveX jobs); ` +
+    (flags["api-server-cidr"] ? `the TLS front admits them and ${flags["api-server-cidr"].join(", ")}` : "the TLS front (admission and the same APIs) admits every pod: pass --api-server-cidr to fence it too") +
+    ". A NetworkPolicy is enforced only by a CNI that implements it.",
+);
 for (const note of notes) console.error(note);

@@ -19,6 +19,7 @@ import { channelEndpoints, declaredChannels } from "./lib/channels.ts";
 import { ROOT } from "./lib/controllers.ts";
 import type { ClusterStack } from "./lib/stack.ts";
 import { prepareState, stateFolders } from "./lib/state.ts";
+import { DurableStateBusyError, stopOrphanWorkerd } from "./lib/workerd-process.ts";
 
 const HELP = `usage: npm start -- [options]
 
@@ -116,6 +117,9 @@ const ports: PortFlag[] = [
   { flag: "--api-port", port: flags["api-port"] },
   ...Object.entries(channelPorts).map(([name, port]) => ({ flag: `--${name}-port`, port })),
 ];
+// A workerd left on this state by an npm start killed before it could stop it holds the Worker port: stopped first.
+const orphan = await stopOrphanWorkerd(stateFolders(resolve(ROOT, flags.state)).durableObjects);
+if (orphan !== undefined) log("warn", `stopped workerd (pid ${orphan}) left running on ${flags.state} by an npm start that was killed`);
 const taken = await takenPort(ports);
 if (taken) exitWith(taken);
 
@@ -140,6 +144,8 @@ const common = {
   apiPort: flags["api-port"],
   channelPorts,
   persistDir: folders.durableObjects,
+  // Malformed Content-Length / Transfer-Encoding: a 400 from a Node front, where workerd answers a 500.
+  guardFraming: true,
   log: logger("relay"),
   progress: (step: string): void => log("info", step),
   ...(env.data.EDGELOOP_SECRET ? { secret: env.data.EDGELOOP_SECRET } : {}),
@@ -154,7 +160,7 @@ try {
 } catch (error) {
   const message =
     addressInUse(error, ports) ??
-    (error instanceof StateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : error instanceof InstallError ? `installing in the cluster of ${flags.kubeconfig ?? ""}: ${error.message}` : undefined);
+    (error instanceof StateBusyError || error instanceof DurableStateBusyError ? error.message : error instanceof StateError ? `${error.message} (--fresh discards the saved state)` : error instanceof InstallError ? `installing in the cluster of ${flags.kubeconfig ?? ""}: ${error.message}` : undefined);
   if (message) exitWith(message);
   throw error;
 }

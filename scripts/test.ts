@@ -26,7 +26,17 @@ const files = roots
   // The real control plane's own suites run in npm run test:cluster (they need Go).
   .filter((file) => !file.startsWith("test/cluster/"))
   .filter((file) => args.length === 0 || args.some((word) => file.includes(word)))
-  .sort();
+  .sort(longestFirst);
+
+/**
+ * The end-to-end files first, the walkthroughs' (minutes) before all: the runner starts
+ * files in this order, two at a time, so the long ones overlap the many short ones
+ * instead of running alone at the end.
+ */
+function longestFirst(a: string, b: string): number {
+  const weight = (file: string): number => (file.endsWith("walkthroughs.test.ts") ? 2 : file.startsWith("test/e2e/") ? 1 : 0);
+  return weight(b) - weight(a) || a.localeCompare(b);
+}
 
 if (files.length === 0) {
   console.error("no test files matched");

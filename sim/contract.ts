@@ -40,6 +40,11 @@ export type PatchType = "merge" | "json" | "strategic" | "apply";
 export interface SubresourceOptions {
   /** `finalize`: a Namespace's `spec.finalizers` only (PUT namespaces/{name}/finalize). */
   readonly subresource?: "status" | "finalize";
+  /**
+   * Who writes, as admission webhooks are told (`userInfo.username`); the sim's admin when
+   * absent. The built-in controllers name the user kube-controller-manager's would write as.
+   */
+  readonly user?: string;
 }
 
 export interface ListOptions {

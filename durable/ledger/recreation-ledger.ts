@@ -1,4 +1,4 @@
-import { DurableObject } from "cloudflare:workers";
+import { ProbedDurableObject } from "../probed.ts";
 import type { ClaimRequest, ClaimsAnswer, LedgerContract, SignatureOnce } from "../contracts.ts";
 import { SeenSignatures } from "../signatures.ts";
 import { Claims } from "./claims.ts";
@@ -19,7 +19,7 @@ interface ClaimCall {
  * share one commit, and the commits of calls that arrive together are one
  * (`grouped-writes.ts`).
  */
-export class RecreationLedger extends DurableObject<Record<string, unknown>> implements LedgerContract {
+export class RecreationLedger extends ProbedDurableObject implements LedgerContract {
   readonly #claims: Claims;
   readonly #replies: Replies;
   readonly #seen: SeenSignatures;

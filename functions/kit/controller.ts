@@ -153,10 +153,21 @@ export interface HttpApi {
   /**
    * When set, a repeated state-changing request (not GET or HEAD) with the same method,
    * path, query and body within this many seconds (a client's retry after a dropped
-   * connection) gets the first one's reply and applies nothing. Only replies in 2xx with
-   * actions are remembered.
+   * connection) gets the first one's answer again: its actions too when they are all
+   * idempotent (deletes, creates with `ifAbsent`), so the relay applies them (a no-op
+   * where the first attempt did) before it replies; else the reply alone, applying
+   * nothing. Only answers in 2xx with actions are remembered.
    */
   readonly retryWindowSeconds?: number;
+  /**
+   * With `retryWindowSeconds`: the state-changing requests a retry decides afresh rather
+   * than answers with the first reply. Within the window a repeat is handed the first
+   * attempt's `id`, and nothing of a reply is remembered: a handler that derives what it
+   * creates from the id (names, a marker on each object) and skips what already exists
+   * answers a retry after a lost answer or a partial apply with exactly what the first
+   * asked, every object it names existing or created by the retry's own actions.
+   */
+  readonly retriesConverge?: (request: ApiRequest) => boolean;
   /**
    * The answer: pure over the request and its related objects, or, for an API that
    * answers from durable state (a scheduler's queue), read through `context`.

@@ -10,3 +10,6 @@ import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 /** `true` when the stubs of `Class` answer the contract of `Declaration`, `false` otherwise: assert it with `const proof: StubAnswers<…> = true`. */
 export type StubAnswers<Class extends Rpc.DurableObjectBranded, Declaration extends DurableObjectDeclaration> =
   Declaration extends DurableObjectDeclaration<infer Contract> ? (DurableObjectStub<Class> extends Contract ? true : false) : false;
+
+/** The base of a family's Durable Object class: the readiness route reads its storage through it (`durable/probed.ts`). */
+export { ProbedDurableObject } from "../../durable/probed.ts";

@@ -10,7 +10,7 @@ const node = (name: string, labels: Record<string, string>): KubeObject => ({ ap
 const nodes = new FakeCache(false, { objects: [node("edge-1", { edge: "true" }), node("cloud", { edge: "false" })] });
 const caches: RelatedCaches = (kind) => (kind.kind === "Node" ? nodes : undefined);
 
-function spec(fields: Partial<Pick<z.input<typeof WebhookSpec>, "onlyWhen" | "forwardWhen">>): WebhookSpec {
+function spec(fields: Partial<Pick<z.input<typeof WebhookSpec>, "onlyWhen" | "forwardWhen" | "exemptUsers">>): WebhookSpec {
   return WebhookSpec.parse({ name: "pods", type: "mutating", rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], failurePolicy: "Ignore", ...fields });
 }
 
@@ -45,4 +45,12 @@ test("forwardWhen hasKey: forwarded when the map at the path has one of the keys
   assert.equal(forwards(either, request("cloud", { "kept/b": "" }), caches), true);
   assert.equal(forwards(either, request("cloud", { other: "x" }), caches), false);
   assert.equal(forwards(either, request(undefined, { "kept/a": "300" }), caches), false, "onlyWhen still applies");
+});
+
+test("exemptUsers: a request by one of them is never forwarded, whatever else holds (issue 28, finding 7a)", () => {
+  const exempt = spec({ exemptUsers: ["system:serviceaccount:kube-system:node-controller"] });
+  const by = (username: string | undefined): AdmissionRequest => AdmissionRequest.parse({ ...request("edge-1"), ...(username === undefined ? {} : { userInfo: { username, groups: ["system:authenticated"] } }) });
+  assert.equal(forwards(exempt, by("system:serviceaccount:kube-system:node-controller"), caches), false);
+  assert.equal(forwards(exempt, by("system:node:edge-1"), caches), true);
+  assert.equal(forwards(exempt, by(undefined), caches), true, "no user said: forwarded");
 });

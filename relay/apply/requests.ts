@@ -24,7 +24,7 @@ export class ActionRequests {
   async send(action: Action): Promise<KubeObject | undefined> {
     switch (action.type) {
       case "create":
-        return this.#create(action.object);
+        return action.ifAbsent === true ? this.#createIfAbsent(action.object) : this.#create(action.object);
       case "patch":
         return this.#patch(action);
       case "status":
@@ -63,6 +63,16 @@ export class ActionRequests {
   async #create(object: KubeObject): Promise<KubeObject | undefined> {
     const path = await this.#client.path(object, object.metadata.namespace);
     return (await this.#client.request("POST", path, { body: object })) as KubeObject | undefined;
+  }
+
+  /** A create whose AlreadyExists means applied (`CreateAction.ifAbsent`): nothing is answered then. */
+  async #createIfAbsent(object: KubeObject): Promise<KubeObject | undefined> {
+    try {
+      return await this.#create(object);
+    } catch (error) {
+      if (error instanceof StatusError && error.status === 409 && error.reason === "AlreadyExists") return undefined;
+      throw error;
+    }
   }
 
   async #patch(action: Extract<Action, { type: "patch" }>): Promise<undefined> {

@@ -11,7 +11,8 @@ import { waitFor } from "../../cli/wait.ts";
 import { ChannelSpec, feedOf, type ChannelConnect, type ChannelConnected, type ChannelFeed, type ChannelFeedRequest, type ChannelReceive, type ChannelReceiveAnswer, type ControllerManifest, type Plan } from "../../protocol/index.ts";
 import type { PlanContext, PlanSink } from "../apply/guard.ts";
 import { Metrics } from "../ops/metrics.ts";
-import { ChannelServer, CLOSE_REPLACED, type ChannelTuning } from "./channel-server.ts";
+import { CHANNEL_TUNING, ChannelServer, CLOSE_REPLACED, type ChannelTuning } from "./channel-server.ts";
+import { slowloris } from "../../test/support/slowloris.ts";
 
 const spec = ChannelSpec.parse({ name: "edge", endpoint: "edgeEndpoint", port: 9000, peerHeader: "Node-Name", maxFrameBytes: 2048 });
 const controller = { name: "edge-controller", delivery: "events", watches: [], webhooks: [], apis: [], channels: [spec], permissions: [], related: [] } as unknown as ControllerManifest;
@@ -239,4 +240,15 @@ test("a handshake the WebSocket server refuses does not hold a place under the c
     assert.equal(status, 400);
   }
   await dial(s.url, "node-a");
+});
+
+test("a slowloris on the channel port (an upgrade's headers a line at a time) is closed within the header limit (issue 28, finding 7e)", async () => {
+  const connections = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, checkIntervalMs: 100, maxConnections: 64 };
+  const { url } = await start({ connections });
+  const held = await slowloris(Number(new URL(url).port), "headers", 50, 3_000);
+  assert.ok(held.heldMs !== undefined && held.heldMs < 1_000, `held ${held.heldMs} ms`);
+});
+
+test("the channel port's connection cap leaves room above the peers for the 503s that refuse more", () => {
+  assert.equal(CHANNEL_TUNING.connections.maxConnections, CHANNEL_TUNING.maxConnections + 1_024);
 });

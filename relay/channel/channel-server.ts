@@ -13,6 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { Logger } from "../../cli/log.ts";
+import { capConnections, CONNECTION_LIMITS, serverLimits, type ConnectionLimits } from "../../cli/http-limits.ts";
 import { PeerName, type Action, type ChannelSpec, type ControllerManifest } from "../../protocol/index.ts";
 import type { ApplyResult } from "../apply/applier.ts";
 import type { PlanSink } from "../apply/guard.ts";
@@ -46,9 +47,22 @@ export interface ChannelTuning {
   readonly writesWaitMs: number;
   readonly session: SessionLimits;
   readonly highWater: number;
+  /** The HTTP server's timeouts (a slowloris on the upgrade) and its cap of TCP connections. */
+  readonly connections: ConnectionLimits;
 }
 
-export const CHANNEL_TUNING: ChannelTuning = { pingMs: 30_000, maxConnections: 20_000, backoff: DEFAULT_BACKOFF, writesWaitMs: WRITES_WAIT_MS, session: SESSION_LIMITS, highWater: HIGH_WATER };
+const MAX_PEERS = 20_000;
+
+export const CHANNEL_TUNING: ChannelTuning = {
+  pingMs: 30_000,
+  maxConnections: MAX_PEERS,
+  backoff: DEFAULT_BACKOFF,
+  writesWaitMs: WRITES_WAIT_MS,
+  session: SESSION_LIMITS,
+  highWater: HIGH_WATER,
+  // Above the peers: the connections over `maxConnections` must still get their 503.
+  connections: { ...CONNECTION_LIMITS, maxConnections: MAX_PEERS + 1_024 },
+};
 
 /** What every channel shares: the Worker, the apply stage, metrics, log, leadership and timings. */
 export interface ChannelStageDeps {
@@ -101,10 +115,11 @@ export class ChannelServer {
     this.#tuning = { ...CHANNEL_TUNING, ...deps.tuning };
     this.#name = deps.spec.name;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: deps.spec.maxFrameBytes });
-    this.#http = createServer((_request, response) => {
+    this.#http = createServer(serverLimits(this.#tuning.connections), (_request, response) => {
       response.writeHead(426, { "content-type": "application/json", upgrade: "websocket" });
       response.end(JSON.stringify(errorBody("upgrade_required", "this port serves a WebSocket", "")));
     });
+    capConnections(this.#http, this.#tuning.connections);
     this.#http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(request, socket, head));
     this.#http.on("connection", (socket: Socket) => {
       this.#sockets.add(socket);

@@ -162,3 +162,19 @@ test("a bulk delivery's body is built only once the budget holds room for its ro
   await Promise.all(deliveries);
   assert.equal(built, 5);
 });
+
+test("a repeated outbox read after the wall clock stepped back 120 s waits a second at most, not the step (issue 28, finding 4)", async (t) => {
+  const wall = Date.now;
+  t.after(() => (Date.now = wall));
+  received.length = 0;
+  await client.outbox("11", 0);
+  Date.now = () => wall() - 120_000;
+  const started = performance.now();
+  const signal = AbortSignal.timeout(5_000);
+  await client.outbox("11", 0, signal);
+  const waitedMs = performance.now() - started;
+  assert.ok(waitedMs < 1_500, `waited ${Math.round(waitedMs)} ms`);
+  const [first, second] = received;
+  assert.ok(first && second);
+  assert.notEqual(first.signature, second.signature, "still never the same signature twice");
+});

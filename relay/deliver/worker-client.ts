@@ -17,6 +17,8 @@ import {
   ClaimReleased,
   ErrorBody,
   Manifest,
+  READINESS_PATH,
+  Readiness,
   OutboxBatch,
   Plan,
   StatusError,
@@ -88,6 +90,9 @@ const FIRST_BODY_ESTIMATE = 64 * 1024;
 
 /** A body, or what builds it once the budget holds room for it (a snapshot built early is memory the budget does not see). */
 export type Deferred<T> = T | (() => T);
+
+/** How long the readiness call may take: a probe, not a request someone waits on. */
+const READINESS_TIMEOUT_MS = 5_000;
 
 /** The Worker as the relay sees it. */
 export class WorkerClient {
@@ -193,17 +198,29 @@ export class WorkerClient {
    * The second to sign a repeatable read at. The Worker refuses a state-changing request
    * whose signature it has seen (a replay), and a signature repeats when the same request
    * is signed within the same second (a retry after a quick failure, an empty long-poll
-   * answered at once), so a repeat waits for the next second instead.
+   * answered at once), so a repeat waits for the next second instead. That wait is one
+   * second at most: after the wall clock stepped back, waiting for the wall clock to reach
+   * the last second signed stalled the outbox and the channel feeds for the whole step.
    */
   async #freshSecond(route: string, request: string, signal: AbortSignal | undefined): Promise<number> {
     let at = Math.floor(Date.now() / 1000);
     const last = this.#lastSigned.get(route);
     if (last?.request === request && last.at >= at) {
       at = last.at + 1;
-      await sleep(Math.max(0, at * 1000 - Date.now()), undefined, signal ? { signal } : {});
+      await sleep(Math.min(1_000, Math.max(0, at * 1000 - Date.now())), undefined, signal ? { signal } : {});
     }
     this.#lastSigned.set(route, { request, at });
     return at;
+  }
+
+  /**
+   * The signed readiness call: resolves when the signature was good and each Durable
+   * Object namespace answered; a `StatusError` otherwise (status 0: no answer). Signed at
+   * a fresh second, as it repeats (see `#freshSecond`).
+   */
+  async readiness(): Promise<Readiness> {
+    const at = await this.#freshSecond("readiness", READINESS_PATH, undefined);
+    return this.#call("GET", READINESS_PATH, undefined, Readiness, READINESS_TIMEOUT_MS, undefined, at);
   }
 
   /** Whether the Worker answers its health check. */

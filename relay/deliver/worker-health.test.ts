@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { StatusError, type Readiness } from "../../protocol/index.ts";
 import { WorkerHealth } from "./worker-health.ts";
 
 /** A health tracker writing its log lines, over a queue that counts its releases. */
@@ -27,11 +28,34 @@ test("the keys that failed while the Worker was away run at once when it answers
 test("a standby releases nothing; a probe says when the answer changed; a stopped tracker hears nothing", async () => {
   const lines: string[] = [];
   const standby = new WorkerHealth((level, msg) => void lines.push(`${level} ${msg}`));
-  await standby.probe({ healthy: async () => true });
-  await standby.probe({ healthy: async () => true });
-  await standby.probe({ healthy: async () => false });
+  const ready = async (): Promise<Readiness> => ({ ok: true, durableObjects: {} });
+  await standby.probe({ readiness: ready });
+  await standby.probe({ readiness: ready });
+  await standby.probe({ readiness: () => Promise.reject(new StatusError(0, "Unreachable", "worker unreachable")) });
   assert.deepEqual(lines, ["info worker reachable again", "warn worker unreachable"]);
   standby.stop();
   standby.reached(true);
   assert.equal(standby.ok, false);
+});
+
+test("readiness is the signed readiness call's answer: a Worker whose /healthz answers but whose signed calls or Durable Objects fail is not ready (issue 28, finding 7c)", async () => {
+  const tracked = new WorkerHealth(() => undefined);
+  const answers: (() => Promise<Readiness>)[] = [
+    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
+    async () => Promise.reject(new StatusError(503, "not_ready", "Durable Object FAMILY_QUEUE: storage reset")),
+    async () => Promise.reject(new StatusError(401, "bad_signature", "signature mismatch")),
+    async () => Promise.reject(new StatusError(0, "Unreachable", "worker unreachable")),
+    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
+  ];
+  const seen: boolean[] = [];
+  for (const answer of answers) {
+    await tracked.probe({ readiness: answer });
+    seen.push(tracked.ready);
+  }
+  assert.deepEqual(seen, [true, false, false, false, true]);
+  tracked.reached(true);
+  await tracked.probe({ readiness: async () => Promise.reject(new StatusError(503, "not_ready", "FAMILY_QUEUE")) });
+  tracked.reached(true);
+  assert.equal(tracked.ready, false, "a reconcile that reached the Worker does not make a failed readiness call ready");
+  assert.equal(tracked.ok, true, "the Worker answers: keys are not held back");
 });

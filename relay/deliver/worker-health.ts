@@ -1,11 +1,15 @@
 /**
- * Whether the Worker answers, for readiness: told by every call that reached it or not,
- * and by a periodic probe of its `/healthz` (an idle relay makes no calls). When it
+ * Whether the Worker answers, and whether it is ready. Answers: told by every call that
+ * reached it or not, and by the periodic probe (an idle relay makes no calls); when it
  * answers again after failing, the keys backing off meanwhile run at once instead of
  * waiting out backoffs that grew through the outage (up to 30 s: a 30 s outage took 45 s
- * to converge).
+ * to converge). Ready: the probe's signed readiness call succeeded, so the secret matches
+ * and every Durable Object namespace answered. `/readyz` checked only the unsigned
+ * `/healthz`: it said ready while every signed call failed, or a Durable Object was dead.
+ * The probe's last answer is what `/readyz` reads: kubelet's probes never reach the Worker.
  */
 import type { Logger } from "../../cli/log.ts";
+import { StatusError } from "../../protocol/index.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 /** What holds the keys that failed while the Worker was away (the work queue). */
@@ -18,6 +22,8 @@ export interface FailedKeys {
 export class WorkerHealth {
   readonly #log: Logger;
   #ok = false;
+  /** Why the last readiness call failed; undefined when it succeeded. */
+  #notReady: string | undefined = "not probed yet";
   #stopped = false;
   /** Set while leading: the queue whose failed keys run again when the Worker is back. */
   #failed: FailedKeys | undefined;
@@ -41,10 +47,28 @@ export class WorkerHealth {
     if (released > 0) this.#log("info", "worker back: retrying keys now", { keys: released });
   }
 
-  /** Asks the Worker's `/healthz`, and says when the answer changed. */
-  async probe(worker: Pick<WorkerClient, "healthy">): Promise<void> {
-    const ok = await worker.healthy();
+  /** Whether the Worker answers and its last signed readiness call succeeded. */
+  get ready(): boolean {
+    return this.#ok && this.#notReady === undefined;
+  }
+
+  /** Makes the signed readiness call, and says when reachability or readiness changed. */
+  async probe(worker: Pick<WorkerClient, "readiness">): Promise<void> {
+    let notReady: string | undefined;
+    try {
+      await worker.readiness();
+    } catch (error) {
+      notReady = error instanceof Error ? error.message : String(error);
+      // Any answer, a 401 or a 503 too, is the Worker reached: only no answer holds keys back.
+      if (error instanceof StatusError && error.status === 0) return this.#answered(false, notReady);
+    }
+    this.#answered(true, notReady);
+  }
+
+  #answered(ok: boolean, notReady: string | undefined): void {
     if (ok !== this.#ok) this.#log(ok ? "info" : "warn", ok ? "worker reachable again" : "worker unreachable", {});
+    else if (ok && (notReady === undefined) !== (this.#notReady === undefined)) this.#log(notReady ? "warn" : "info", notReady ? "worker not ready" : "worker ready", notReady ? { reason: notReady } : {});
+    this.#notReady = notReady;
     this.reached(ok);
   }
 

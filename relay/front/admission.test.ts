@@ -36,3 +36,36 @@ test("onlyWhen: a request holding no value at any of the paths is allowed by the
   assert.deepEqual((bound.body as { response: { warnings: string[] } }).response.warnings, ["from the Worker"]);
 });
 
+
+test("a review nested 100,000 deep is a 400 naming the field, before it is parsed or forwarded (issue 28, finding 7f)", async () => {
+  const spec = WebhookSpec.parse({ name: "pods", type: "mutating", rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], failurePolicy: "Fail" });
+  const { admission: webhooks, calls } = admission(spec);
+  const depth = 100_000;
+  const body = review({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { nodeName: "edge-1" } }).replace('"spec":{"nodeName":"edge-1"}', `"spec":${"[".repeat(depth)}${"]".repeat(depth)}`);
+  const answer = await webhooks.review("pods", body);
+  assert.equal(answer.status, 400);
+  const error = (answer.body as { error: { code: string; path: string } }).error;
+  assert.equal(error.code, "too_deep");
+  assert.match(error.path, /^request\.object\.spec(\.0)+$/);
+  assert.equal(calls(), 0);
+});
+
+test("while the Worker is unreachable, a fail-closed webhook still allows the users it exempts, at once, and denies the others (issue 28, finding 7a)", async () => {
+  const spec = WebhookSpec.parse({ name: "nodes", type: "validating", rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"] }], failurePolicy: "Fail", exemptUsers: ["system:serviceaccount:kube-system:node-controller", "system:kube-controller-manager"] });
+  const manifest = Manifest.parse({ version: "v1", controllers: [{ name: "c", delivery: "snapshot", watches: [], webhooks: [spec] }] });
+  let calls = 0;
+  const worker = { admission: (): Promise<AdmissionReviewResponse> => ((calls += 1), Promise.reject(new Error("worker unreachable: connect ECONNREFUSED"))) };
+  const webhooks = new Admission({ manifests: { manifest }, related: () => undefined, worker, log: () => undefined });
+  const update = (username: string): string =>
+    JSON.stringify({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: { uid: "u1", kind: { group: "", version: "v1", kind: "Node" }, resource: { group: "", version: "v1", resource: "nodes" }, operation: "UPDATE", name: "edge-1", object: { apiVersion: "v1", kind: "Node", metadata: { name: "edge-1" }, spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] } }, oldObject: { apiVersion: "v1", kind: "Node", metadata: { name: "edge-1" } }, userInfo: { username } },
+    });
+  const lifecycle = await webhooks.review("nodes", update("system:serviceaccount:kube-system:node-controller"));
+  assert.equal((lifecycle.body as AdmissionReviewResponse).response.allowed, true);
+  assert.equal(calls, 0, "not even tried: the answer does not depend on the Worker");
+  const other = await webhooks.review("nodes", update("kubernetes-admin"));
+  assert.equal((other.body as AdmissionReviewResponse).response.allowed, false, "fail closed for everyone else");
+  assert.equal(calls, 1);
+});

@@ -5,7 +5,7 @@
  * declaring `onlyWhen` paths or `forwardWhen` conditions is answered `allowed` at once for
  * a request the gate (`protocol/snapshot/admission-gate.ts`) keeps from the Worker. The relay knows no webhook by name: the manifest lists them.
  */
-import { AdmissionReviewRequest, type AdmissionReviewResponse, type WebhookSpec } from "../../protocol/index.ts";
+import { AdmissionReviewRequest, jsonTooDeep, MAX_JSON_DEPTH, type AdmissionReviewResponse, type WebhookSpec } from "../../protocol/index.ts";
 import { forwards } from "../../protocol/snapshot/admission-gate.ts";
 import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
 import { relatedObjects } from "../../protocol/snapshot/related.ts";
@@ -44,6 +44,9 @@ export class Admission {
   /** Answers one review sent to `webhook`. */
   async review(webhook: string, body: string): Promise<ApiReply> {
     const spec = this.#deps.manifests.manifest.controllers.flatMap((c) => c.webhooks).find((w) => w.name === webhook);
+    // Before anything recursive (zod, the gate, the signature's JSON.stringify) walks it: 100,000 deep overflowed the stack.
+    const deep = jsonTooDeep(body);
+    if (deep !== undefined) return tooDeepReply(deep);
     let review: AdmissionReviewRequest;
     try {
       review = AdmissionReviewRequest.parse({ ...(JSON.parse(body) as object), related: {} });
@@ -61,4 +64,9 @@ export class Admission {
       return { status: 200, body: failureAnswer(review.request.uid, spec, String(error)) };
     }
   }
+}
+
+/** The 400 of a body nested deeper than {@link MAX_JSON_DEPTH}, naming the field (the Worker's `too_deep`). */
+export function tooDeepReply(path: string): ApiReply {
+  return { status: 400, body: { error: { code: "too_deep", message: `nested more than ${MAX_JSON_DEPTH} arrays/objects deep`, path } } };
 }

@@ -10,8 +10,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "../../cli/log.ts";
+import { capConnections, CONNECTION_LIMITS, serverLimits, type ConnectionLimits } from "../../cli/http-limits.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import type { Admission } from "./admission.ts";
+import { tooDeepReply, type Admission } from "./admission.ts";
+import { jsonTooDeep } from "../../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 
 /** What the probes and `/metrics` read. */
@@ -65,8 +67,8 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
  * `/healthz` answer while the process serves at all (kube-apiserver's pair: `/healthz` kept
  * for the probes already written against it); `/readyz` also needs synced caches and the Worker.
  */
-export async function startOpsServer(ops: OpsHost, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
+export async function startOpsServer(ops: OpsHost, port: number, host: string, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer(serverLimits(limits), (request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path === "/livez" || path === "/healthz") return send(response, 200, { ok: true });
     if (path === "/readyz") return ops.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
@@ -79,7 +81,7 @@ export async function startOpsServer(ops: OpsHost, port: number, host: string): 
     }
     send(response, 404, { error: { code: "not_found", message: `no route ${path ?? ""}`, path: "path" } });
   });
-  const bound = await listen(server, port, host);
+  const bound = await listen(capConnections(server, limits), port, host);
   return { port: bound, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
@@ -90,8 +92,12 @@ async function route(front: FrontHost, method: string, url: string, body: () => 
   if (hook && method === "POST") return front.admission.review(hook[1] ?? "", await body());
   if (!admission && path === "/healthz") return { status: 200, body: { ok: true } };
   const api = apiFor(front.apis.manifest, path);
-  if (api) return serveApi(front.apis, api, { method, url, body: await body(), authorization }, log);
-  return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
+  if (!api) return { status: 404, body: { error: { code: "not_found", message: `no route ${method} ${path}`, path: "path" } } };
+  const text = await body();
+  // Bounded before the API parses it or the signature's JSON.stringify walks it (a stack overflow).
+  const deep = jsonTooDeep(text);
+  if (deep !== undefined) return tooDeepReply(deep);
+  return serveApi(front.apis, api, { method, url, body: text, authorization }, log);
 }
 
 /** The request handler of a front: routes, then answers (a body it cannot read is a 400). */
@@ -104,17 +110,17 @@ function handler(front: FrontHost, log: Logger, admission: boolean): (request: I
 }
 
 /** Serves the TLS front (admission webhooks and the controllers' APIs) with the given certificate files. */
-export async function startFront(front: FrontHost, port: number, host: string, certFile: string, keyFile: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(front, log, true));
-  return serve(server as unknown as Server, port, host);
+export async function startFront(front: FrontHost, port: number, host: string, certFile: string, keyFile: string, log: Logger, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createTlsServer({ ...serverLimits(limits), cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler(front, log, true));
+  return serve(capConnections(server, limits) as unknown as Server, port, host);
 }
 
 /**
  * Serves the controllers' APIs (and `/healthz`) over plain HTTP: what an in-cluster client
  * without TLS reaches through the relay Service. Admission is never served here.
  */
-export async function startApiServer(front: FrontHost, port: number, host: string, log: Logger): Promise<{ port: number; close(): Promise<void> }> {
-  return serve(createServer(handler(front, log, false)), port, host);
+export async function startApiServer(front: FrontHost, port: number, host: string, log: Logger, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
+  return serve(capConnections(createServer(serverLimits(limits), handler(front, log, false)), limits), port, host);
 }
 
 async function serve(server: Server, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {

@@ -135,11 +135,12 @@ export class KubeClient {
    * Agent and its connection pool are kept, since the TLS settings are fixed for a client.
    */
   async #authentication(fresh: boolean): Promise<Auth> {
-    if (!fresh && this.#auth && Date.now() - this.#auth.at < AUTH_TTL_MS) return this.#auth;
+    // Monotonic: a wall clock stepped back kept an expiring token for as long as the step.
+    if (!fresh && this.#auth && performance.now() - this.#auth.at < AUTH_TTL_MS) return this.#auth;
     const context = new RequestContext(this.#server, HttpMethod.GET);
     await this.#kc.applySecurityAuthentication(context);
     const dispatcher = this.#auth?.dispatcher ?? (context.getDispatcher() as Dispatcher | undefined);
-    this.#auth = { headers: context.getHeaders(), dispatcher, at: Date.now() };
+    this.#auth = { headers: context.getHeaders(), dispatcher, at: performance.now() };
     return this.#auth;
   }
 

@@ -1,22 +1,41 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeClient } from "../kube/client.ts";
-import { decide, LeaderElector, microTime } from "./leader.ts";
+import { decide, LeaderElector, microTime, observe, type LeaseState } from "./leader.ts";
 import { StatusError } from "../../protocol/index.ts";
 
 const now = new Date("2026-11-23T10:00:00.000Z");
 
+const lease = (holderIdentity: string | null, renewTime: string, leaseDurationSeconds?: number): LeaseState => ({ holderIdentity, renewTime, ...(leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds }) });
+
 test("no lease: create it; ours: renew it", () => {
-  assert.equal(decide(undefined, "a", now, 15), "create");
-  assert.equal(decide({ holderIdentity: "a", renewTime: microTime(now), leaseDurationSeconds: 15 }, "a", now, 15), "renew");
+  const seen = observe(undefined, undefined, 0);
+  assert.equal(decide(undefined, "a", seen, 0, 15), "create");
+  assert.equal(decide(lease("a", microTime(now), 15), "a", seen, 0, 15), "renew");
 });
 
-test("another holder: wait while the lease is fresh, take over once it lapsed or was released", () => {
-  const renewed = new Date(now.getTime() - 10_000);
-  assert.equal(decide({ holderIdentity: "b", renewTime: microTime(renewed), leaseDurationSeconds: 15 }, "a", now, 15), "wait");
-  assert.equal(decide({ holderIdentity: "b", renewTime: microTime(renewed), leaseDurationSeconds: 5 }, "a", now, 15), "takeover");
-  assert.equal(decide({ holderIdentity: null, renewTime: microTime(now) }, "a", now, 15), "takeover");
-  assert.equal(decide({ holderIdentity: "b", renewTime: "garbage" }, "a", now, 15), "takeover");
+test("another holder: wait while its record changes within the duration, take over once it did not or was released", () => {
+  const first = lease("b", microTime(now), 15);
+  const seen = observe(undefined, first, 1_000);
+  assert.equal(decide(first, "a", seen, 16_000, 15), "wait");
+  assert.equal(decide(first, "a", seen, 16_001, 15), "takeover");
+  const renewed = lease("b", microTime(new Date(now.getTime() + 10_000)), 15);
+  const later = observe(seen, renewed, 12_000);
+  assert.equal(decide(renewed, "a", later, 16_001, 15), "wait", "renewed meanwhile: the duration counts from when the change was seen");
+  assert.equal(observe(later, renewed, 14_000), later, "an unchanged record keeps its first sighting");
+  assert.equal(decide(lease(null, microTime(now)), "a", seen, 1_000, 15), "takeover");
+});
+
+test("a lease renewed by a live holder is not taken over whatever the wall clock says (issue 28, finding 4)", () => {
+  // The holder's renewTime lies two minutes in this replica's past (a clock stepped forward here, or skew):
+  // the lease is renewed every 2 s, so it is alive.
+  const stale = new Date(now.getTime() - 120_000);
+  let seen = observe(undefined, lease("b", microTime(stale), 15), 0);
+  for (let at = 2_000; at <= 30_000; at += 2_000) {
+    const renewed = lease("b", microTime(new Date(stale.getTime() + at)), 15);
+    seen = observe(seen, renewed, at);
+    assert.equal(decide(renewed, "a", seen, at, 15), "wait", `at ${at} ms`);
+  }
 });
 
 test("MicroTime has six fractional digits", () => {

@@ -29,14 +29,32 @@ export interface LeaseState {
   readonly renewTime?: string | null;
 }
 
-/** What a candidate should do with the lease as it is now (pure). */
-export function decide(lease: LeaseState | undefined, identity: string, now: Date, defaultDurationSeconds: number): "create" | "renew" | "takeover" | "wait" {
+/**
+ * When this replica last saw the lease's record change (client-go's `observedTime`), on
+ * the monotonic clock: expiry is measured from there, never by comparing the holder's
+ * `renewTime` with this replica's wall clock, which a clock step or a skew between nodes
+ * turns into a takeover of a live lease (or a wait as long as the step).
+ */
+export interface Observation {
+  /** The holder and renew time as last read. */
+  readonly record: string;
+  /** `performance.now()` when `record` was first seen. */
+  readonly atMs: number;
+}
+
+/** The observation after reading `lease` at `nowMs` (monotonic): the same one while the record has not changed (pure). */
+export function observe(previous: Observation | undefined, lease: LeaseState | undefined, nowMs: number): Observation {
+  const record = JSON.stringify([lease?.holderIdentity ?? null, lease?.renewTime ?? null]);
+  return previous?.record === record ? previous : { record, atMs: nowMs };
+}
+
+/** What a candidate should do with the lease as it is now, `nowMs` on the clock of `observed` (pure). */
+export function decide(lease: LeaseState | undefined, identity: string, observed: Observation, nowMs: number, defaultDurationSeconds: number): "create" | "renew" | "takeover" | "wait" {
   if (!lease) return "create";
   if (lease.holderIdentity === identity) return "renew";
   if (!lease.holderIdentity) return "takeover";
-  const renewed = Date.parse(lease.renewTime ?? "");
   const duration = (lease.leaseDurationSeconds ?? defaultDurationSeconds) * 1000;
-  return !Number.isFinite(renewed) || now.getTime() > renewed + duration ? "takeover" : "wait";
+  return nowMs - observed.atMs > duration ? "takeover" : "wait";
 }
 
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */
@@ -58,6 +76,7 @@ export class LeaderElector {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
   #leading = false;
+  #observed: Observation | undefined;
 
   /** `metrics`: told when this replica starts and stops leading (`leader_election_master_status`, 0 from the start as in client-go). */
   constructor(client: KubeClient, options: LeaderOptions, log: Logger, metrics?: LeaderMetrics) {
@@ -83,7 +102,7 @@ export class LeaderElector {
     this.#leading = true;
     this.#metrics?.leaderOn(this.#options.name);
     this.#log("info", "leading", { lease: `${this.#options.namespace}/${this.#options.name}`, identity: this.#options.identity });
-    this.#renewLoop(onLost, Date.now());
+    this.#renewLoop(onLost, performance.now());
   }
 
   /**
@@ -107,7 +126,8 @@ export class LeaderElector {
         .catch((error: unknown) => this.#warn("lease renew failed", error))
         .then((ok) => {
           if (this.#stopped) return;
-          const now = Date.now();
+          // Monotonic: a wall clock stepped back must not keep a lease whose renewals failed (two leaders).
+          const now = performance.now();
           if (ok) return this.#renewLoop(onLost, now);
           // Lost when someone else holds it, or when renewals failed for a whole lease duration.
           if (ok === false || now - lastRenewed > this.#options.leaseDurationSeconds * 1000) {
@@ -124,7 +144,9 @@ export class LeaderElector {
   async #tryAcquire(): Promise<boolean> {
     const lease = await this.#read();
     const now = new Date();
-    const action = decide(lease?.spec, this.#options.identity, now, this.#options.leaseDurationSeconds);
+    const elapsed = performance.now();
+    this.#observed = observe(this.#observed, lease?.spec, elapsed);
+    const action = decide(lease?.spec, this.#options.identity, this.#observed, elapsed, this.#options.leaseDurationSeconds);
     if (action === "wait") return false;
     const spec = {
       holderIdentity: this.#options.identity,

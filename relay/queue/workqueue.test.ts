@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock } from "../../test/support/fake-clock.ts";
-import { WorkQueue, type Keyed, type KeyWorker, type Outcome, type QueueObserver, type WorkQueueOptions } from "./workqueue.ts";
+import { systemClock, WorkQueue, type Keyed, type KeyWorker, type Outcome, type QueueObserver, type WorkQueueOptions } from "./workqueue.ts";
 
 /** A key of the queues under test. */
 const k = (id: string): Keyed => ({ id });
@@ -149,21 +149,13 @@ test("a key made dirty while in flight runs again at once, even when that run as
 });
 
 test("the token bucket bounds the overall rate", async () => {
-  const clock = new FakeClock();
-  const queue = new WorkQueue<Keyed, string>({ concurrency: 100, clock, ratePerSecond: 10, burst: 2 });
-  let processed = 0;
-  queue.start({
-    process: async () => {
-      processed++;
-      return { kind: "done" };
-    },
-  });
+  const { clock, queue, processed } = rateLimited();
   for (let i = 0; i < 6; i++) queue.add(k(`k${i}`));
-  assert.equal(processed, 2, "the burst");
+  assert.equal(processed(), 2, "the burst");
   await clock.advance(100);
-  assert.equal(processed, 3, "one token per 100 ms");
+  assert.equal(processed(), 3, "one token per 100 ms");
   await clock.advance(300);
-  assert.equal(processed, 6);
+  assert.equal(processed(), 6);
 });
 
 test("a thrown error counts as a retry; stop waits for in-flight keys and cancels delays", async () => {
@@ -328,4 +320,63 @@ test("retryFailedNow runs keys backing off at once with their backoff reset, but
   assert.equal(calls.at(-1)?.key, "a");
   await clock.advance(4_000);
   assert.equal(calls.at(-1)?.key, "b", "b after the 5 s it was told");
+});
+
+/** A {@link FakeClock} whose `now` can be stepped like a wall clock (NTP, an operator) while its timers keep real elapsed time. */
+class SteppedClock extends FakeClock {
+  #offset = 0;
+  override now(): number {
+    return super.now() + this.#offset;
+  }
+  step(ms: number): void {
+    this.#offset += ms;
+  }
+}
+
+/** A started queue with a token bucket of 10/s, burst 2, on a clock that can be stepped, counting what it processed. */
+function rateLimited(): { clock: SteppedClock; queue: WorkQueue<Keyed, string>; processed: () => number } {
+  const clock = new SteppedClock();
+  const queue = new WorkQueue<Keyed, string>({ concurrency: 100, clock, ratePerSecond: 10, burst: 2 });
+  let processed = 0;
+  queue.start({
+    process: async () => {
+      processed++;
+      return { kind: "done" };
+    },
+  });
+  return { clock, queue, processed: () => processed };
+}
+
+test("a clock stepped back 120 s does not stall the token bucket (issue 28, finding 4)", async () => {
+  const { clock, queue, processed } = rateLimited();
+  for (let i = 0; i < 6; i++) queue.add(k(`k${i}`));
+  assert.equal(processed(), 2, "the burst");
+  clock.step(-120_000);
+  await clock.advance(100);
+  assert.equal(processed(), 3, "one token per 100 ms of elapsed time, not 120 s later");
+  await clock.advance(300);
+  assert.equal(processed(), 6);
+});
+
+test("a clock stepped forward 120 s refills the token bucket by its burst at most (issue 28, finding 4)", async () => {
+  const { clock, queue, processed } = rateLimited();
+  for (let i = 0; i < 10; i++) queue.add(k(`k${i}`));
+  assert.equal(processed(), 2, "the burst");
+  clock.step(120_000);
+  await clock.advance(100);
+  assert.equal(processed(), 5, "a step forward reads as elapsed time: the bucket full again (2) and one token per 100 ms, never more");
+  await clock.advance(100);
+  assert.equal(processed(), 6, "then one token per 100 ms again");
+});
+
+test("the system clock of the queue is monotonic: a step of Date.now moves it not (issue 28, finding 4)", (t) => {
+  const wall = Date.now;
+  t.after(() => (Date.now = wall));
+  const before = systemClock.now();
+  Date.now = () => wall() - 120_000;
+  const afterBack = systemClock.now();
+  Date.now = () => wall() + 120_000;
+  const afterForward = systemClock.now();
+  assert.ok(afterBack >= before && afterBack - before < 1_000, `stepped back by ${before - afterBack} ms`);
+  assert.ok(afterForward - afterBack < 1_000, `stepped forward by ${afterForward - afterBack} ms`);
 });

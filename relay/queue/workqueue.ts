@@ -46,16 +46,20 @@ export interface QueueObserver<K> {
   retry(key: K): void;
 }
 
-/** Clock and timers, injectable for tests. */
+/**
+ * Clock and timers, injectable for tests. `now` must be monotonic (milliseconds from any
+ * origin): the token bucket, backoffs and batches measure elapsed time with it, and a wall
+ * clock stepped back 120 s stalled the whole queue for 120 s (issue 28).
+ */
 export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
-/** The real clock. */
+/** The real clock: `performance.now()`, monotonic, never `Date.now()` (stepped by NTP or an operator); Node's timers are monotonic too. */
 export const systemClock: Clock = {
-  now: () => Date.now(),
+  now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
@@ -251,7 +255,9 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
 
   #takeToken(): boolean {
     const now = this.#clock.now();
-    this.#tokens = Math.min(this.#options.burst, this.#tokens + ((now - this.#refilledAt) / 1000) * this.#options.ratePerSecond);
+    // Never less than nothing: a clock that went back must not take tokens away (a stall as long as the step).
+    const elapsed = Math.max(0, now - this.#refilledAt);
+    this.#tokens = Math.min(this.#options.burst, this.#tokens + (elapsed / 1000) * this.#options.ratePerSecond);
     this.#refilledAt = now;
     if (this.#tokens >= 1) {
       this.#tokens -= 1;

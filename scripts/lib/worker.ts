@@ -7,6 +7,8 @@ import { Miniflare } from "miniflare";
 import type { DurableObjectDeclaration } from "../../durable/declaration.ts";
 import { bundleWorker } from "./bundle.ts";
 import { allDurableObjects, familyVars, loadFamilyBindings, migrationHistory, type DeclaredBindings } from "./durable-objects.ts";
+import { killWithParent, lockDurableState, workerdChildren } from "./workerd-process.ts";
+import { startFramingGuard } from "./framing-guard.ts";
 
 /** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
@@ -33,12 +35,20 @@ export interface WorkerOptions {
   readonly apiAddress?: string;
   /** More Worker variables (as wrangler.jsonc `vars` declares them), e.g. a controller's settings. */
   readonly vars?: Readonly<Record<string, string>>;
+  /**
+   * Serve through a Node front that answers malformed framing (`Content-Length`,
+   * `Transfer-Encoding`) with a 400, where workerd answers a 500 (`./framing-guard.ts`):
+   * the URL and `port` are the front's, workerd listens on a port of its own.
+   */
+  readonly guardFraming?: boolean;
 }
 
 /** A running Worker. */
 export interface RunningWorker {
   /** Base URL, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;
+  /** A workerd left on the same Durable Object state by an owner that died, stopped before this one started. */
+  readonly stoppedOrphan?: number;
   /** Stops workerd (if running) and starts it again with the same bundle, port and state. */
   restart(): Promise<void>;
   /** Stops workerd; a second call does nothing. */
@@ -72,24 +82,59 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       port: 0,
       unsafeDirectSockets: [{ host: "127.0.0.1", port }],
     });
-  let mf = make(options.port ?? 0);
+  // One workerd per Durable Object state folder: a second one on the same files is refused, an orphan stopped.
+  const lock = options.persistDir ? await lockDurableState(options.persistDir) : undefined;
+  let unwatch = (): void => undefined;
+  /** Starts workerd and ties it to this process: it dies with it, however this process dies. */
+  const launch = async (port: number): Promise<Miniflare> => {
+    const before = new Set(workerdChildren());
+    const started = make(port);
+    await started.ready;
+    const spawned = workerdChildren().filter((pid) => !before.has(pid));
+    const unwatchAll = spawned.map(killWithParent);
+    unwatch = () => unwatchAll.forEach((end) => end());
+    if (spawned[0] !== undefined) lock?.record(spawned[0]);
+    return started;
+  };
+  let mf: Miniflare;
+  try {
+    mf = await launch(options.guardFraming ? 0 : (options.port ?? 0));
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   let running = true;
-  await mf.ready;
-  const url = await mf.unsafeGetDirectURL();
+  const direct = await mf.unsafeGetDirectURL();
   // A restart binds the same port again, so the URL the relay was given stays valid.
-  const port = Number(url.port);
-  const stop = async (): Promise<void> => {
+  const port = Number(direct.port);
+  const guard = options.guardFraming
+    ? await startFramingGuard(direct.origin, options.port ?? 0).catch(async (error: unknown) => {
+        running = false;
+        unwatch();
+        await mf.dispose();
+        lock?.release();
+        throw error;
+      })
+    : undefined;
+  const url = guard ? new URL(guard.url) : direct;
+  const dispose = async (): Promise<void> => {
     if (!running) return;
     running = false;
+    unwatch();
     await mf.dispose();
+  };
+  const stop = async (): Promise<void> => {
+    await guard?.close();
+    await dispose();
+    lock?.release();
   };
   return {
     url: url.origin,
+    ...(lock?.stoppedOrphan === undefined ? {} : { stoppedOrphan: lock.stoppedOrphan }),
     async restart(): Promise<void> {
-      await stop();
-      mf = make(port);
+      await dispose();
+      mf = await launch(port);
       running = true;
-      await mf.ready;
     },
     stop,
     async durableObject<Contract>(declaration: DurableObjectDeclaration<Contract>, name: string): Promise<Contract> {

@@ -279,7 +279,7 @@ export class SimCluster implements Cluster {
 
   /** The write the admission steps and the kinds' hooks are given: at `apiVersion` (the version webhooks are told, unless `request` says another). */
   #write(resource: ResourceType, kind: Kind, apiVersion: string, options: WriteOptions, request: Pick<Write, "operation" | "namespace" | "name" | "body" | "oldObject"> & Partial<Write>): Write {
-    return { resource, kind, version: versionOf(apiVersion), apiVersion, subresource: "", uid: "", dryRun: options.dryRun ?? false, server: this.#server, ...request };
+    return { resource, kind, version: versionOf(apiVersion), apiVersion, subresource: "", uid: "", dryRun: options.dryRun ?? false, server: this.#server, ...(options.user ? { user: options.user } : {}), ...request };
   }
 
   /** The object as served at `apiVersion` (CRDs serve one schema at several versions). */

@@ -45,6 +45,8 @@ export interface Write {
   /** The uid a created object will get (a Job's generated selector names it); "" otherwise. */
   readonly uid: string;
   readonly dryRun: boolean;
+  /** Who writes (admission webhooks' `userInfo.username`); the sim's admin when absent. */
+  readonly user?: string;
   /** A delete's preconditions. */
   readonly preconditions?: DeleteOptions["preconditions"];
   readonly server: Server;

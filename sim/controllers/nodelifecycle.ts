@@ -25,6 +25,7 @@
  * (taint-eviction.ts); a kubelet heartbeating again (nodes.ts) reports its pods Ready again.
  */
 import type { KubeObject } from "../../protocol/index.ts";
+import { NODE_CONTROLLER_USER } from "../../protocol/kube/controller-users.ts";
 import type { Cluster, SimController, SimControllerOptions } from "../contract.ts";
 import { recordEvent } from "./events.ts";
 import { arr, ignoreNotFound, isNotFound, now, obj, type Obj } from "./runtime.ts";
@@ -151,9 +152,13 @@ export function nodeLifecycle(options: SimControllerOptions): SimController {
     if (taints) await write(cluster, name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints: taints.length > 0 ? taints : null } });
   }
 
-  /** A node write from what was read (a 409 waits for the next pass); undefined when the node is gone. */
+  /**
+   * A node write from what was read (a 409 waits for the next pass); undefined when the
+   * node is gone. Written as kube-controller-manager's node-lifecycle controller is (with
+   * `--use-service-account-credentials`): a webhook may tell it apart and must not block it.
+   */
   function write(cluster: Cluster, name: string, patch: Obj, subresource?: "status"): Promise<KubeObject | undefined> {
-    return ignoreNotFound(cluster.patch(NODE, undefined, name, patch, "merge", subresource ? { subresource } : {}));
+    return ignoreNotFound(cluster.patch(NODE, undefined, name, patch, "merge", { user: NODE_CONTROLLER_USER, ...(subresource ? { subresource } : {}) }));
   }
 
   async function markPodsNotReady(cluster: Cluster, node: string): Promise<void> {

@@ -6,6 +6,7 @@ import { paginate } from "./paging.ts";
 import { checkResourceVersion, listOptionsOf, type ListOptions } from "./list-options.ts";
 import { checkWriteOptions } from "./write-options.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { capConnections, CONNECTION_LIMITS, serverLimits, type ConnectionLimits } from "../../cli/http-limits.ts";
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject } from "../../protocol/index.ts";
@@ -52,7 +53,15 @@ export interface ApiServerOptions {
   readonly log?: (level: "debug" | "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
   /** Injected faults (chaos tests): chosen requests answered with errors or slowly, watches ended or shaped. */
   readonly faults?: SimFaults;
+  /** Timeouts and the connection cap (default {@link SIM_CONNECTION_LIMITS}). */
+  readonly connections?: ConnectionLimits;
 }
+
+/**
+ * The sim's connection limits: the relay's (a slowloris was held 90–300 s), but idle
+ * connections kept a minute as before (watch clients reconnect less) and more of them.
+ */
+export const SIM_CONNECTION_LIMITS: ConnectionLimits = { ...CONNECTION_LIMITS, keepAliveTimeoutMs: 60_000, maxConnections: 16_384 };
 
 /** A running API server. */
 export interface ApiServer {
@@ -451,7 +460,8 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   }
 
   // Only a pod's exec/attach/portforward upgrade (Node >= 24.9 asks; older Nodes give every upgrade to podStreamUpgrades, which refuses the rest).
-  const server: Server = createServer({ shouldUpgradeCallback: (request) => podStreamTarget(URL.parse(request.url ?? "/", "http://sim")?.pathname ?? "") !== undefined }, (request, response) => {
+  const limits = options.connections ?? SIM_CONNECTION_LIMITS;
+  const server: Server = createServer({ ...serverLimits(limits), shouldUpgradeCallback: (request) => podStreamTarget(URL.parse(request.url ?? "/", "http://sim")?.pathname ?? "") !== undefined }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
       if (!(error instanceof ApiError)) log("error", "request failed", { error: String(error), stack: (error as Error).stack });
@@ -461,7 +471,7 @@ export async function startApiServer(cluster: SimCluster, options: ApiServerOpti
   });
   const podStreams = podStreamUpgrades(cluster);
   server.on("upgrade", podStreams.upgrade);
-  server.keepAliveTimeout = 60_000;
+  capConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());

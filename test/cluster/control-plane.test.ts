@@ -14,9 +14,9 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { createInterface } from "node:readline";
 import { waitFor } from "../../cli/wait.ts";
 import { kubectlFor, type Kubectl } from "../sim/kubectl.ts";
+import { clusterReady, launchCluster } from "../support/cluster-cli.ts";
 
 const MAIN = join(import.meta.dirname, "../../cluster/main.ts");
 const GRACE_SECONDS = 10;
@@ -27,22 +27,13 @@ let ready: Record<string, unknown>;
 let kubectl: Kubectl;
 
 function launch(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [MAIN, "--state", dir, "--log-format", "json", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return launchCluster(dir, args);
 }
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "edgeloop-cluster-test-"));
   child = launch(["--port", "0", "--nodes", "kw-a,kw-b", "--node-grace-seconds", String(GRACE_SECONDS)]);
-  const lines = createInterface({ input: child.stdout! });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  ready = await new Promise((resolve, reject) => {
-    lines.on("line", (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.msg === "control plane ready") resolve(entry);
-    });
-    child.once("exit", (code) => reject(new Error(`npm run cluster exited (${code}) before it was ready: ${stderr}`)));
-  });
+  ready = await clusterReady(child);
   kubectl = kubectlFor(String(ready.kubeconfig));
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { emptyTally, exitCode, formatTable, MAX_EXAMPLES, record, refusedUnread, summaryLine, totals } from "./counting.ts";
+import { admissionOutcome, emptyTally, exitCode, formatTable, MAX_EXAMPLES, record, refusedUnread, summaryLine, totals } from "./counting.ts";
 import { diffSnapshots, fingerprint, type Remembered } from "./snapshot.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 
@@ -57,4 +57,14 @@ test("a snapshot diff names objects created, deleted and modified; a heartbeat i
     { key: "/pods/ns/gone", how: "deleted" },
     { key: "/pods/ns/new", how: "created" },
   ]);
+});
+
+test("an admission answer's own 5xx (HTTP 200, response.status.code 500) counts as a 5xx; its denials and allowances do not", () => {
+  const ok = { kind: "status", status: 200 } as const;
+  const review = (status: string): string => `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":false${status}}}`;
+  assert.deepEqual(admissionOutcome(ok, review(',"status":{"code":500,"message":"boom"}')), { kind: "status", status: 500 });
+  assert.deepEqual(admissionOutcome(ok, review(',"status":{"code":400,"message":"bad"}')), ok);
+  assert.deepEqual(admissionOutcome(ok, review("")), ok);
+  assert.deepEqual(admissionOutcome(ok, '{"error":{"code":"x"}}'), ok);
+  assert.deepEqual(admissionOutcome({ kind: "status", status: 404 }, review(',"status":{"code":500}')), { kind: "status", status: 404 });
 });

@@ -90,6 +90,20 @@ export function refusedUnread(request: Pick<FuzzRequest, "method" | "oversized" 
   return unread ? { kind: "closed", reason: outcome.reason } : outcome;
 }
 
+/** An AdmissionReview answer's own status code (`response.status.code`), in the start of an answer's text. */
+const ADMISSION_CODE = /"kind":"AdmissionReview".*?"response":\{.*?"status":\{"code":(\d{3})/s;
+
+/**
+ * An admission answer is HTTP 200 whatever it says; the code inside it is what the API
+ * server passes on to whoever wrote the object. A 5xx there is a failure of the webhook
+ * (the relay's or the Worker's), counted as a 5xx of the surface.
+ */
+export function admissionOutcome(outcome: Outcome, text: string): Outcome {
+  if (outcome.kind !== "status" || outcome.status !== 200) return outcome;
+  const code = Number(ADMISSION_CODE.exec(text)?.[1] ?? 0);
+  return code >= 500 && code !== 501 ? { kind: "status", status: code } : outcome;
+}
+
 /** The sums over every surface. */
 export interface Totals {
   readonly tried: number;

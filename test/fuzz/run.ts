@@ -1,8 +1,11 @@
 /**
- * The bad-input suite (`npm run fuzz`): starts the local stack with no workload, feeds
- * every HTTP surface generated invalid requests, and counts per surface what was tried,
- * answered 2xx/3xx, 4xx and 5xx, how often the surface crashed (a reset, a hang, a
- * process error, a failed health check) and how many cluster objects changed.
+ * The bad-input suite (`npm run fuzz`): starts the local stack, gives it a workload of
+ * every controller family (the chaos suite's: Sedna jobs and a service, NerveX jobs,
+ * gangs, pods on autonomous edge nodes) and waits for it to converge and hold still;
+ * then feeds every HTTP surface generated invalid requests, and malformed HTTP framing
+ * over raw sockets, and counts per surface what was tried, answered 2xx/3xx, 4xx and 5xx,
+ * how often the surface crashed (a reset, a hang, a process error, a failed health check)
+ * and how many cluster objects changed: the workload's objects compared before and after.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,11 +14,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { stopOnSignal } from "../../cli/signals.ts";
 import { startStack, type Stack } from "../../scripts/lib/stack.ts";
-import { emptyTally, exitCode, formatTable, note, record, refusedUnread, summaryLine, totals, type Tally } from "./counting.ts";
+import { seededRandom } from "../../sim/faults/random.ts";
+import { NAMESPACE, NODES, Workload } from "../chaos/workload.ts";
+import { admissionOutcome, emptyTally, exitCode, formatTable, note, record, refusedUnread, summaryLine, totals, type Tally } from "./counting.ts";
 import type { FuzzRequest } from "./generators.ts";
 import { requestSender, sendRaw, type Endpoint } from "./send.ts";
 import { diffSnapshots, snapshotCluster, type ClusterSnapshot } from "./snapshot.ts";
 import { surfaces, type Surface, type SurfaceTarget } from "./surfaces.ts";
+import type { FramingCase } from "./framing.ts";
+import { framingSurfaces, smuggledControl, type FramingSurface } from "./framing-surfaces.ts";
+import { framingOutcome, sendBytes } from "./raw.ts";
 
 /** What a run takes. */
 export interface FuzzOptions {
@@ -33,6 +41,9 @@ export interface FuzzOptions {
   readonly verbose?: boolean;
 }
 
+/** A NerveX coordinator of the workload (test/chaos/workload.ts names its jobs nx-0, nx-1...). */
+const WORKLOAD_COORDINATOR = "nx-0-coordinator";
+
 /** How often (requests) a surface's health is checked while it is fed. */
 const HEALTH_EVERY = 25;
 /** How long the cluster must stay still before the suite starts, and the most it waits for that. */
@@ -49,7 +60,8 @@ export async function runFuzz(options: FuzzOptions): Promise<number> {
   options.progress(`fuzz: starting the local stack (seed ${options.seed}, ${options.runs} requests per surface)`);
   let stack: Stack | undefined;
   try {
-    stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), progress: (step) => options.progress(`  ${step}`) });
+    // guardFraming: the Worker as npm start serves it, behind the Node front that refuses malformed framing (ADR 0033).
+    stack = await startStack({ kubeconfigPath: join(dir, "kubeconfig"), persistDir: join(dir, "do"), nodes: [...NODES], nodeGpus: 0, guardFraming: true, progress: (step) => options.progress(`  ${step}`) });
     const started = stack;
     // Interrupted (Ctrl-C): stop workerd, the relay and the sim, and remove the folder.
     stopOnSignal(
@@ -59,6 +71,8 @@ export async function runFuzz(options: FuzzOptions): Promise<number> {
       },
       (signal) => options.progress(`fuzz: ${signal}: stopping the stack`),
     );
+    options.progress("fuzz: creating the workload (6 FederatedLearningJobs, a JointInferenceService, 3 NerveXJobs, a gang, 2 autonomous edge pods) and waiting for it to converge");
+    await new Workload(stack.sim.cluster, seededRandom(options.seed)).create();
     return await feed(stack, options);
   } finally {
     await stack?.stop();
@@ -91,8 +105,12 @@ async function feed(stack: Stack, options: FuzzOptions): Promise<number> {
     sim: { origin: stack.sim.url },
   };
   const nodeName = (await stack.sim.cluster.list({ apiVersion: "v1", kind: "Node" })).items[0]?.metadata.name ?? "sim-node-1";
-  const all = surfaces({ manifest: stack.relay.engine.manifest, now: new Date().toISOString(), nodeName }).filter((s) => options.only.length === 0 || options.only.some((word) => s.name.includes(word)));
-  if (all.length === 0) throw new Error(`no surface matches ${options.only.join(", ")}`);
+  const chosen = (name: string): boolean => options.only.length === 0 || options.only.some((word) => name.includes(word));
+  const manifest = stack.relay.engine.manifest;
+  const all = surfaces({ manifest, now: new Date().toISOString(), nodeName }).filter((s) => chosen(s.name));
+  const hosts = Object.fromEntries(Object.entries(endpoints).flatMap(([target, endpoint]) => (endpoint ? [[target, new URL(endpoint.origin).host]] : [])));
+  const framing = framingSurfaces({ manifest, hosts, namespace: NAMESPACE, coordinator: WORKLOAD_COORDINATOR }).filter((s) => chosen(s.name));
+  if (all.length === 0 && framing.length === 0) throw new Error(`no surface matches ${options.only.join(", ")}`);
   const sender = requestSender(stack.secret);
   const tallies: Tally[] = [];
   // The relay and the sim run in this process: an error escaping one of their handlers is a crash of the surface being fed.
@@ -106,8 +124,16 @@ async function feed(stack: Stack, options: FuzzOptions): Promise<number> {
   process.on("uncaughtException", onCrash);
   process.on("unhandledRejection", onCrash);
   try {
+    const beforeControls = snapshotCluster(stack.sim.cluster);
+    const acted = await controls(framing, endpoints, options.progress);
     options.progress("fuzz: waiting for the cluster to hold still");
     let before = await quiet(stack, options.progress);
+    if (acted > 0) {
+      // The comparison that counts 'changed' must see what the controls did, or a zero would measure nothing.
+      const seen = diffSnapshots(beforeControls, before);
+      options.progress(`fuzz: the ${acted} controls changed ${seen.length} objects, as the comparison sees them: ${seen.slice(0, 4).map((c) => `${c.how} ${c.key}`).join(", ")}${seen.length > 4 ? ", ..." : ""}`);
+      if (seen.length === 0) throw new Error("the controls were acted on but the cluster comparison saw no change: 'changed' would measure nothing");
+    }
     for (const [index, surface] of all.entries()) {
       const tally = emptyTally(surface.name);
       tallies.push(tally);
@@ -122,12 +148,20 @@ async function feed(stack: Stack, options: FuzzOptions): Promise<number> {
       const trace = options.verbose ? options.progress : undefined;
       await feedSurface(surface, endpoint, sender, tally, requests, () => healthy(endpoints), trace);
       await sleep(SETTLE_MS);
-      const after = snapshotCluster(stack.sim.cluster);
-      const changes = diffSnapshots(before, after);
-      tally.changed += changes.length;
-      for (const change of changes) note(tally, `changed: ${change.how} ${change.key}`);
-      before = after;
-      options.progress(`fuzz: ${surface.name}: ${tally.tried} tried, ${tally.ok} 2xx/3xx, ${tally.client} 4xx, ${tally.closed} closed, ${tally.notImplemented} 501, ${tally.server} 5xx, ${tally.crashes} crashes, ${tally.changed} changed (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      before = countChanges(tally, before, stack);
+      options.progress(progressLine(tally, started));
+    }
+    for (const surface of framing) {
+      const tally = emptyTally(surface.name);
+      tallies.push(tally);
+      current = tally;
+      const endpoint = endpoints[surface.target];
+      if (!endpoint) continue;
+      const started = performance.now();
+      await feedFraming(surface.cases(options.runs, options.seed), endpoint, tally, () => healthy(endpoints), options.verbose ? options.progress : undefined);
+      await sleep(SETTLE_MS);
+      before = countChanges(tally, before, stack);
+      options.progress(progressLine(tally, started));
     }
     current = undefined;
     await lateChanges(stack, before, tallies, options);
@@ -146,14 +180,64 @@ async function feed(stack: Stack, options: FuzzOptions): Promise<number> {
   return exitCode(sum);
 }
 
+/** Counts what changed in the cluster since `before` against `tally`; the snapshot now. */
+function countChanges(tally: Tally, before: ClusterSnapshot, stack: Stack): ClusterSnapshot {
+  const after = snapshotCluster(stack.sim.cluster);
+  const changes = diffSnapshots(before, after);
+  tally.changed += changes.length;
+  for (const change of changes) note(tally, `changed: ${change.how} ${change.key}`);
+  return after;
+}
+
+function progressLine(tally: Tally, started: number): string {
+  return `fuzz: ${tally.surface}: ${tally.tried} tried, ${tally.ok} 2xx/3xx, ${tally.client} 4xx, ${tally.closed} closed, ${tally.notImplemented} 501, ${tally.server} 5xx, ${tally.crashes} crashes, ${tally.changed} changed (${((performance.now() - started) / 1000).toFixed(1)} s)`;
+}
+
+/**
+ * Sends each framing surface's smuggled request on its own, before the cluster is
+ * remembered: it must be acted on (2xx), or finding nothing smuggled would prove
+ * nothing. A control that fails is said, not fatal (that surface's smuggling is then
+ * unmeasured). Resolves with how many were acted on.
+ */
+async function controls(framing: readonly FramingSurface[], endpoints: Record<SurfaceTarget, Endpoint | undefined>, progress: (line: string) => void): Promise<number> {
+  let acted = 0;
+  for (const surface of framing) {
+    const endpoint = endpoints[surface.target];
+    if (!endpoint || !surface.control.changes) continue;
+    const answer = await sendBytes(endpoint, surface.control.bytes);
+    const worked = smuggledControl(answer.statuses);
+    if (worked) acted += 1;
+    progress(`fuzz: ${surface.name}: the request a wrong framing would smuggle, sent on its own: ${answer.statuses.join(", ") || answer.ended}${worked ? " (acted on: smuggling it would show as a change)" : ` — NOT acted on, smuggling is not measured here: ${answer.text.slice(0, 200)}`}`);
+  }
+  return acted;
+}
+
+/** Sends each malformed framing case on its own connection, checking health every `HEALTH_EVERY`; a surface found down stops being fed. */
+async function feedFraming(cases: readonly FramingCase[], endpoint: Endpoint, tally: Tally, health: () => Promise<string | undefined>, trace: ((line: string) => void) | undefined): Promise<void> {
+  for (const [index, framing] of cases.entries()) {
+    const answer = await sendBytes(endpoint, framing.bytes);
+    const outcome = framingOutcome(answer, framing.mayWait === true);
+    trace?.(`  ${tally.surface} #${index}: ${framing.label} [${framing.bytes.byteLength} B] -> ${answer.statuses.join(",") || answer.ended}`);
+    record(tally, outcome, () => `${framing.label} -> ${answer.statuses.join(", ") || answer.ended}: ${answer.text.slice(0, 160).replace(/\r?\n/g, " | ")}`);
+    if ((index + 1) % HEALTH_EVERY === 0 || index === cases.length - 1) {
+      const down = await health();
+      if (down !== undefined) {
+        tally.crashes += 1;
+        note(tally, `health check failed after ${framing.label}: ${down}`);
+        return;
+      }
+    }
+  }
+}
+
 /** Sends `requests`, checking health every `HEALTH_EVERY`; a surface found down stops being fed. */
 async function feedSurface(surface: Surface, endpoint: Endpoint, sender: ReturnType<typeof requestSender>, tally: Tally, requests: readonly FuzzRequest[], health: () => Promise<string | undefined>, trace: ((line: string) => void) | undefined): Promise<void> {
   for (const [index, request] of requests.entries()) {
     trace?.(`  ${surface.name} #${index}: ${request.method} ${request.target.slice(0, 80)} [${request.signing}, ${request.contentType ?? "-"}, ${request.body.byteLength} B] ${request.label.slice(0, 100)}`);
     for (const answer of await sender.send(endpoint, request)) {
-      const outcome = refusedUnread(request, answer.outcome, surface.target === "worker");
+      const outcome = admissionOutcome(refusedUnread(request, answer.outcome, surface.target === "worker"), answer.text);
       trace?.(`    -> ${outcome.kind === "status" ? outcome.status : `${outcome.kind} ${outcome.reason}`} ${answer.text.slice(0, 160)}`);
-      record(tally, outcome, () => `${request.method} ${request.target.slice(0, 80)} [${request.signing}, ${request.contentType ?? "no content-type"}] ${request.label} -> ${answer.text.slice(0, 160)}`);
+      record(tally, outcome, () => `${request.method} ${request.target.slice(0, 80)} [${request.signing}, ${request.contentType ?? "no content-type"}] ${request.label} -> ${answerGist(answer.text)}`);
     }
     if ((index + 1) % HEALTH_EVERY === 0 || index === requests.length - 1) {
       const down = await health();
@@ -164,6 +248,12 @@ async function feedSurface(surface: Surface, endpoint: Endpoint, sender: ReturnT
       }
     }
   }
+}
+
+/** The start of an answer, or of an AdmissionReview's own status (what says why). */
+function answerGist(text: string): string {
+  const status = text.indexOf('"status":{"code"');
+  return (status >= 0 ? text.slice(status) : text).slice(0, 160);
 }
 
 /** Every surface's health: undefined when all answer, else which did not. */

@@ -7,9 +7,9 @@
  * renews every few seconds), and a Node's heartbeat (`lastHeartbeatTime` of its
  * conditions, renewed every 10 s by the sim's kubelet). An object whose resourceVersion
  * moved but whose fingerprint (without resourceVersion, managedFields and heartbeats) did
- * not counts as unchanged: that is a heartbeat. The stack runs with no workload, so no
- * controller has a parent to reconcile, and anything else that moves was moved by the
- * suite's input.
+ * not counts as unchanged: that is a heartbeat. The stack runs a workload of every
+ * controller family, converged and held still before the suite starts (its controllers
+ * have nothing left to do), so anything else that moves was moved by the suite's input.
  */
 import { createHash } from "node:crypto";
 import type { KubeObject } from "../../protocol/index.ts";

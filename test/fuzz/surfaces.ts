@@ -11,6 +11,7 @@ import {
   badBody,
   METHODS,
   contentType,
+  deepText,
   garbage,
   hostileObject,
   jsonBytes,
@@ -125,6 +126,25 @@ function admissionReview(context: SurfaceContext, worker: boolean): Json {
 
 const ADMISSION_SLOTS: Step[][] = [["request", "object"], ["request", "oldObject"]];
 
+/**
+ * Valid envelopes with a value nested 1,000 to 200,000 deep inside the object under
+ * review (its `spec`), where a reader that walks the object recurses: issue 28 found a
+ * 100,000-deep admission body overflowing the relay's stack, which bodies deep at their
+ * top level (refused by the envelope's schema first) never reached.
+ */
+function deepInEnvelope(method: string, target: string, envelope: Json, signed: boolean): fc.Arbitrary<FuzzRequest> {
+  const marker = "__fuzz_deep__";
+  const text = JSON.stringify(setAt(envelope, ["request", "object", "spec"], marker));
+  return fc.tuple(fc.integer({ min: 1_000, max: 200_000 }), fc.boolean(), signed ? signing : fc.constant<Signing>("none")).map(([depth, objects, sign]) => ({
+    label: `${depth} ${objects ? "objects" : "arrays"} deep at request.object.spec`,
+    method,
+    target,
+    contentType: "application/json",
+    body: new TextEncoder().encode(text.replace(JSON.stringify(marker), deepText(depth, objects))),
+    signing: sign,
+  }));
+}
+
 /** A body a controller's API would parse: hostile objects and wrong types as JSON text. */
 const apiBodyText: fc.Arbitrary<string> = fc.oneof(
   hostileObject.map((o) => JSON.stringify(o)),
@@ -179,7 +199,7 @@ function workerSurfaces(context: SurfaceContext): Surface[] {
   const unknownNames = (route: string): fc.Arbitrary<FuzzRequest> => bodies("POST", `/v1/${route}/no-such-controller`, {}, [], RELAY_LIMIT, true);
   add("worker POST /v1/reconcile/*", [...reconcile.map((r) => bodies("POST", r.target, r.template, r.slots, RELAY_LIMIT, true)), unknownNames("reconcile"), ...(events[0] ? [bodies("POST", `/v1/reconcile/${events[0].target.split("/").pop() ?? ""}`, reconcile[0]?.template ?? {}, [], RELAY_LIMIT, true)] : [])]);
   add("worker POST /v1/events/*", [...events.map((e) => bodies("POST", e.target, e.template, e.slots, RELAY_LIMIT, true)), unknownNames("events")]);
-  add("worker POST /v1/admission/*", [...hooks.map((h) => bodies("POST", `/v1/admission/${h}`, admissionReview(context, true), ADMISSION_SLOTS, RELAY_LIMIT, true)), unknownNames("admission")]);
+  add("worker POST /v1/admission/*", [...hooks.map((h) => bodies("POST", `/v1/admission/${h}`, admissionReview(context, true), ADMISSION_SLOTS, RELAY_LIMIT, true)), ...hooks.map((h) => deepInEnvelope("POST", `/v1/admission/${h}`, admissionReview(context, true), true)), unknownNames("admission")]);
   add("worker POST /v1/api/*", [...workerApiRequests(context), unknownNames("api")]);
   add("worker POST /v1/claims/release", [bodies("POST", "/v1/claims/release", { claims: [{ namespace: "fuzz", key: "api/fuzz/absent" }], now: context.now }, [], RELAY_LIMIT, true)]);
   const badQuery = fc.tuple(fc.constantFrom("-1", "abc", "1.5", "", "0x10", "1e3", "9".repeat(400), "00", "%ZZ"), fc.constantFrom("61", "-1", "abc", "1.5", "Infinity", "", "1e9", "0", "NaN"));
@@ -201,6 +221,7 @@ function frontSurfaces(context: SurfaceContext): Surface[] {
       target: "front",
       requests: fc.oneof(
         { weight: 6, arbitrary: fc.oneof(...hooks.map((h) => bodies("POST", `/admission/${h}`, admissionReview(context, false), ADMISSION_SLOTS, RELAY_LIMIT, false))) },
+        { weight: 1, arbitrary: fc.oneof(...hooks.map((h) => deepInEnvelope("POST", `/admission/${h}`, admissionReview(context, false), false))) },
         { weight: 1, arbitrary: bodies("POST", "/admission/no-such-webhook", admissionReview(context, false), ADMISSION_SLOTS, RELAY_LIMIT, false) },
         { weight: 1, arbitrary: wrongRoutes(known, false, RELAY_LIMIT) },
         { weight: 1, arbitrary: wrongMethods(known, "POST", false) },

@@ -75,3 +75,32 @@ test("a group is bound whole, shows as running, and at its deadline the alarm pu
   assert.deepEqual(root.target, { apiVersion: "batch/v1", kind: "Job", namespace: "default", name: "pair-job", uid: "uid-job" });
   assert.equal(deleted.filter((a) => a.type === "delete").length, 1, "one delete for the Job both pods belong to");
 });
+
+/** Pod `name` of group `lost` (two pods of 1 cpu), bound to `nodeName` when given. */
+function lostMember(name: string, created: string, nodeName?: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default", uid: `uid-lost-${name}`, creationTimestamp: created, labels: { "fluxnetes.group-name": "lost", "fluxnetes.group-size": "2" } },
+    spec: { schedulerName: "fluxnetes", ...(nodeName === undefined ? {} : { nodeName }), containers: [{ name: "c", image: "busybox", resources: { requests: { cpu: "1" } } }] },
+    status: { phase: nodeName === undefined ? "Pending" : "Running" },
+  } as KubeObject;
+}
+
+test("binds the API server lost (pods seen bound, then unbound in a relist) are warned about and sent again to the nodes the group holds", async () => {
+  const queue = await worker.durableObject(GANG_QUEUE, GANG_QUEUE_OBJECT_NAME);
+  const now = new Date();
+  const created = new Date(now.getTime() - 1000).toISOString();
+  const at = (ms: number): string => new Date(now.getTime() + ms).toISOString();
+  const nodes = [node("n1"), node("n2")];
+  const batch = (type: "ADDED" | "MODIFIED", objects: KubeObject[], ms: number): EventBatch => ({ controller: "gang", relist: type === "ADDED", partialList: false, events: objects.map((object) => ({ type, kind: object.kind === "Node" ? "Node.v1" : "Pod.v1", object, initial: type === "ADDED" })), now: at(ms) });
+  const placed = new Map((await queue.apply(batch("ADDED", [...nodes, lostMember("x", created), lostMember("y", created)], 0))).actions.flatMap((a) => (a.type === "bind" ? [[a.pod.name, a.node] as const] : [])));
+  assert.deepEqual([...placed.keys()].sort(), ["x", "y"]);
+  const x = lostMember("x", created, placed.get("x"));
+  await queue.apply(batch("MODIFIED", [x, lostMember("y", created, placed.get("y"))], 100));
+  // The API server comes back without y's bind: the relist shows it unbound.
+  const plan = await queue.apply(batch("ADDED", [...nodes, x, lostMember("y", created)], 200));
+  const lost = plan.actions.filter((a) => a.type === "event" && a.reason === "BindLost");
+  assert.deepEqual(lost.map((a) => (a.type === "event" ? [a.eventType, a.target.name] : [])), [["Warning", "y"]]);
+  assert.deepEqual(plan.actions.flatMap((a) => (a.type === "bind" ? [`${a.pod.name}→${a.node}`] : [])), [`y→${placed.get("y") ?? ""}`]);
+});

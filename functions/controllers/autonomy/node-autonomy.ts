@@ -45,7 +45,7 @@ export function autonomyOf(node: KubeObject): NodeAutonomy {
   if (duration !== undefined) {
     const parsed = parseGoDuration(duration);
     if (!parsed.ok) return { kind: "invalid", value: duration, error: `${AUTONOMY_DURATION}: ${parsed.error}` };
-    return { kind: "on", seconds: tolerationSecondsOf(parsed.ms), source: "duration" };
+    return { kind: "on", seconds: tolerationSecondsOf(parsed.nanoseconds), source: "duration" };
   }
   if (annotations[AUTONOMY_BETA] === "true" || annotations[POD_BINDING] === "true") return { kind: "on", seconds: undefined, source: "deprecated" };
   return { kind: "off" };

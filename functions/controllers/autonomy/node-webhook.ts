@@ -10,11 +10,14 @@
  * value from before the webhook (or was written while it was away) must stay updatable,
  * by the kubelet and the node lifecycle (taints, labels) included. Its bad value is
  * treated as "not autonomous" and reported by the controller's
- * `InvalidAutonomyDuration` Event. failurePolicy Fail: a bad value must not get in.
+ * `InvalidAutonomyDuration` Event. failurePolicy Fail: a bad value must not get in; but
+ * node-lifecycle's own writes are never reviewed (`exemptUsers`): its `unreachable` taints
+ * must land while the Worker (or the relay) is away, and they never carry a new duration.
  */
 import type { AdmissionRequest, AdmissionResponse, KubeObject } from "../../../protocol/index.ts";
 import type { Webhook, WebhookDeclaration } from "../../kit/controller.ts";
 import { allow, deny } from "../../kit/admission.ts";
+import { NODE_LIFECYCLE_USERS } from "../../../protocol/kube/controller-users.ts";
 import { AUTONOMY_CONDITION, AUTONOMY_DURATION, EDGE_WORKER } from "./names.ts";
 import { cacheFailed, cacheMessage, durationError } from "./node-autonomy.ts";
 
@@ -26,6 +29,8 @@ export const nodeWebhookSpec: WebhookDeclaration = {
   failurePolicy: "Fail",
   timeoutSeconds: 3,
   objectSelector: { matchLabels: { [EDGE_WORKER]: "true" } },
+  // node-lifecycle's taints never carry a new autonomy-duration, and must land while the Worker is away (fail closed blocked them 55 s).
+  exemptUsers: [...NODE_LIFECYCLE_USERS],
   related: [],
 };
 

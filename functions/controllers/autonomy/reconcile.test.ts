@@ -134,6 +134,16 @@ test("a bad duration: not autonomous, one Warning Event per node and value", () 
   assert.ok(event?.claim?.key.includes("uid-edge-1"));
 });
 
+test("a duration Go refuses as out of range (issue 28): no pod gets a tolerationSeconds from it, and a Warning Event names the annotation", () => {
+  for (const value of ["9999999h", "99999999999999999999h"]) {
+    const decision = reconcileNode(request(edge({ annotations: { [D]: value } }), [pod("web")]));
+    assert.deepEqual(actionsOf(decision, "patch"), [], `${value}: the defaults stay`);
+    const [event] = actionsOf(decision, "event");
+    assert.equal(event?.reason, "InvalidAutonomyDuration", value);
+    assert.ok(event?.message.startsWith(`${D}: `) && event.message.includes("out of range"), event?.message);
+  }
+});
+
 test("the cache failing and back: one Event per transition, told only once the node's marker is written", () => {
   const failing = withAutonomy(edge(), "Unknown", "2026-01-01T00:05:00Z");
   const failed = reconcileNode(request(failing));

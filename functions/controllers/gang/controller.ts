@@ -4,6 +4,9 @@ import type { EventsController } from "../../kit/controller.ts";
 import { gangsApi } from "./api/gangs.ts";
 import { podGroupResource } from "./podgroup-crd.ts";
 
+/** The component the relay records its Events as (`relay/apply/applier.ts`): the Scheduled Events the queue watches for. */
+const RELAY_COMPONENT = "edgeloop-relay";
+
 /**
  * What a pass reads of a pod (`core/records.ts` parsePod: group labels and `spec.schedulingGroup`, scheduler, node,
  * priority, deadline, phase; `core/resources.ts` podRequests; `core/node-fit.ts`
@@ -54,6 +57,9 @@ const controller: EventsController = {
     // The PodGroups that declare groups: their size, timeout and status (the whole object is small).
     { apiVersion: "scheduling.x-k8s.io/v1alpha1", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
     { apiVersion: "scheduling.k8s.io/v1alpha2", kind: "PodGroup", resource: "podgroups", namespaced: true, mapping: { by: "self" } },
+    // The relay's own Scheduled Events (the record of each bind): a check after a group is seen bound records again
+    // those that never came (the relay killed between a plan's binds and their Events, an Event the API server lost).
+    { apiVersion: "v1", kind: "Event", resource: "events", namespaced: true, mapping: { by: "self" }, fieldSelector: `reason=Scheduled,reportingComponent=${RELAY_COMPONENT}`, fields: ["involvedObject.uid"] },
   ],
   permissions: [
     // A deadline's delete is of the group's root owner, read (`get`) up the controller ownerReferences from a pod:
@@ -66,6 +72,8 @@ const controller: EventsController = {
     // Read, and their status written back as their own controllers write it (ADR 0026).
     { group: "scheduling.x-k8s.io", resource: "podgroups", access: ["read", "status"] },
     { group: "scheduling.k8s.io", resource: "podgroups", access: ["read", "status"] },
+    // Only the relay's own Scheduled Events are watched (the field selector above).
+    { group: "", resource: "events", access: ["read"] },
   ],
   resources: [podGroupResource],
   apis: [gangsApi],

@@ -5,9 +5,8 @@
  * the Worker's Outbox through a table of its own first, in the same transaction that
  * fires the timers, so a failed append is sent again, never lost.
  */
-import { DurableObject } from "cloudflare:workers";
 import type { EventBatch, Plan } from "../../../protocol/index.ts";
-import type { StubAnswers } from "../../kit/durable-object.ts";
+import { ProbedDurableObject, type StubAnswers } from "../../kit/durable-object.ts";
 import { outboxOf } from "../../kit/outbox.ts";
 import type { GangRow } from "./api/schema.ts";
 import type { GANG_QUEUE, GangQueueContract } from "./bindings.ts";
@@ -21,7 +20,7 @@ const CONTROLLER = "gang";
 const OUTBOX_RETRY_MS = 5_000;
 
 /** The queue of gangs: one object for the cluster. */
-export class GangQueue extends DurableObject<Record<string, unknown>> implements GangQueueContract {
+export class GangQueue extends ProbedDurableObject implements GangQueueContract {
   readonly #logic: GangQueueLogic;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {

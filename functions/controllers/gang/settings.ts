@@ -14,13 +14,15 @@ import type { GangQueueOptions } from "./queue/index.ts";
  * group still short of pods gets a GangIncomplete Warning (0: never), the run time
  * assumed, for backfill only, of a group whose pods declare no activeDeadlineSeconds,
  * how long a group still arriving holds its place in the queue (0: it does not; ADR 0025),
- * and the `spec.schedulerName` of the pods this scheduler places (ADR 0026).
+ * the `spec.schedulerName` of the pods this scheduler places (ADR 0026), and after how
+ * long a started group's binds are checked (those not seen bound are sent again).
  */
 export const GANG_VAR_DEFAULTS = {
   EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS: 300,
   EDGELOOP_GANG_DEFAULT_DURATION_SECONDS: 3600,
   EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS: 30,
   EDGELOOP_GANG_SCHEDULER_NAME: SCHEDULER_NAME,
+  EDGELOOP_GANG_BIND_CHECK_SECONDS: 10,
 } as const;
 
 type SecondsVar = "EDGELOOP_GANG_ARRIVAL_TIMEOUT_SECONDS" | "EDGELOOP_GANG_DEFAULT_DURATION_SECONDS" | "EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS";
@@ -42,6 +44,13 @@ const GangVars = z.object({
     .string({ error: "EDGELOOP_GANG_SCHEDULER_NAME must be a scheduler name" })
     .refine((name) => isDns1123Subdomain(name).length === 0, "EDGELOOP_GANG_SCHEDULER_NAME must be a DNS subdomain (lower case letters, digits, '-' and '.'), as a pod's spec.schedulerName")
     .default(SCHEDULER_NAME),
+  // At least a second: the check repeats until every pod is seen bound, and 0 would spin the object's alarm.
+  EDGELOOP_GANG_BIND_CHECK_SECONDS: z.coerce
+    .number({ error: "EDGELOOP_GANG_BIND_CHECK_SECONDS must be a whole number of seconds" })
+    .int("EDGELOOP_GANG_BIND_CHECK_SECONDS must be a whole number of seconds")
+    .min(1, "EDGELOOP_GANG_BIND_CHECK_SECONDS must be 1 or more")
+    .max(3_600, "EDGELOOP_GANG_BIND_CHECK_SECONDS must be at most an hour (3600)")
+    .default(GANG_VAR_DEFAULTS.EDGELOOP_GANG_BIND_CHECK_SECONDS),
 });
 
 /** The queue's options from the Worker's environment; throws naming the variable that is wrong. */
@@ -54,5 +63,6 @@ export function gangSettings(env: Readonly<Record<string, unknown>>): GangQueueO
     defaultDurationSeconds: vars.EDGELOOP_GANG_DEFAULT_DURATION_SECONDS,
     arrivalWindowSeconds: vars.EDGELOOP_GANG_ARRIVAL_WINDOW_SECONDS,
     schedulerName: vars.EDGELOOP_GANG_SCHEDULER_NAME,
+    bindCheckSeconds: vars.EDGELOOP_GANG_BIND_CHECK_SECONDS,
   };
 }

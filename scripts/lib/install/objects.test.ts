@@ -6,9 +6,9 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { createRegistry } from "../../../functions/registry.ts";
-import type { Manifest } from "../../../protocol/index.ts";
+import { WebhookSpec, type Manifest } from "../../../protocol/index.ts";
 import { loadControllers } from "../controllers.ts";
-import { installObjects, LEADER_LABEL_ROLE, LEASE_NAME, relayAccessObjects, serviceHosts } from "./objects.ts";
+import { installObjects, LEADER_LABEL_ROLE, LEASE_NAME, relayAccessObjects, serviceHosts, webhookConfigurations } from "./objects.ts";
 import { LEADER_LABEL } from "../../../relay/ops/leader-label.ts";
 import { relayRules } from "./rbac.ts";
 import { parseCli } from "../../../cli/args.ts";
@@ -111,7 +111,7 @@ test("the install: webhook configurations point at the relay Service with the CA
   const tls = await selfSignedCertificate(serviceHosts("edge"));
   const objects = installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls, manifest, crds: [] });
   const kinds = objects.map((o) => o.kind);
-  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "MutatingWebhookConfiguration"]);
+  assert.deepEqual(kinds, ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "Secret", "Secret", "Service", "Deployment", "NetworkPolicy", "MutatingWebhookConfiguration"]);
   const hook = (objects.find((o) => o.kind === "MutatingWebhookConfiguration") as unknown as { webhooks: { clientConfig: { service: Record<string, unknown>; caBundle: string }; failurePolicy: string }[] }).webhooks[0];
   assert.deepEqual(hook?.clientConfig.service, { namespace: "edge", name: "edgeloop-relay", path: "/admission/job-defaults", port: 443 });
   assert.equal(Buffer.from(hook?.clientConfig.caBundle ?? "", "base64").toString(), tls.certPem);
@@ -230,4 +230,13 @@ test("an edge channel: the relay serves it on the pod IP at its port, the Deploy
   // A channel on one of the relay's own ports is refused.
   const clashing: Manifest = { version: "v1", controllers: [{ ...manifest.controllers[1]!, channels: [{ ...edge, port: 8080 }] }] };
   assert.throws(() => installObjects({ workerUrl: "https://w.example", namespace: "edge", image: "relay:1", replicas: 2, secret: "0123456789abcdef", tls: { certPem: "c", keyPem: "k" }, manifest: clashing, crds: [] }), /clashes with the relay's own port api/);
+});
+
+test("a webhook's exempt users become a matchCondition: kube-apiserver never calls it for them (issue 28, finding 7a)", () => {
+  const exempt = WebhookSpec.parse({ name: "nodes", type: "validating", rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"] }], failurePolicy: "Fail", exemptUsers: ["system:serviceaccount:kube-system:node-controller", "system:kube-controller-manager"] });
+  const plain = WebhookSpec.parse({ ...exempt, name: "plain", exemptUsers: undefined });
+  const [validating] = webhookConfigurations([exempt, plain], () => ({ url: "https://127.0.0.1:1/" }), "ca");
+  const [first, second] = (validating as unknown as { webhooks: { matchConditions?: unknown }[] }).webhooks;
+  assert.deepEqual(first?.matchConditions, [{ name: "not-exempt-user", expression: "!(request.userInfo.username in ['system:serviceaccount:kube-system:node-controller', 'system:kube-controller-manager'])" }]);
+  assert.equal(second?.matchConditions, undefined);
 });

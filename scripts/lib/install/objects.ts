@@ -3,11 +3,13 @@
  * Namespace, ServiceAccount, ClusterRole/Binding, the leader-election and leader-label
  * Roles/Bindings, the HMAC and TLS Secrets, the relay Deployment (2 replicas) and Service,
  * the edge channels' ports, their Service (the leader's pod only) and the Services their
- * peers dial, the webhook configurations (caBundle set), and the CRDs.
+ * peers dial, the webhook configurations (caBundle set), the CRDs, and the NetworkPolicy
+ * that lets only labelled namespaces call the APIs (`./network-policy.ts`).
  */
 import type { ChannelSpec, KubeObject, Manifest, WebhookSpec } from "../../../protocol/index.ts";
 import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
 import { LEADER_LABEL } from "../../../relay/ops/leader-label.ts";
+import { relayIngressPolicy } from "./network-policy.ts";
 import { relayRules } from "./rbac.ts";
 import type { TlsPair } from "./tls.ts";
 
@@ -24,6 +26,8 @@ export interface InstallOptions {
   readonly crds: readonly KubeObject[];
   /** The cluster's DNS domain, for the Services that point at the relay's (default `cluster.local`). */
   readonly clusterDomain?: string;
+  /** The API server's CIDRs: with them, the front admits only those and the API clients' namespaces (`./network-policy.ts`). */
+  readonly frontFrom?: readonly string[];
 }
 
 export const NAME = "edgeloop-relay";
@@ -175,6 +179,17 @@ function namespaceSelectorOf(hook: WebhookSpec, relayNamespace: string | undefin
   return Object.keys(selector).length ? { namespaceSelector: selector } : {};
 }
 
+/** A CEL string literal (single-quoted): backslashes and quotes escaped. */
+function celString(value: string): string {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+
+/** The webhook's `exemptUsers` as a matchCondition (GA since Kubernetes 1.30): kube-apiserver does not call it for them, up or down. */
+function matchConditionsOf(hook: WebhookSpec): Record<string, unknown> {
+  if (!hook.exemptUsers) return {};
+  return { matchConditions: [{ name: "not-exempt-user", expression: `!(request.userInfo.username in [${hook.exemptUsers.map(celString).join(", ")}])` }] };
+}
+
 /** The mutating and validating configurations of `hooks` (none when there are none). */
 export function webhookConfigurations(hooks: readonly WebhookSpec[], clientConfig: ClientConfig, caPem: string, relayNamespace?: string): KubeObject[] {
   return (["mutating", "validating"] as const)
@@ -199,6 +214,7 @@ function webhookConfiguration(type: "mutating" | "validating", hooks: readonly W
       admissionReviewVersions: ["v1"],
       ...(hook.objectSelector ? { objectSelector: hook.objectSelector } : {}),
       ...namespaceSelectorOf(hook, relayNamespace),
+      ...matchConditionsOf(hook),
     })),
   } as KubeObject;
 }
@@ -260,6 +276,7 @@ export function installObjects(options: InstallOptions): KubeObject[] {
     { apiVersion: "v1", kind: "Service", metadata: meta(NAME, ns), spec: { selector: { "app.kubernetes.io/name": NAME }, ports: [{ name: "https", port: 443, targetPort: FRONT_PORT }, { name: "http-api", port: API_PORT, targetPort: API_PORT }, { name: "metrics", port: OPS_PORT, targetPort: OPS_PORT }] } } as KubeObject,
     ...channelsService(channels, ns),
     deployment(options, channels),
+    relayIngressPolicy({ name: NAME, namespace: ns, labels: LABELS, podLabels: { "app.kubernetes.io/name": NAME }, apiPort: API_PORT, frontPort: FRONT_PORT, opsPort: OPS_PORT, channelPorts: channels.map((channel) => channel.port), ...(options.frontFrom ? { frontFrom: options.frontFrom } : {}) }),
     ...peerServices(channels, ns, options.clusterDomain ?? "cluster.local"),
     ...webhookConfigurations(hooks, (hook) => ({ service: { namespace: ns, name: NAME, path: `/admission/${hook.name}`, port: 443 } }), options.tls.caPem ?? options.tls.certPem, ns),
   ];

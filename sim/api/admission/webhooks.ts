@@ -27,6 +27,7 @@ interface AdmissionAttributes {
   readonly oldObject: KubeObject | null;
   readonly namespaceLabels: Readonly<Record<string, string>>;
   readonly dryRun: boolean;
+  readonly user: string | undefined;
 }
 
 /** Where a `service` clientConfig is reached from the sim (which has no cluster network). */
@@ -93,7 +94,7 @@ function reviewOf(a: AdmissionAttributes, uid: string): Obj {
       name: a.name,
       ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation,
-      userInfo: { username: "sim-admin", groups: ["system:masters", "system:authenticated"] },
+      userInfo: a.user ? { username: a.user, groups: ["system:authenticated"] } : { username: "sim-admin", groups: ["system:masters", "system:authenticated"] },
       object: a.object,
       oldObject: a.oldObject,
       dryRun: a.dryRun,
@@ -220,6 +221,7 @@ function attributes(write: Write, object: KubeObject | null): AdmissionAttribute
     oldObject: write.oldObject,
     namespaceLabels: namespace?.object.metadata.labels ?? {},
     dryRun: write.dryRun,
+    user: write.user,
   };
 }
 

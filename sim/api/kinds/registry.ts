@@ -61,6 +61,8 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = [
   builtinKind({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, generation: true }),
   builtinKind({ group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true, shortNames: ["hpa"], categories: ["all"], status: true, generation: true }),
   builtinKind({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true }),
+  // Stored, not enforced (the sim has no pod network): install-relay renders one (issue 28).
+  builtinKind({ group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", namespaced: true, shortNames: ["netpol"], generation: true }),
   PRIORITY_CLASS,
   WORKLOAD,
   POD_GROUP,

@@ -40,8 +40,10 @@ test("GET /v1/manifest: the same answer in process as from workerd", async () =>
   assert.deepEqual(fromProcess, fromWorkerd);
 });
 
-test("the health check answers in process", async () => {
+test("the health check answers in process, and the signed readiness call alike (the benches wait on /readyz)", async () => {
   assert.equal(await inProcess().healthy(), true);
+  const [fromWorkerd, fromProcess] = await Promise.all([viaWorkerd().readiness(), inProcess().readiness()]);
+  assert.deepEqual(fromProcess, fromWorkerd);
 });
 
 test("a snapshot of the mirror controller: the same plan in process as from workerd", async () => {

@@ -26,7 +26,8 @@ export function jobGroup(job: unknown, schedulerName?: string): JobGroup | undef
   const creationTimestamp = asString(dig(job, "metadata", "creationTimestamp"));
   const pod = { apiVersion: "v1", kind: "Pod", metadata: { namespace, name: `${name}-template`, uid: `template-${uid}`, labels, creationTimestamp }, spec: template["spec"], status: { phase: "Pending" } };
   const record = parsePod(pod, schedulerName);
-  if (!record.ours) return undefined;
+  // A template whose size label is refused announces nothing: its pods will be refused.
+  if (!record.ours || record.group.sizeRefused !== undefined) return undefined;
   const suspended = dig(job, "spec", "suspend") === true;
   const createdAt = record.createdAt === UNKNOWN_TIME ? 0 : record.createdAt;
   return { uid, key: record.group.key, announcement: suspended ? undefined : { key: record.group.key, size: record.group.size, template: record, createdAt } };

@@ -27,12 +27,14 @@ test("a pod's group: spec.schedulingGroup first, then the scheduler-plugins labe
   assert.equal(groupOf({ metadata: { name: "p", labels: { "scheduling.x-k8s.io/pod-group": "" } }, spec: { schedulingGroup: { podGroupName: "" } } }).declaredBy, undefined, "empty names declare nothing");
 });
 
-test("the PodGroup objects: minMember and scheduleTimeoutSeconds, gang.minCount, basic as a group of one, bad counts bounded", () => {
+test("the PodGroup objects: minMember and scheduleTimeoutSeconds, gang.minCount, basic as a group of one, counts above 10000 or not whole refused, naming the field", () => {
   assert.deepEqual(parseDeclaredGroup("scheduler-plugins", SP_GROUP), { api: "scheduler-plugins", namespace: "default", name: "pg1", key: "default/pg1", size: 3, scheduleTimeoutSeconds: 10 });
   assert.equal(parseDeclaredGroup("native", NATIVE_GROUP)?.size, 2);
   assert.equal(parseDeclaredGroup("native", { metadata: { name: "b" }, spec: { schedulingPolicy: { basic: {} } } })?.size, 1);
   assert.equal(parseDeclaredGroup("scheduler-plugins", { metadata: { name: "z" }, spec: { minMember: -4 } })?.size, 1);
-  assert.equal(parseDeclaredGroup("scheduler-plugins", { metadata: { name: "z" }, spec: { minMember: 1e9, scheduleTimeoutSeconds: 0 } })?.size, 10_000);
+  assert.deepEqual(parseDeclaredGroup("scheduler-plugins", { metadata: { name: "z" }, spec: { minMember: 1e6, scheduleTimeoutSeconds: 0 } })?.sizeRefused, "spec.minMember is 1000000: a group size is a whole number from 1 to 10000");
+  assert.deepEqual(parseDeclaredGroup("native", { metadata: { name: "z" }, spec: { schedulingPolicy: { gang: { minCount: 2.5 } } } })?.sizeRefused, "spec.schedulingPolicy.gang.minCount is 2.5: a group size is a whole number from 1 to 10000");
+  assert.equal(parseDeclaredGroup("scheduler-plugins", { metadata: { name: "z" }, spec: { minMember: 10_000 } })?.sizeRefused, undefined);
   assert.equal(parseDeclaredGroup("scheduler-plugins", { metadata: { name: "z" }, spec: { scheduleTimeoutSeconds: 0 } })?.scheduleTimeoutSeconds, undefined);
   assert.equal(parseDeclaredGroup("native", { metadata: {} }), undefined, "no name");
 });

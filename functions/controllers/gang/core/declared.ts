@@ -27,15 +27,23 @@ export interface DeclaredGroup {
   readonly size: number;
   /** scheduler-plugins' `spec.scheduleTimeoutSeconds`, when set and positive: the group's arrival timeout here. */
   readonly scheduleTimeoutSeconds: number | undefined;
+  /** Why its count is refused (naming the field): above MAX_GROUP_SIZE or not whole. Its pods are refused, never bound. */
+  readonly sizeRefused?: string;
 }
 
 /** The size of a group as its declaring object gives it, or undefined while that object is unknown. */
 export type GroupSizes = (group: GroupIdentity) => number | undefined;
 
-/** A count from an object: a whole number clamped to 1..MAX_GROUP_SIZE (absent, 0 or less: 1). */
-function count(value: unknown): number {
+/**
+ * A count from an object's `field`: absent, 0 or less, 1 (the CRDs refuse those below 1;
+ * upstream manifests that leave it out keep working); a whole number up to MAX_GROUP_SIZE
+ * as it is; anything else refused, naming the field, rather than clamped.
+ */
+function count(value: unknown, field: string): { readonly size: number; readonly sizeRefused?: string } {
   const n = asNumber(value);
-  return n === undefined || n < 1 ? 1 : Math.min(Math.trunc(n), MAX_GROUP_SIZE);
+  if (n === undefined || n < 1) return { size: 1 };
+  if (Number.isInteger(n) && n <= MAX_GROUP_SIZE) return { size: n };
+  return { size: 1, sizeRefused: `${field} is ${String(n)}: a group size is a whole number from 1 to ${MAX_GROUP_SIZE}` };
 }
 
 /** A PodGroup object of `api` as a record (undefined without a name). */
@@ -45,8 +53,8 @@ export function parseDeclaredGroup(api: DeclaringApi, object: unknown): Declared
   const namespace = asString(dig(object, "metadata", "namespace")) || "default";
   const timeout = api === "scheduler-plugins" ? asNumber(dig(object, "spec", "scheduleTimeoutSeconds")) : undefined;
   // A native PodGroup without a gang policy is `basic`: its pods are not held for each other.
-  const size = api === "scheduler-plugins" ? count(dig(object, "spec", "minMember")) : count(dig(object, "spec", "schedulingPolicy", "gang", "minCount"));
-  return { api, namespace, name, key: `${namespace}/${name}`, size, scheduleTimeoutSeconds: timeout !== undefined && timeout > 0 ? Math.trunc(timeout) : undefined };
+  const size = api === "scheduler-plugins" ? count(dig(object, "spec", "minMember"), "spec.minMember") : count(dig(object, "spec", "schedulingPolicy", "gang", "minCount"), "spec.schedulingPolicy.gang.minCount");
+  return { api, namespace, name, key: `${namespace}/${name}`, ...size, scheduleTimeoutSeconds: timeout !== undefined && timeout > 0 ? Math.trunc(timeout) : undefined };
 }
 
 /** The lookup key of a declaring object: its API and `namespace/name`. */
@@ -59,6 +67,16 @@ export function declaredSizes(groups: Iterable<DeclaredGroup>): GroupSizes {
   const byKey = new Map<string, number>();
   for (const group of groups) byKey.set(declaredKey(group.api, group.key), group.size);
   return (group) => (group.declaredBy === undefined ? group.size : byKey.get(declaredKey(group.declaredBy, group.key)));
+}
+
+/** Why a pod's declaring PodGroup is refused (`PodGroup <namespace>/<name>: <field> is ...`), by the pod's group; undefined when it is not. */
+export type GroupRefusals = (group: GroupIdentity) => string | undefined;
+
+/** The refusals of the declaring objects known. */
+export function declaredRefusals(groups: Iterable<DeclaredGroup>): GroupRefusals {
+  const byKey = new Map<string, string>();
+  for (const group of groups) if (group.sizeRefused !== undefined) byKey.set(declaredKey(group.api, group.key), `PodGroup ${group.key}: ${group.sizeRefused}`);
+  return (group) => (group.declaredBy === undefined ? undefined : byKey.get(declaredKey(group.declaredBy, group.key)));
 }
 
 /**

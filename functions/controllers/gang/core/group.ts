@@ -19,7 +19,7 @@ export type DeclaringApi = "scheduler-plugins" | "native";
 export const GROUP_NAME_LABEL = "fluxnetes.group-name";
 /** The label giving the group's size (default 1). */
 export const GROUP_SIZE_LABEL = "fluxnetes.group-size";
-/** The largest group size we accept; a larger label is clamped to it. */
+/** The largest group size we accept; a larger label is refused. */
 export const MAX_GROUP_SIZE = 10_000;
 
 /** A pod's group. */
@@ -36,13 +36,24 @@ export interface GroupIdentity {
   readonly size: number;
   /** Set when a PodGroup object declares the group (absent: the Fluxnetes labels do). */
   readonly declaredBy?: DeclaringApi;
+  /** Why the pod's size label is refused (naming the label): the pod joins no group and is never bound until it is fixed. */
+  readonly sizeRefused?: string;
 }
 
-/** The group size a label value gives: a positive decimal integer clamped to MAX_GROUP_SIZE; anything else (absent, 0, `-2`, `1.5`, `x`) is 1. */
-export function parseGroupSize(value: string | undefined): number {
-  if (value === undefined || !/^\+?\d{1,12}$/.test(value.trim())) return 1;
-  const size = Number(value.trim());
-  return size < 1 ? 1 : Math.min(size, MAX_GROUP_SIZE);
+/** What a size label gives: a size, or why it is refused. */
+export type GroupSizeLabel = { readonly size: number } | { readonly refused: string };
+
+/**
+ * The group size a label value gives: absent, 1 (upstream's default); a decimal whole
+ * number from 1 to MAX_GROUP_SIZE; anything else (empty, `0`, `-2`, `1.5`, `x`, `1000000`)
+ * is refused, as upstream's `strconv.ParseInt` refuses what is not a number, rather than
+ * taken for a group of 1 or a smaller group than asked.
+ */
+export function parseGroupSize(value: string | undefined): GroupSizeLabel {
+  if (value === undefined) return { size: 1 };
+  const size = /^\d{1,12}$/.test(value) ? Number(value) : 0;
+  if (size >= 1 && size <= MAX_GROUP_SIZE) return { size };
+  return { refused: `metadata.labels["${GROUP_SIZE_LABEL}"] is ${JSON.stringify(value)}: a group size is a whole number from 1 to ${MAX_GROUP_SIZE}` };
 }
 
 /** The group a pod belongs to. */
@@ -55,7 +66,8 @@ export function groupOf(pod: unknown): GroupIdentity {
   const podName = asString(dig(pod, "metadata", "name")) ?? "";
   const labelled = asString(dig(pod, "metadata", "labels", GROUP_NAME_LABEL));
   const name = labelled !== undefined && labelled !== "" ? labelled : `fluxnetes-group-${namespace}-${podName}`;
-  return { namespace, name, key: `${namespace}/${name}`, size: parseGroupSize(asString(dig(pod, "metadata", "labels", GROUP_SIZE_LABEL))) };
+  const size = parseGroupSize(asString(dig(pod, "metadata", "labels", GROUP_SIZE_LABEL)));
+  return "size" in size ? { namespace, name, key: `${namespace}/${name}`, size: size.size } : { namespace, name, key: `${namespace}/${name}`, size: 1, sizeRefused: size.refused };
 }
 
 /** A group a PodGroup object declares. */

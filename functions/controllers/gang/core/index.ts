@@ -52,8 +52,8 @@
  */
 export { backfill, type BackfillInput, type GroupStart, type Hold, type PassResult, type Reservation, type Waiting } from "./backfill.ts";
 export { candidatesFor, feasibility, type Candidates, type Feasibility } from "./feasible.ts";
-export { DECLARING_API_VERSIONS, declaredKey, declaredSizes, groupSize, parseDeclaredGroup, type DeclaredGroup, type GroupSizes } from "./declared.ts";
-export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, POD_GROUP_LABEL, SCHEDULER_NAME, groupOf, isOurs, parseGroupSize, type DeclaringApi, type GroupIdentity } from "./group.ts";
+export { DECLARING_API_VERSIONS, declaredKey, declaredRefusals, declaredSizes, groupSize, parseDeclaredGroup, type DeclaredGroup, type GroupRefusals, type GroupSizes } from "./declared.ts";
+export { GROUP_NAME_LABEL, GROUP_SIZE_LABEL, MAX_GROUP_SIZE, POD_GROUP_LABEL, SCHEDULER_NAME, groupOf, isOurs, parseGroupSize, type DeclaringApi, type GroupIdentity, type GroupSizeLabel } from "./group.ts";
 export { compileGroup, fitsEver, matchGroup, tryPlace, type MatchGroup, type MatchPod, type MatchResult } from "./matcher.ts";
 export { checkNode, nodeFacts, podConstraints, type Constraints, type FitFailure, type NodeFacts, type Taint, type Toleration } from "./node-fit.ts";
 export { schedulePass, type PassInput, type PassReport } from "./pass.ts";

@@ -76,7 +76,8 @@ export function awaitsScheduling(pod: PodRecord): boolean {
 export function gatherGroups(pods: readonly PodRecord[], options: GatherOptions = {}): { readonly complete: PendingGroup[]; readonly provisional: ProvisionalGroup[] } {
   const byGroup = new Map<string, Map<string, PodRecord>>();
   for (const pod of pods) {
-    if (!awaitsScheduling(pod) || options.exclude?.has(pod.group.key) === true || options.started?.pods.has(pod.uid) === true) continue;
+    // A pod whose size label is refused joins no group (the queue object reports it).
+    if (!awaitsScheduling(pod) || pod.group.sizeRefused !== undefined || options.exclude?.has(pod.group.key) === true || options.started?.pods.has(pod.uid) === true) continue;
     let members = byGroup.get(pod.group.key);
     if (members === undefined) byGroup.set(pod.group.key, (members = new Map()));
     members.set(pod.uid, pod);

@@ -177,3 +177,23 @@ test("a PodGroup made before its pods gives its group its place in the queue: it
   const late = gang.apply(batch([event("ADDED", spPod("first-1", "zz-first", { cpu: "1" }))], 5));
   assert.deepEqual(binds(late.actions), ["first-0→n1", "first-1→n1"]);
 });
+
+test("a PodGroup whose count is above 10000 is refused, not clamped: its pods FailedScheduling naming the field, a Warning on the PodGroup, a native one PodGroupScheduled False", () => {
+  const gang = scheduler();
+  const plan = gang.apply(list([rawNode("n1"), spGroup("huge", 1_000_000), spPod("h-0", "huge"), nativeGroup("vast", 20_000), nativePod("v-0", "vast")]));
+  assert.deepEqual(binds(plan.actions), []);
+  assert.deepEqual(events(plan.actions).sort(), ["Warning FailedScheduling h-0", "Warning FailedScheduling huge", "Warning FailedScheduling v-0", "Warning FailedScheduling vast"]);
+  const messages = plan.actions.flatMap((a) => (a.type === "event" ? [a.message] : [])).sort();
+  assert.deepEqual(messages, [
+    "PodGroup default/huge refused: spec.minMember is 1000000: a group size is a whole number from 1 to 10000; its pods are not scheduled",
+    "PodGroup default/vast refused: spec.schedulingPolicy.gang.minCount is 20000: a group size is a whole number from 1 to 10000; its pods are not scheduled",
+    "pod default/h-0 refused: PodGroup default/huge: spec.minMember is 1000000: a group size is a whole number from 1 to 10000",
+    "pod default/v-0 refused: PodGroup default/vast: spec.schedulingPolicy.gang.minCount is 20000: a group size is a whole number from 1 to 10000",
+  ]);
+  const [native] = podGroupStatuses(plan.actions).filter((s) => s.target.name === "vast");
+  const condition = (native?.status["conditions"] as { type: string; status: string; message: string }[] | undefined)?.[0];
+  assert.deepEqual([condition?.type, condition?.status, condition?.message], ["PodGroupScheduled", "False", "refused: spec.schedulingPolicy.gang.minCount is 20000: a group size is a whole number from 1 to 10000"]);
+  assert.deepEqual(events(gang.apply(batch([event("MODIFIED", rawNode("n1", { labels: { beat: "1" } }))], 1)).actions), [], "once");
+  // Fixed (the spec changed), the group is scheduled at its size.
+  assert.deepEqual(binds(gang.apply(batch([groupEvent("MODIFIED", spGroup("huge", 1))], 2)).actions), ["h-0→n1"]);
+});

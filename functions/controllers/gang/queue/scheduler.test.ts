@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
-import type { DeleteAction, StatusAction } from "../../../../protocol/plan.ts";
+import type { DeleteAction, EventAction, StatusAction } from "../../../../protocol/plan.ts";
 import { rawNode, rawPod, type PodOptions } from "../core/testing/build.ts";
 import { GangQueueLogic, type GangQueueOptions } from "./scheduler.ts";
-import { at, batch, binds, event, events, list, with_ } from "./testing/batches.ts";
+import { at, batch, binds, event, events, list, scheduled, with_ } from "./testing/batches.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 
 const OPTIONS: GangQueueOptions = { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 60, bindCheckSeconds: 10 };
@@ -122,9 +122,11 @@ test("a deadline deletes the group's Job once (root delete) and warns its pods",
   const solo = owned(rawPod("solo", { cpu: "1" }), "other");
   assert.deepEqual(binds(gang.apply(list([rawNode("n1"), ...pods, solo])).actions), ["j-0→n1", "j-1→n1", "solo→n1"]);
   const bound = [...pods, solo].map((pod) => event("MODIFIED", with_(pod, { spec: { nodeName: "n1" }, status: { phase: "Running" } })));
-  assert.deepEqual(gang.apply(batch(bound, 1)).actions, []);
+  assert.deepEqual(gang.apply(batch([...bound, ...[...pods, solo].map(scheduled)], 1)).actions, []);
   assert.equal(gang.nextWake(), at(10), "the bind check first");
   assert.deepEqual(gang.due(at(10)).actions, [], "every pod is seen bound: nothing is sent again");
+  assert.equal(gang.nextWake(), at(20), "then the check of their Scheduled Events");
+  assert.deepEqual(gang.due(at(20)).actions, []);
   assert.equal(gang.nextWake(), at(30));
   assert.deepEqual(gang.due(at(29)).actions, []);
   const plan = gang.due(at(30));
@@ -152,7 +154,7 @@ test("a bind the relay did not apply is sent again at the bind check, until the 
   assert.equal(gang.nextWake(), at(20), "checked again");
   gang.apply(batch([event("MODIFIED", with_(pods[1] as Record<string, unknown>, { spec: { nodeName: "n1" } }))], 15));
   assert.deepEqual(gang.due(at(20)).actions, []);
-  assert.equal(gang.nextWake(), undefined, "no check left once all are bound");
+  assert.equal(gang.nextWake(), at(30), "no bind check left once all are bound: the check of their Scheduled Events");
 });
 
 test("a running group's later pod (a Job's replacement, a pod beyond the size) is placed on its own and extends the group's allocation", () => {
@@ -237,4 +239,28 @@ test("batches of other schedulers' pods alone run no pass, yet what they take of
   const plan = gang.apply(batch([event("ADDED", member("a-0", "g", 2, { cpu: "3" })), event("ADDED", member("a-1", "g", 2, { cpu: "3" }))], 2));
   assert.deepEqual(binds(plan.actions), [], "2 CPUs left on each node: a group of two 3-CPU pods does not fit");
   assert.deepEqual(binds(gang.apply(batch([event("DELETED", other("web-0", "n1"))], 3)).actions), ["a-0→n1", "a-1→n1"], "web-0 gone: n1 has room");
+});
+
+test("a pod whose fluxnetes.group-size is not a size is refused: never bound, one FailedScheduling Warning naming the label, PodScheduled False; fixed, it joins its group", () => {
+  const gang = new GangQueueLogic(new SqliteSql(new DatabaseSync(":memory:")), { defaultDurationSeconds: 3600, arrivalTimeoutSeconds: 0 });
+  const huge = rawPod("huge-0", { group: "huge", cpu: "1" });
+  const bad = (pod: Record<string, unknown>, size: string): Record<string, unknown> => with_(pod, { metadata: { labels: { "fluxnetes.group-name": String((pod["metadata"] as { labels: Record<string, string> }).labels["fluxnetes.group-name"]), "fluxnetes.group-size": size } } });
+  const pods = [bad(huge, "1000000"), bad(rawPod("word-0", { group: "word", cpu: "1" }), "three")];
+  const plan = gang.apply(list([rawNode("n1"), ...pods]));
+  assert.deepEqual(binds(plan.actions), [], "neither is a group of 1, nor of 10000");
+  const warnings = plan.actions.filter((a): a is EventAction => a.type === "event");
+  assert.deepEqual(warnings.map((w) => `${w.eventType} ${w.reason} ${w.target.name}: ${w.message}`).sort(), [
+    'Warning FailedScheduling huge-0: pod default/huge-0 refused: metadata.labels["fluxnetes.group-size"] is "1000000": a group size is a whole number from 1 to 10000',
+    'Warning FailedScheduling word-0: pod default/word-0 refused: metadata.labels["fluxnetes.group-size"] is "three": a group size is a whole number from 1 to 10000',
+  ]);
+  const statuses = plan.actions.filter((a) => a.type === "status");
+  assert.equal(statuses.length, 2, "PodScheduled False/Unschedulable on each");
+  const rows = gang.groups(at(1)).map((r) => [r.group, r.state, r.present, r.size, r.waitingFor]);
+  assert.deepEqual(rows, [
+    ["huge", "rejected", 1, 0, 'pod huge-0 refused: metadata.labels["fluxnetes.group-size"] is "1000000": a group size is a whole number from 1 to 10000'],
+    ["word", "rejected", 1, 0, 'pod word-0 refused: metadata.labels["fluxnetes.group-size"] is "three": a group size is a whole number from 1 to 10000'],
+  ]);
+  assert.deepEqual(gang.apply(batch([event("MODIFIED", pods[0] ?? {})], 5)).actions, [], "reported once");
+  // The label fixed (labels are mutable): the pod is a group of 1 and is bound.
+  assert.deepEqual(binds(gang.apply(batch([event("MODIFIED", bad(huge, "1"))], 6)).actions), ["huge-0→n1"]);
 });

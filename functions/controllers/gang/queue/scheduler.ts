@@ -20,6 +20,7 @@ import {
   schedulePass,
   type Allocation,
   type ClusterView,
+  type GroupRefusals,
   type HeldUnbound,
   type PassReport,
   type PendingGroup,
@@ -101,12 +102,54 @@ export class GangQueueLogic {
     for (const event of inOrderSeen(batch)) this.#store_(event, now);
     if (store.listing() && !batch.partialList) store.endList();
     if (batch.partialList || store.listing() || !store.listed()) return { actions: [] };
+    const recorded = this.#recordMissing();
+    // Scheduled Events change nothing a pass reads: a batch of them alone runs none.
+    if (!batch.relist && batch.events.every((event) => event.kind.split(".")[0] === "Event")) return plan(recorded);
     // PodGroup statuses follow their pods (before a pass forgets a finished group's pods).
     const statuses = coschedulingStatusActions(store);
     // Other schedulers' pods only change what is free on their nodes: with no gang stored, a
     // pass (every stored pod loaded and parsed) would find nothing to do.
-    if (store.idle()) return plan(statuses);
-    return plan([...statuses, ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
+    if (store.idle()) return plan([...recorded, ...statuses]);
+    // Lost binds first: a group released so waits in the queue again, and this pass may place it whole.
+    return plan([...recorded, ...statuses, ...this.#mendLostBinds(now), ...this.#pass(now, batch.now), ...nativeStatusActions(store, batch.now)]);
+  }
+
+  /**
+   * Binds the API server acknowledged and then lost (it came back from a restart without
+   * them): pods of a started group the watch showed bound and now shows unbound (a bound
+   * pod's `spec.nodeName` never goes away otherwise), and any pod of an allocation stored
+   * unbound while its group has no bind check pending. Each gets a `BindLost` Warning, and
+   * its group the bind check's treatment at once ({@link #rebind}): sent again to the nodes
+   * its allocation holds while they still take them, else placed again, else released
+   * (none of its pods bound) or let go (the pods that fit nowhere), so the queue never
+   * shows a group running whole that is not.
+   */
+  #mendLostBinds(now: number): Action[] {
+    const seen = this.#store.takeLostBinds();
+    const unchecked = new Set(this.#store.groupsMaybeUnbound());
+    const actions: Action[] = [];
+    this.#dueView = undefined;
+    for (const key of [...new Set([...seen.keys(), ...unchecked])].sort()) {
+      const allocation = this.#store.allocation(key);
+      const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
+      const lost = (allocation?.pods ?? []).flatMap((held) => {
+        const pod = stored.get(held.uid);
+        const unbound = pod !== undefined && pod.nodeName === undefined && !pod.terminal && !pod.deleting;
+        return unbound && (unchecked.has(key) || seen.get(key)?.has(held.uid) === true) ? [{ held, pod, node: seen.get(key)?.get(held.uid) ?? held.node }] : [];
+      });
+      if (allocation === undefined || lost.length === 0) continue;
+      const mended = this.#rebind(key, now);
+      const sent = new Map(mended.flatMap((action) => (action.type === "bind" ? [[action.pod.uid, action.node] as const] : [])));
+      const count = `${lost.length} of the group's ${allocation.pods.length} pods lost theirs`;
+      for (const { pod, node } of lost) {
+        const to = sent.get(pod.uid);
+        const outcome = to === undefined ? "no node takes it now (see FailedScheduling)" : to === node ? `bind sent again to ${to}` : `bind sent again to ${to}, as ${node} no longer takes it`;
+        actions.push(podEvent(pod, "Warning", "BindLost", `gang ${key}: pod ${pod.namespace}/${pod.name} was seen bound to ${node} but is unbound now (the API server lost its bind); ${count}; ${outcome}`));
+      }
+      actions.push(...mended);
+    }
+    this.#dueView = undefined;
+    return actions;
   }
 
   /** The earliest time a timer is due (ms since the epoch), if any. */
@@ -153,7 +196,40 @@ export class GangQueueLogic {
         return this.#arrival(group, nowMs);
       case "bind":
         return this.#rebind(group, nowMs);
+      case "record":
+        // Decided on the next complete batch: it carries what the relay's watch of Scheduled Events has seen by then
+        // (a relay that was down relists first), where the alarm would decide on what it saw before it went down.
+        this.#store.markRecordDue(group);
+        return [];
     }
+  }
+
+  /**
+   * The Scheduled Events the relay never recorded, recorded now: for each group whose
+   * `record` check is due, a pod of its allocation seen bound whose Event the watch has
+   * not shown (the relay was killed between a plan's binds and their Events, an Event
+   * failed and its resends died with the relay, or the API server lost it) gets one,
+   * saying so. Once per pod: it is then counted as recorded.
+   */
+  #recordMissing(): Action[] {
+    const actions: Action[] = [];
+    for (const key of this.#store.takeRecordDue()) {
+      const allocation = this.#store.allocation(key);
+      if (allocation === undefined || (this.#store.group(key)?.endedAt ?? null) !== null) continue;
+      const stored = new Map(this.#store.podsOf(key).map(({ record }) => [record.uid, record] as const));
+      const bound = allocation.pods.flatMap((held) => {
+        const pod = stored.get(held.uid);
+        return pod?.nodeName === undefined || pod.terminal ? [] : [pod];
+      });
+      const seen = this.#store.scheduledSeen(bound.map((pod) => pod.uid));
+      for (const pod of bound) {
+        if (seen.has(pod.uid)) continue;
+        const message = `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ""} (gang ${key}, ${allocation.pods.length} pods; recorded again: the first record of this bind was lost)`;
+        actions.push(podEvent(pod, "Normal", "Scheduled", message));
+        this.#store.markScheduled(pod.uid);
+      }
+    }
+    return actions;
   }
 
   /**
@@ -171,7 +247,7 @@ export class GangQueueLogic {
   /** What the rows of a pass over the stored state at `nowMs` are made of (nothing is written). */
   #readPass(nowMs: number): SummaryInput | undefined {
     this.#last = undefined;
-    this.#schedule(nowMs, schedulable(this.#load()), this.#store.allocations());
+    this.#schedule(nowMs, schedulable(this.#load(), this.#store.declaredRefusals()), this.#store.allocations());
     return this.#last === undefined ? undefined : this.#summaryInput(this.#last);
   }
 
@@ -202,6 +278,10 @@ export class GangQueueLogic {
       const uid = event.object.metadata.uid ?? "";
       if (event.type === "DELETED" || declared === undefined) this.#store.deleteAnnouncer(uid);
       else this.#store.putAnnouncer(uid, declared.key, undefined, now);
+    } else if (kind === "Event") {
+      // The relay's own Scheduled Events (the watch's field selector): the record of a bind.
+      const uid = (event.object as { involvedObject?: { uid?: unknown } }).involvedObject?.uid;
+      if (event.type !== "DELETED" && typeof uid === "string") this.#store.markScheduled(uid);
     } else if (kind === "Node") {
       if (event.type === "DELETED") this.#store.deleteNode(event.object.metadata.name ?? "");
       else this.#store.putNode(event.object);
@@ -227,10 +307,10 @@ export class GangQueueLogic {
   #pass(now: number, nowIso: string): Action[] {
     const loaded = this.#cleanup(this.#load());
     const allocations = this.#store.allocations();
-    const report = this.#schedule(now, schedulable(loaded), allocations);
+    const report = this.#schedule(now, schedulable(loaded, this.#store.declaredRefusals()), allocations);
     const queue = new Map(report.queue.map((group) => [group.key, group] as const));
     this.#keepHolds(report);
-    const actions: Action[] = [];
+    const actions: Action[] = this.#refuse(loaded.pods, nowIso, now);
     for (const start of report.starts) {
       const group = queue.get(start.group);
       if (group === undefined) continue;
@@ -263,6 +343,45 @@ export class GangQueueLogic {
       const seconds = timeouts.get(group.key) ?? timeout;
       if (!loaded.groups.has(group.key) && this.#store.ensureGroup(group.key, now) && seconds > 0) this.#store.setTimer("arrival", group.key, now + seconds * 1000);
     }
+    return actions;
+  }
+
+  /**
+   * Pods of ours waiting whose group size is refused — their `fluxnetes.group-size` label
+   * (`core/group.ts`) or the count of the PodGroup they name (`core/declared.ts`): a
+   * `FailedScheduling` Warning naming the field and `PodScheduled` False, once per text; a
+   * refused PodGroup gets a Warning of its own, and a native one `PodGroupScheduled` False.
+   * A pod fixed (labels are mutable), bound or gone is forgotten; fixed, it joins its group.
+   */
+  #refuse(pods: readonly StoredPod[], nowIso: string, now: number): Action[] {
+    const reported = this.#store.refusedPods();
+    const refusals = this.#store.declaredRefusals();
+    const actions: Action[] = [];
+    const still = new Set<string>();
+    for (const { record } of pods) {
+      const reason = record.group.sizeRefused ?? refusals(record.group);
+      if (reason === undefined || !awaitsScheduling(record)) continue;
+      still.add(record.uid);
+      if (reported.get(record.uid) === reason) continue;
+      const message = `pod ${record.namespace}/${record.name} refused: ${reason}`;
+      actions.push(podEvent(record, "Warning", "FailedScheduling", message), unschedulable(record, message, nowIso));
+      this.#store.setRefused(record.uid, reason);
+    }
+    for (const stored of this.#store.declaredGroups()) {
+      const { record } = stored;
+      if (record.sizeRefused === undefined || stored.uid === "" || !pods.some(({ record: pod }) => still.has(pod.uid) && pod.group.key === record.key)) continue;
+      still.add(stored.uid);
+      if (reported.get(stored.uid) === record.sizeRefused) continue;
+      const target = { apiVersion: DECLARING_API_VERSIONS[record.api], kind: "PodGroup", namespace: record.namespace, name: record.name, uid: stored.uid };
+      actions.push({ type: "event", target, eventType: "Warning", reason: "FailedScheduling", message: `PodGroup ${record.key} refused: ${record.sizeRefused}; its pods are not scheduled` });
+      this.#store.setRefused(stored.uid, record.sizeRefused);
+      // A native PodGroup says so in its PodGroupScheduled condition (nativeStatusActions writes the reported text).
+      if (record.api === "native") {
+        this.#store.ensureGroup(record.key, now);
+        this.#store.setReported(record.key, `refused: ${record.sizeRefused}`);
+      }
+    }
+    for (const uid of reported.keys()) if (!still.has(uid)) this.#store.forgetRefused(uid);
     return actions;
   }
 
@@ -366,7 +485,11 @@ export class GangQueueLogic {
       if (pod === undefined || pod.nodeName !== undefined || pod.terminal || pod.deleting) continue;
       unbound.push({ held, pod });
     }
-    if (unbound.length === 0) return [];
+    if (unbound.length === 0) {
+      // Every pod seen bound: a check period on, whether each bind's Scheduled Event was recorded.
+      this.#store.setTimer("record", key, now + this.#bindCheckMs());
+      return [];
+    }
     const view = (this.#dueView ??= buildView(this.#store.nodes(), this.#store.pods().map(({ record }) => record), this.#store.allocations()));
     const lost = new Map(unbound.flatMap((pod) => [heldNodeFailure(view, pod)].flatMap((why) => (why === undefined ? [] : [[pod.held.uid, why] as const]))));
     if (lost.size === 0) return this.#sendAgain(allocation, unbound, new Map(), lost, now);
@@ -460,11 +583,15 @@ function inOrderSeen(batch: EventBatch): readonly WatchEvent[] {
   return batch.events.map((event, index) => ({ event, index, at: created(event) })).sort((a, b) => a.at - b.at || a.index - b.index).map(({ event }) => event);
 }
 
-/** The pods a pass reads: all stored, but not the unbound pods of a group ended by its deadline (they are being deleted). */
-function schedulable(loaded: Loaded): PodRecord[] {
+/**
+ * The pods a pass reads: all stored, but not the unbound pods of a group ended by its
+ * deadline (they are being deleted), nor those waiting whose PodGroup's count is refused.
+ */
+function schedulable(loaded: Loaded, refusals: GroupRefusals): PodRecord[] {
   return loaded.pods
     .map(({ record }) => record)
     .filter((pod) => {
+      if (pod.ours && pod.nodeName === undefined && refusals(pod.group) !== undefined) return false;
       const ended = pod.ours ? (loaded.groups.get(pod.group.key)?.endedAt ?? null) : null;
       return ended === null || pod.createdAt > ended || pod.nodeName !== undefined;
     });

@@ -6,7 +6,7 @@
  * survive relists.
  */
 import { ownerToFollow } from "../../../../protocol/kube/owner.ts";
-import { declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
+import { declaredRefusals, declaredSizes, parseDeclaredGroup, parseNode, parsePod, type Allocation, type Announcement, type DeclaredGroup, type DeclaringApi, type GroupRefusals, type GroupSizes, type NodeRecord, type PodRecord } from "../core/index.ts";
 import type { Sql } from "../../../kit/sql.ts";
 
 /** The controller owner of a pod (else its first owner), kept to delete the group's root at its deadline. */
@@ -39,14 +39,15 @@ export interface GroupRow {
 /**
  * A timer kind: the end of a group's declared duration, the arrival timeout of a
  * provisional group, a check that a started group's pods were seen bound (a bind the
- * relay could not apply is sent again), or the end of the window in which a group still
- * arriving holds its place (then a pass runs).
+ * relay could not apply is sent again), the end of the window in which a group still
+ * arriving holds its place (then a pass runs), or, a check period after every pod was
+ * seen bound, the check that each bind's Scheduled Event was recorded (`record`).
  */
-export type TimerKind = "deadline" | "arrival" | "bind" | "window";
+export type TimerKind = "deadline" | "arrival" | "bind" | "window" | "record";
 
 /** A stored timer kind, as a `TimerKind`. */
 function timerKind(kind: string): TimerKind {
-  return kind === "deadline" || kind === "bind" || kind === "window" ? kind : "arrival";
+  return kind === "deadline" || kind === "bind" || kind === "window" || kind === "record" ? kind : "arrival";
 }
 
 /** A due timer. */
@@ -78,6 +79,15 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
   // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
   // of their status is written back (observed, and last sent), the list generation that saw them.
+  // Pods of ours the watch showed bound and then unbound: a bind the API server acknowledged and lost (a bound
+  // pod's spec.nodeName never goes away otherwise), until the next pass mends its group. `node`: where it was bound.
+  "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL)",
+  // Pods of ours refused (their size label is not a size), with the refusal reported on them: reported once per text.
+  "CREATE TABLE IF NOT EXISTS gang_refused_pods (uid TEXT PRIMARY KEY, reason TEXT NOT NULL)",
+  // Pods of ours whose Scheduled Event the watch of the relay's Scheduled Events has shown (or that the queue recorded again).
+  "CREATE TABLE IF NOT EXISTS gang_scheduled_seen (uid TEXT PRIMARY KEY)",
+  // Groups whose `record` timer fired: the next complete batch checks their Scheduled Events (with what the relay's watch shows then).
+  "CREATE TABLE IF NOT EXISTS gang_record_due (group_key TEXT PRIMARY KEY)",
   "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
 ];
 
@@ -148,6 +158,9 @@ export class GangStore {
       return undefined;
     }
     const owner = record.ours ? ownerOf(object) : undefined;
+    if (record.ours && record.nodeName === undefined && !record.terminal) {
+      this.#sql.exec("INSERT INTO gang_lost_binds (uid, group_key, node) SELECT uid, group_key, bound_node FROM pods WHERE uid = ? AND ours = 1 AND bound_node IS NOT NULL ON CONFLICT (uid) DO NOTHING", record.uid);
+    }
     this.#sql.exec(
       "INSERT INTO pods (uid, namespace, name, group_key, record, ours, bound_node, owner, gen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT (uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, group_key = excluded.group_key, record = excluded.record, ours = excluded.ours, bound_node = excluded.bound_node, owner = excluded.owner, gen = excluded.gen",
@@ -167,6 +180,57 @@ export class GangStore {
   /** Forgets a pod. */
   deletePod(uid: string): void {
     this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_lost_binds WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
+    this.#sql.exec("DELETE FROM gang_scheduled_seen WHERE uid = ?", uid);
+  }
+
+  /** A Scheduled Event about pod `uid` was recorded: kept when the pod is one of ours stored. */
+  markScheduled(uid: string): void {
+    this.#sql.exec("INSERT INTO gang_scheduled_seen (uid) SELECT uid FROM pods WHERE uid = ? AND ours = 1 ON CONFLICT (uid) DO NOTHING", uid);
+  }
+
+  /** Which of `uids` have their Scheduled Event recorded. */
+  scheduledSeen(uids: readonly string[]): Set<string> {
+    const seen = new Set<string>();
+    for (const uid of uids) if (this.#sql.exec("SELECT 1 FROM gang_scheduled_seen WHERE uid = ?", uid).toArray().length > 0) seen.add(uid);
+    return seen;
+  }
+
+  /** The `record` check of a group is due (its timer fired). */
+  markRecordDue(group: string): void {
+    this.#sql.exec("INSERT INTO gang_record_due (group_key) VALUES (?) ON CONFLICT (group_key) DO NOTHING", group);
+  }
+
+  /** The groups whose `record` check is due; forgets them. */
+  takeRecordDue(): string[] {
+    const groups = this.#sql.exec<{ group_key: string }>("SELECT group_key FROM gang_record_due ORDER BY group_key").toArray().map((row) => row.group_key);
+    if (groups.length > 0) this.#sql.exec("DELETE FROM gang_record_due");
+    return groups;
+  }
+
+  /** The refusals reported, by pod uid. */
+  refusedPods(): Map<string, string> {
+    return new Map(this.#sql.exec<{ uid: string; reason: string }>("SELECT uid, reason FROM gang_refused_pods").toArray().map((row) => [row.uid, row.reason] as const));
+  }
+
+  /** Records the refusal reported on a pod. */
+  setRefused(uid: string, reason: string): void {
+    this.#sql.exec("INSERT INTO gang_refused_pods (uid, reason) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET reason = excluded.reason", uid, reason);
+  }
+
+  /** Forgets the refusal of a pod (fixed, or no longer waiting). */
+  forgetRefused(uid: string): void {
+    this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
+  }
+
+  /** The binds lost since the last call (pods seen bound, then unbound), by group key, each pod's uid and the node it was bound to; forgets them. */
+  takeLostBinds(): Map<string, Map<string, string>> {
+    const rows = this.#sql.exec<{ uid: string; group_key: string; node: string }>("SELECT uid, group_key, node FROM gang_lost_binds ORDER BY group_key, uid").toArray();
+    if (rows.length > 0) this.#sql.exec("DELETE FROM gang_lost_binds");
+    const lost = new Map<string, Map<string, string>>();
+    for (const row of rows) lost.set(row.group_key, (lost.get(row.group_key) ?? new Map<string, string>()).set(row.uid, row.node));
+    return lost;
   }
 
   /** Stores a node. */
@@ -234,6 +298,25 @@ export class GangStore {
       allocation.startedAt,
       allocation.endsAt ?? null,
     );
+  }
+
+  /**
+   * The groups that may have lost binds: each has an allocation, no bind check pending,
+   * no end by its deadline, and a pod of ours stored unbound. Normally none: a started
+   * group's bind check repeats until every pod of its allocation is seen bound, and a
+   * bound pod's `spec.nodeName` never goes away, unless the API server lost a write it had
+   * acknowledged (one statement; the caller checks the allocation's own pods).
+   */
+  groupsMaybeUnbound(): string[] {
+    return this.#sql
+      .exec<{ group_key: string }>(
+        "SELECT DISTINCT p.group_key FROM pods p JOIN allocations a ON a.group_key = p.group_key " +
+          "WHERE p.ours = 1 AND p.bound_node IS NULL " +
+          "AND NOT EXISTS (SELECT 1 FROM gang_timers t WHERE t.id = 'bind:' || p.group_key) " +
+          "AND NOT EXISTS (SELECT 1 FROM groups g WHERE g.group_key = p.group_key AND g.ended_at IS NOT NULL) ORDER BY p.group_key",
+      )
+      .toArray()
+      .map((row) => row.group_key);
   }
 
   /** Releases an allocation. */
@@ -462,6 +545,11 @@ export class GangStore {
   /** The sizes of the groups the stored PodGroup objects declare. */
   declaredSizes(): GroupSizes {
     return declaredSizes(this.declaredGroups().map((stored) => stored.record));
+  }
+
+  /** Why the pods naming a stored PodGroup whose count is refused are refused. */
+  declaredRefusals(): GroupRefusals {
+    return declaredRefusals(this.declaredGroups().map((stored) => stored.record));
   }
 
   /** The `scheduleTimeoutSeconds` of the scheduler-plugins PodGroups that set one, by group key: their arrival timeouts. */

@@ -4,7 +4,7 @@
  * ("in 1m55s") are the reader's, from the list's `now`.
  */
 import type { GangRow, GangState } from "../api/schema.ts";
-import type { Allocation, GroupSizes, PassReport, PodRecord } from "../core/index.ts";
+import { awaitsScheduling, type Allocation, type GroupSizes, type PassReport, type PodRecord } from "../core/index.ts";
 
 /** What a group's row says. */
 export type { GangState } from "../api/schema.ts";
@@ -72,7 +72,22 @@ export function summarize(input: SummaryInput): GangSummary[] {
     const nodes = [...new Set(allocation.pods.map((pod) => pod.node))].sort();
     rows.push(row(allocation.group, "running", present.get(allocation.group) ?? 0, sizes.get(allocation.group) ?? allocation.pods.length, { nodes, deadline: due === undefined ? null : new Date(due).toISOString() }));
   }
+  rows.push(...refusedRows(input.pods, new Set(rows.map((r) => `${r.namespace}/${r.group}`))));
   return rows.sort((a, b) => compare(a.namespace, b.namespace) || compare(a.group, b.group));
+}
+
+/** A rejected row (size 0: none is valid) per group with no other row whose waiting pods are refused, saying why. */
+function refusedRows(pods: readonly PodRecord[], shown: ReadonlySet<string>): GangSummary[] {
+  const refused = new Map<string, PodRecord[]>();
+  for (const pod of pods) {
+    if (pod.group.sizeRefused === undefined || !awaitsScheduling(pod) || shown.has(pod.group.key)) continue;
+    refused.set(pod.group.key, [...(refused.get(pod.group.key) ?? []), pod]);
+  }
+  return [...refused].map(([key, members]) => {
+    const [first] = members;
+    const more = members.length > 1 ? ` (and ${members.length - 1} more)` : "";
+    return row(key, "rejected", members.length, 0, { waitingFor: `pod ${first?.name ?? ""} refused${more}: ${first?.group.sizeRefused ?? ""}` });
+  });
 }
 
 /** A row with defaults. */

@@ -34,14 +34,13 @@ const OF_THE_NAMED_JOB = { sameNamespace: true, sharingLabels: { kind: POD, name
  * What the API reads, each kind narrowed so that a call costs what its job holds, not
  * what the cluster does: the pods and Services of the job whose pod the request names
  * (the label `nervexjob-name` of that pod; a GET naming no pod gets the NerveX pods of
- * its namespace, or of every namespace when it names none — the lists it answers), the
+ * its namespace — the list it answers; a request naming no namespace gets none), the
  * NerveXJob that owns the named pod, the one AggregatorConfig, and, for a request
  * asking for GPUs only, the nodes (their allocatable GPUs decide how GPUs are split).
  */
 export const REPLICAS_RELATED: readonly RelatedObjectsInput[] = [
   { ...POD, ...OF_THE_NAMED_JOB },
   { ...POD, sameNamespace: true, selector: NERVEX_PODS, unlessNamed: NAMING_A_POD },
-  { ...POD, selector: NERVEX_PODS, unlessNamed: ["query.namespace", "body.namespace", ...NAMING_A_POD] },
   { apiVersion: "v1", kind: "Service", ...OF_THE_NAMED_JOB },
   { apiVersion: NERVEX_API_VERSION, kind: "NerveXJob", ownerOf: { kind: POD, namedBy: NAMING_A_POD } },
   { apiVersion: NERVEX_API_VERSION, kind: "AggregatorConfig", named: [{ ...DEFAULT_AGGREGATOR_CONFIG }] },
@@ -77,9 +76,20 @@ export function handleReplicas(request: ApiRequest, settings: ControllerSettings
   }
 }
 
-/** The replicas API; retried POSTs and DELETEs within 10 s get the first reply and apply nothing. */
+/** Whether a request creates replicas (`POST /v1alpha1/replicas`). */
+function createsReplicas(request: ApiRequest): boolean {
+  return request.method === "POST" && (request.path === REPLICAS_PATH || request.path === `${REPLICAS_PATH}/`);
+}
+
+/**
+ * The replicas API. A POST retried within 10 s is decided afresh under its first
+ * attempt's id: it creates only what that attempt did not, and answers the same replicas
+ * (`./attempt.ts`). A retried DELETE or POST /failed gets the first answer again, its
+ * deletes and creates included (all idempotent), so its reply follows their application.
+ */
 export const replicasApi: HttpApi = {
   spec: { name: "replicas", pathPrefix: REPLICAS_PATH, timeoutSeconds: 10, related: [...REPLICAS_RELATED] },
   retryWindowSeconds: 10,
+  retriesConverge: createsReplicas,
   handle: handleReplicas,
 };

@@ -5,7 +5,9 @@
  * is deleted with its Service, then recreated under a new name with the same spec (the
  * node, status and identity left behind; `pod-name`, `KUBERNETES_POD_NAME` and a hostname
  * equal to the old name updated), with a new headless Service. Deletes come first, then
- * creates. The reply lists the new URLs.
+ * creates. The reply lists the new URLs. Every action may be applied twice (deletes of
+ * what is gone succeed, creates take AlreadyExists as applied): a retry within the window
+ * is sent this answer again (`functions/routes/api.ts`).
  *
  * A recreated ddp-learner keeps its `MASTER_ADDR`: replacing the first ddp-learner of an
  * aggregator (the rendezvous host) leaves the group pointing at the old name, as upstream.
@@ -127,7 +129,8 @@ function build(request: ApiRequest, body: FailedBody): Outcome<{ set: ReplicaSet
       const next = replacement(old, jobName, names);
       if (!next.ok) return next;
       deletes.push(...removeReplica(request, old));
-      creates.push({ type: "create", object: next.value.pod }, { type: "create", object: next.value.service });
+      // Named from the request's id: a retry sent this answer again finds them made (ifAbsent), not a conflict.
+      creates.push({ type: "create", object: next.value.pod, ifAbsent: true }, { type: "create", object: next.value.service, ifAbsent: true });
       urls[list].push(...urlsOf(next.value.pod));
     }
   }

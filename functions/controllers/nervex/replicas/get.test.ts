@@ -17,8 +17,8 @@ const pods = [
 ];
 const world = related({ pods, jobs: [job, other, elsewhere] });
 
-test("no query: one set per coordinator of every namespace; a {} body on GET is fine", () => {
-  const answer = call(request({ method: "GET", body: "{}", related: world }));
+test("?namespace= with a {} body: one set per coordinator of that namespace; no namespace is a 400 naming it", () => {
+  const answer = call(request({ method: "GET", query: { namespace: "team-a" }, body: "{}", related: world }));
   assert.equal(answer.status, 200);
   assert.deepEqual(answer.actions, []);
   const { success, code, data } = envelope(answer);
@@ -27,8 +27,10 @@ test("no query: one set per coordinator of every namespace; a {} body on GET is 
   assert.deepEqual(data, [
     { namespace: "team-a", coordinator: "job-a-coordinator", collectors: ["job-a-collector-aaaaa.team-a:80"], learners: ["job-a-aggregator-ccccc.team-a:80", "job-a-learner-bbbbb.team-a:80"] },
     { namespace: "team-a", coordinator: "job-b-coordinator", collectors: ["job-b-collector-eeeee.team-a:80"], learners: [] },
-    { namespace: "team-b", coordinator: "job-c-coordinator", collectors: [], learners: [] },
   ]);
+  const unscoped = call(request({ method: "GET", body: "{}", related: world }));
+  assert.equal(unscoped.status, 400);
+  assert.match(envelope(unscoped).message, /^namespace: required/);
 });
 
 test("?namespace=: that namespace's sets only", () => {

@@ -1,6 +1,6 @@
 /**
- * `GET /v1alpha1/replicas`: the replica sets of every coordinator (all namespaces, or
- * one), one coordinator's set (its aggregators listed as learners, not their
+ * `GET /v1alpha1/replicas`: the replica sets of every coordinator of a namespace (one must
+ * be named: `./query.ts`), one coordinator's set (its aggregators listed as learners, not their
  * ddp-learners), an aggregator's ddp-learners, or one replica by name. Terminating pods
  * are left out; unknown names are 404 (upstream answered `name=` with success and no data).
  */
@@ -51,8 +51,6 @@ export function getReplicas(request: ApiRequest): ApiAnswer {
   if (!query.ok) return failedAnswer(query.failure);
   const asked = query.value;
   switch (asked.kind) {
-    case "all":
-      return okAnswer(GET_MESSAGE, allCoordinators(request).map((c) => setOfCoordinator(request, c)));
     case "namespace":
       return okAnswer(
         GET_MESSAGE,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isDns1035Label, isValidLabelValue } from "../../../../protocol/kube/names.ts";
 import type { KubeObject } from "../../../../protocol/index.ts";
+import { REQUEST_ANNOTATION } from "./attempt.ts";
 import { call, created, envelope, existing, mockJob, node, related, request } from "./testing/world.ts";
 
 const job = mockJob("job-a", "team-a");
@@ -188,4 +189,25 @@ test("refusals: 400 bad JSON or field, 404 coordinator or job, 409 job being del
 test("a coordinator of another job's name in another namespace is not found (the body's namespace scopes the lookup)", () => {
   const answer = post({ namespace: "team-b", coordinator: COORDINATOR, collectors: { replicas: 1 } });
   assert.equal(answer.status, 404);
+});
+
+test("a repeat under the first attempt's id creates only what that attempt has not made, and answers the same replicas; a marker on another job's pod does not count", () => {
+  const body = { namespace: "team-a", coordinator: COORDINATOR, collectors: { replicas: 3 }, learners: { replicas: 2, gpus: 10 } };
+  const nodes = [node("n1", 8), node("n2", 8)];
+  const first = call(request({ method: "POST", body, id: "attempt-1", related: related({ pods: [coordinator], jobs: [job], nodes }) }));
+  const creates = first.actions.filter((a) => a.type === "create");
+  assert.ok(creates.every((a) => a.type === "create" && a.ifAbsent === true && a.object.metadata.annotations?.[REQUEST_ANNOTATION] === "attempt-1"), "every create is marked and idempotent");
+  // Half of the first attempt's objects exist (an aggregator's group cut in the middle), with what the API server adds.
+  const made = creates.slice(0, Math.floor(creates.length / 2)).flatMap((a) => (a.type === "create" ? [{ ...a.object, metadata: { ...a.object.metadata, uid: `${a.object.metadata.name ?? ""}-uid` } }] : []));
+  const foreignJob = mockJob("job-b", "team-a");
+  const lookalike = existing(foreignJob, "collector", "job-b-collector-zzzzz");
+  const marked = { ...lookalike.pod, metadata: { ...lookalike.pod.metadata, annotations: { [REQUEST_ANNOTATION]: "attempt-1" } } };
+  const world2 = related({ pods: [coordinator], jobs: [job], nodes });
+  const retry = call(request({ method: "POST", body, id: "attempt-1", related: { ...world2, "Pod.v1": [...(world2["Pod.v1"] ?? []), ...made.filter((o) => o.kind === "Pod"), marked], "Service.v1": made.filter((o) => o.kind === "Service") } }));
+  assert.deepEqual(envelope(retry).data, envelope(first).data, "the same replicas");
+  const key = (o: KubeObject): string => `${o.kind}/${o.metadata.name ?? ""}`;
+  const rest = creates.slice(made.length).flatMap((a) => (a.type === "create" ? [key(a.object)] : []));
+  assert.deepEqual(retry.actions.flatMap((a) => (a.type === "create" ? [key(a.object)] : [])), rest, "exactly what the first attempt did not make");
+  const fresh = call(request({ method: "POST", body, id: "attempt-2", related: related({ pods: [coordinator], jobs: [job], nodes }) }));
+  assert.notDeepEqual(envelope(fresh).data, envelope(first).data, "another request (after the window) makes other replicas");
 });

@@ -5,7 +5,9 @@
  * becomes an aggregator (AggregatorConfig's template) and ddp-learners holding its GPUs
  * (split by the most common per-node GPU count); its URL is the aggregator's. The reply
  * (the created URLs) is sent only once every create is applied; a failed create answers
- * 500 in the envelope.
+ * 500 in the envelope. Names come from the request's id, which for a retry within the
+ * window is the first attempt's: what that attempt made (`./attempt.ts`) is not created
+ * again, and the reply names the same replicas.
  */
 import { changeAnswer } from "./change.ts";
 import type { Action, ApiAnswer, ApiRequest, KubeObject } from "../../../../protocol/index.ts";
@@ -18,6 +20,7 @@ import { isZeroQuantity, parseBody, ReplicasBody, type ReplicaResources } from "
 import { asDdpLearner, ddpEnv } from "./ddp.ts";
 import { failedAnswer, failure, success, type Outcome } from "./envelope.ts";
 import { commonGpuCount, layoutLearners, nodeGpus, type LearnerLayout } from "./gpu-split.ts";
+import { madeBy, madeKey, marked } from "./attempt.ts";
 import { findAggregatorConfig, findCoordinator, findJob, NODE_KEY, POD_KEY, relatedIn, SERVICE_KEY } from "./lookup.ts";
 import { nameSource, type NameSource } from "./naming.ts";
 import type { ReplicaSet } from "./replica-set.ts";
@@ -51,37 +54,44 @@ interface Built {
 
 interface Context {
   readonly job: NerveXJob;
+  /** The id of the request's first attempt: every created object is marked with it. */
+  readonly requestId: string;
+  /** What that attempt already made (`Kind/name`): not created again. */
+  readonly made: ReadonlySet<string>;
   readonly namespace: string;
   readonly settings: ControllerSettings;
   readonly names: NameSource;
   readonly built: Built;
 }
 
-function create(built: Built, ...objects: KubeObject[]): void {
-  for (const object of objects) built.actions.push({ type: "create", object });
+/** Creates of the objects the first attempt has not made yet, marked as this request's. */
+function create(context: Context, ...objects: KubeObject[]): void {
+  for (const object of objects) {
+    if (!context.made.has(madeKey(object))) context.built.actions.push({ type: "create", object: marked(object, context.requestId), ifAbsent: true });
+  }
 }
 
 /** One plain replica (collector or learner) from a template; returns its URL. */
 function plainReplica(context: Context, type: ReplicaType, template: PodTemplate, resources: Record<string, string>): string {
   const name = context.names.next(type);
   const { pod, service, port } = replicaObjects({ job: context.job, type, name, template, settings: context.settings, resources });
-  create(context.built, pod, service);
+  create(context, pod, service);
   return replicaUrl(name, context.namespace, port);
 }
 
 /** One aggregator and its ddp-learners; returns the aggregator's URL. */
 function aggregatorGroup(context: Context, aggregatorTemplate: PodTemplate, learnerTemplate: PodTemplate, split: readonly number[], group: ReplicaResources): string {
-  const { job, namespace, settings, names, built } = context;
+  const { job, namespace, settings, names } = context;
   const aggregatorName = names.next("aggregator");
   const aggregator = replicaObjects({ job, type: "aggregator", name: aggregatorName, template: aggregatorTemplate, settings });
-  create(built, aggregator.pod, aggregator.service);
+  create(context, aggregator.pod, aggregator.service);
   const ddpNames = split.map(() => names.next("ddp-learner"));
   const master = `${ddpNames[0] ?? ""}.${namespace}`;
   split.forEach((gpus, index) => {
     const name = ddpNames[index] ?? "";
     const learner = replicaObjects({ job, type: "ddp-learner", name, template: learnerTemplate, settings, env: ddpEnv(split, index, master), resources: resourcesOf(group, gpus) });
     const ddp = asDdpLearner(learner, gpus, aggregatorName);
-    create(built, ddp.pod, ddp.service);
+    create(context, ddp.pod, ddp.service);
   });
   return replicaUrl(aggregatorName, namespace, aggregator.port);
 }
@@ -115,9 +125,14 @@ function build(request: ApiRequest, settings: ControllerSettings, body: Replicas
     if (!config.ok) return config;
     aggregatorTemplate = config.value.spec.aggregator.template;
   }
-  const taken = [...relatedIn(request, POD_KEY, body.namespace), ...relatedIn(request, SERVICE_KEY, body.namespace)].map((o) => o.metadata.name ?? "");
+  const existing = [...relatedIn(request, POD_KEY, body.namespace), ...relatedIn(request, SERVICE_KEY, body.namespace)];
+  const jobUid = job.metadata.uid ?? "";
+  const ours = existing.filter((o) => madeBy(o, request.id, jobUid));
+  // The first attempt's own objects are not taken: the same names come out in the same order.
+  const taken = existing.filter((o) => !madeBy(o, request.id, jobUid)).map((o) => o.metadata.name ?? "");
   const built: Built = { actions: [], collectors: [], learners: [] };
-  const context: Context = { job, namespace: body.namespace, settings, names: nameSource(request.id, jobName, taken), built };
+  const made = new Set(ours.map(madeKey));
+  const context: Context = { job, requestId: request.id, made, namespace: body.namespace, settings, names: nameSource(request.id, jobName, taken), built };
   if (collectorTemplate) {
     for (let i = 0; i < body.collectors.replicas; i += 1) built.collectors.push(plainReplica(context, "collector", collectorTemplate, resourcesOf(body.collectors)));
   }

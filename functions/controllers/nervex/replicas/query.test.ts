@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGetQuery } from "./query.ts";
+import { NAMESPACE_REQUIRED, parseGetQuery } from "./query.ts";
 
 test("what a GET asks for, empty parameters counting as absent", () => {
-  assert.deepEqual(parseGetQuery({}), { ok: true, value: { kind: "all" } });
-  assert.deepEqual(parseGetQuery({ namespace: "" }), { ok: true, value: { kind: "all" } });
+  assert.deepEqual(parseGetQuery({}), { ok: false, failure: { status: 400, message: NAMESPACE_REQUIRED } });
+  assert.deepEqual(parseGetQuery({ namespace: "" }), { ok: false, failure: { status: 400, message: NAMESPACE_REQUIRED } });
   assert.deepEqual(parseGetQuery({ namespace: "ns" }), { ok: true, value: { kind: "namespace", namespace: "ns" } });
   assert.deepEqual(parseGetQuery({ namespace: "ns", coordinator: "c", name: "x" }), { ok: true, value: { kind: "coordinator", namespace: "ns", coordinator: "c" } });
   assert.deepEqual(parseGetQuery({ namespace: "ns", aggregator: "a" }), { ok: true, value: { kind: "aggregator", namespace: "ns", aggregator: "a" } });

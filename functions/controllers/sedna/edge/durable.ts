@@ -4,16 +4,15 @@
  * the feed's long poll: a read that finds nothing parks until a call queues a frame or its
  * wait ends.
  */
-import { DurableObject } from "cloudflare:workers";
 import type { ChannelConnect, ChannelConnected, ChannelFeed, ChannelFeedRequest, ChannelReceive, EventBatch, Plan } from "../../../../protocol/index.ts";
-import type { StubAnswers } from "../../../kit/durable-object.ts";
+import { ProbedDurableObject, type StubAnswers } from "../../../kit/durable-object.ts";
 import { ParkedReads } from "../../../kit/parked.ts";
 import type { SEDNA_EDGE, SednaEdgeContract } from "./bindings.ts";
 import type { Reply } from "./core/status.ts";
 import { SednaEdgeLogic } from "./logic.ts";
 
 /** The edge channel of the cluster's LocalControllers: one object. */
-export class SednaEdge extends DurableObject<Record<string, unknown>> implements SednaEdgeContract {
+export class SednaEdge extends ProbedDurableObject implements SednaEdgeContract {
   readonly #logic: SednaEdgeLogic;
 
   /** Feed reads parked in a long poll, woken by the next frame queued. */

@@ -16,6 +16,13 @@ export function event(type: WatchEvent["type"], object: Record<string, unknown>,
   return { type, kind: object["kind"] === "Node" ? "Node.v1" : "Pod.v1", object: object as KubeObject, initial };
 }
 
+/** The Scheduled Event the relay recorded for raw pod `pod`, as its watch of such Events delivers it. */
+export function scheduled(pod: Record<string, unknown>): WatchEvent {
+  const { uid, name, namespace } = pod["metadata"] as { uid: string; name: string; namespace: string };
+  const object = { apiVersion: "v1", kind: "Event", metadata: { name: `${name}.scheduled`, namespace, uid: `event-${uid}` }, involvedObject: { kind: "Pod", uid }, reason: "Scheduled" } as KubeObject;
+  return { type: "ADDED", kind: "Event.v1", object, initial: false };
+}
+
 /** A batch at `seconds` after T0. */
 export function batch(events: WatchEvent[], seconds = 0, flags: { relist?: boolean; partialList?: boolean } = {}): EventBatch {
   return { controller: "gang", relist: flags.relist ?? false, partialList: flags.partialList ?? false, events, now: new Date(at(seconds)).toISOString() };
