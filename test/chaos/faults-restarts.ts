@@ -6,6 +6,7 @@
 import { readdirSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readUntil } from "./read-until.ts";
+import { killRelay } from "./relays.ts";
 import type { Fault } from "./faults.ts";
 
 /** How long the API server is down while it restarts (every request answered 503). */
@@ -67,7 +68,21 @@ export function durableObjectStateLost(): Fault {
       const files = filesUnder(ctx.durableObjectsDir);
       rmSync(ctx.durableObjectsDir, { recursive: true, force: true });
       await ctx.stack.worker.restart();
-      return { report: async () => ({ happened: `workerd stopped, its DO storage (${files} files) wiped, started again`, ok: files > 0 }) };
+      const happened = `workerd stopped, its DO storage (${files} files) wiped, started again`;
+      return {
+        async report() {
+          if ((await ctx.workload.look()).lost === 0) return { happened, ok: files > 0 };
+          // Not healed by itself: does a relay restart (its relist feeds every object to the Worker again) heal it?
+          const killed = ctx.relays.get("relay-a");
+          if (!killed) return { happened, ok: files > 0 };
+          const started = performance.now();
+          await killRelay(killed);
+          await ctx.relayBack("relay-a", killed);
+          const left = await readUntil("the workload after a relay restart", () => ctx.workload.look(), (count) => count.lost === 0, 20_000, 250);
+          const after = left.lost === 0 ? `healed ${((performance.now() - started) / 1000).toFixed(1)} s after relay-a was SIGKILLed and restarted` : `still ${left.lost} lost 20 s after a relay restart`;
+          return { happened: `${happened}; not healed until then; ${after}`, ok: files > 0 };
+        },
+      };
     },
   };
 }
