@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { test } from "node:test";
+import { FREE_PORTS, startNpmStart, stopNpmStart } from "../test/support/npm-start.ts";
 
 const script = join(import.meta.dirname, "start.ts");
 
@@ -42,37 +42,13 @@ test("a taken port is one line naming the flag to change, exit 1, no stack trace
   }
 });
 
-/** `npm start` as a child process with piped output (JSON lines); resolves once ready. */
-async function startStack(args: string[], options: { readonly ownGroup?: boolean } = {}): Promise<{ child: ChildProcess; ready: Record<string, unknown>; lines: string[] }> {
-  // ownGroup: in a process group of its own, as a terminal runs a foreground command.
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"], detached: options.ownGroup ?? false });
-  const lines: string[] = [];
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line);
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.msg === "edgeloop ready") resolve(entry);
-    });
-    child.once("exit", (code) => reject(new Error(`start exited with ${String(code)}: ${stderr}`)));
-  });
-  return { child, ready, lines };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  const exited = once(child, "exit");
-  child.kill("SIGINT");
-  const [code] = (await exited) as [number | null];
-  return code;
-}
 
 test("npm start twice: the second is refused on the taken port; the first keeps the cluster across a restart", { timeout: 120_000 }, async (t) => {
   const held = await holdPort();
   const port = held.port;
   await new Promise((resolve) => held.server.close(resolve)); // a port known to be free, for the first stack
   const state = folder(t);
-  const first = await startStack(["--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state]);
+  const first = await startNpmStart(["--port", String(port), "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state]);
   t.after(() => void (first.child.exitCode === null && first.child.kill("SIGKILL")));
   assert.equal(first.ready.apiServer, `http://127.0.0.1:${port}`);
 
@@ -85,20 +61,20 @@ test("npm start twice: the second is refused on the taken port; the first keeps 
 
   const created = await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } }) });
   const uid = ((await created.json()) as { metadata: { uid: string } }).metadata.uid;
-  assert.equal(await stop(first.child), 0, "Ctrl-C stops cleanly");
+  assert.equal(await stopNpmStart(first.child), 0, "Ctrl-C stops cleanly");
   assert.ok(existsSync(join(state, "cluster", "snapshot.jsonl")) && existsSync(join(state, "durable-objects")));
   assert.equal(readFileSync(join(state, "cluster", "log.jsonl"), "utf8"), "", "a clean stop leaves everything in the snapshot");
 
-  const again = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", state]);
+  const again = await startNpmStart([...FREE_PORTS, "--state", state]);
   t.after(() => void (again.child.exitCode === null && again.child.kill("SIGKILL")));
   assert.ok(again.lines.some((l) => /resuming the cluster saved in/.test(l)), again.lines.join("\n"));
   const back = (await (await fetch(`${String(again.ready.apiServer)}/api/v1/namespaces/default/configmaps/kept`)).json()) as { metadata: { uid: string } };
   assert.equal(back.metadata.uid, uid, "the same object, not a copy");
-  assert.equal(await stop(again.child), 0);
+  assert.equal(await stopNpmStart(again.child), 0);
 });
 
 test("Ctrl-C (SIGINT to the terminal's whole process group) stops npm start cleanly: workerd is not in that group, so the relay stops before the Worker and says nothing", { timeout: 120_000 }, async (t) => {
-  const { child, ready, lines } = await startStack(["--port", "0", "--worker-port", "0", "--ops-port", "0", "--api-port", "0", "--sedna-gm-port", "0", "--state", folder(t)], { ownGroup: true });
+  const { child, ready, lines } = await startNpmStart([...FREE_PORTS, "--state", folder(t)], { ownGroup: true });
   const group = child.pid ?? 0;
   t.after(() => void (child.exitCode === null && process.kill(-group, "SIGKILL")));
   const members = spawnSync("ps", ["-o", "pid=,comm=", "-g", String(group)], { encoding: "utf8" });
