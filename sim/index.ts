@@ -76,6 +76,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const cluster = new SimCluster(options);
   const state = options.stateDir ? persistCluster(cluster, { dir: options.stateDir, ...(options.stateFlushMs ? { flushMs: options.stateFlushMs } : {}), ...(options.log ? { log: options.log } : {}) }) : undefined;
   const faults = new SimFaults(options.faultSeed ?? 1);
+  faults.attachStore(cluster.store);
   let server: ApiServer;
   try {
     server = await startApiServer(cluster, {

@@ -8,6 +8,13 @@
 import { FaultRule, selects, type FaultAnswer, type FaultRequest, type ParsedFaultRule } from "./rules.ts";
 import { WatchShaper, WatchShaping, type WatchShapingInput } from "./watch-shaper.ts";
 import { seededRandom } from "./random.ts";
+import { WriteRecorder, type LostWrites, type RecordableStore } from "./lost-writes.ts";
+
+/** What lost writes need of the store: its commits, and its history to compact. */
+export interface RewindableStore extends RecordableStore {
+  readonly resourceVersion: number;
+  readonly history: { compact(rv: number): void };
+}
 
 /** A request one of the rules selected, answered by it (`answer`) or let through. */
 export interface FaultJournalEntry {
@@ -46,6 +53,8 @@ export class SimFaults {
   #control: WatchControl | undefined;
   #storm: ReturnType<typeof setTimeout> | undefined;
   #goneSent = 0;
+  #store: RewindableStore | undefined;
+  #writes: WriteRecorder | undefined;
 
   /** `seed` makes every chance repeatable. */
   constructor(seed = 1, now: () => number = Date.now) {
@@ -71,11 +80,38 @@ export class SimFaults {
     this.#rules.delete(id);
   }
 
-  /** Removes every rule, ends a storm and stops shaping watches. */
+  /** Removes every rule, ends a storm, stops shaping watches and recording writes. */
   clear(): void {
     this.#rules.clear();
     this.stopStorm();
     this.#shaping = undefined;
+    this.#writes?.stop();
+  }
+
+  /** Called by the sim: the store whose writes {@link loseWrites} can undo. */
+  attachStore(store: RewindableStore): void {
+    this.#store = store;
+  }
+
+  /** Keeps every write for `windowMs` from now on, so that {@link loseWrites} can lose them. */
+  recordWrites(windowMs: number): void {
+    if (!this.#store) throw new Error("no store attached: lost writes need the sim's store");
+    this.#writes ??= new WriteRecorder(this.#store);
+    this.#writes.record(windowMs);
+  }
+
+  /**
+   * The API server restarts on a store that lost the writes it acknowledged in the last
+   * `lastMs`: they are undone (newest first), the history is compacted and every watch
+   * ends with `410 Gone`, so clients relist and find the older state. Needs
+   * {@link recordWrites} first.
+   */
+  loseWrites(lastMs: number): LostWrites & { readonly watchesEnded: number } {
+    const store = this.#store;
+    if (!store || !this.#writes?.recording) throw new Error("not recording writes: call recordWrites first");
+    const lost = this.#writes.rewind(lastMs);
+    store.history.compact(store.resourceVersion);
+    return { ...lost, watchesEnded: this.goneNow() };
   }
 
   /** The rules in force, with their ids and what each may still answer. */

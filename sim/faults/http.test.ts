@@ -37,6 +37,24 @@ test("a delay rule serves the request after the delay", async () => {
   }
 });
 
+test("a request held by a delay is not served once its client went away", async () => {
+  const sim = await startSim({ controllers: false });
+  try {
+    sim.faults.add({ verbs: ["create"], resources: ["configmaps"], answer: { type: "delay", ms: 300 }, count: 2 });
+    const post = (name: string, signal?: AbortSignal): Promise<Response> => fetch(`${sim.url}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "content-type": "application/json" }, body: configMap(name), ...(signal ? { signal } : {}) });
+    const abandoned = new AbortController();
+    const first = post("c", abandoned.signal).catch(() => undefined);
+    await waitFor("the first create to be held", () => sim.faults.journal().length, (n) => n === 1, { intervalMs: 5 });
+    abandoned.abort();
+    await first;
+    // Held as long, and started later: once it is served, the first one's hold is over.
+    assert.equal((await post("d")).status, 201);
+    assert.equal(await sim.cluster.find({ apiVersion: "v1", kind: "ConfigMap" }, "default", "c"), undefined, "the abandoned create was not served");
+  } finally {
+    await sim.stop();
+  }
+});
+
 test("goneNow ends an open watch with an ERROR event carrying 410; shaping sends events twice", async () => {
   const sim = await startSim({ controllers: false });
   try {

@@ -1,7 +1,7 @@
 /**
  * Where the API server meets its faults: before a resource request is served, the rules
- * decide; a delay waits and lets the request through, a status answers it (with
- * `Retry-After` when the rule gives one) instead.
+ * decide; a delay waits and lets the request through (unless its client went away
+ * meanwhile), a status answers it (with `Retry-After` when the rule gives one) instead.
  */
 import type { ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -63,7 +63,13 @@ export async function injectFault(faults: SimFaults, request: IncomingRequest, r
   const answer = faults.decide({ ...base, name });
   if (answer === undefined) return;
   if (answer.type === "delay") {
+    // A request still held when its client goes away is not served: a client killed mid-call leaves its held writes undone.
+    let gone = false;
+    response.once("close", () => {
+      gone = true;
+    });
     await sleep(answer.ms);
+    if (gone) throw new ApiError(499, "ClientClosedRequest", `injected fault: the client went away while ${base.verb} ${request.resource}${name ? ` ${name}` : ""} was held`);
     return;
   }
   if (answer.retryAfterSeconds !== undefined) response.setHeader("Retry-After", String(answer.retryAfterSeconds));

@@ -8,6 +8,10 @@ import type { TcpProxy } from "./proxy.ts";
 import type { RelayProc } from "./relays.ts";
 import { killRelay, LEASE_SECONDS, stopRelay } from "./relays.ts";
 import { retryEarliness } from "./retry-after.ts";
+import type { Ledger } from "./ledger.ts";
+import type { Workload } from "./workload.ts";
+import { apiServerRestartLostWrites, clockFaults, durableObjectStateLost } from "./faults-restarts.ts";
+import { midCallFaults } from "./faults-mid-call.ts";
 
 /** What a fault can reach. */
 export interface ChaosContext {
@@ -27,6 +31,16 @@ export interface ChaosContext {
   relayBack(identity: string, previous: RelayProc): Promise<RelayProc>;
   /** The Lease's holder now. */
   leader(): Promise<string | undefined>;
+  /** The workload the rows burst and count. */
+  readonly workload: Workload;
+  /** The continuous count of objects created and replies given. */
+  readonly ledger: Ledger;
+  /** `host:port` of the replicas API (relay-a's API port), as a coordinator is told. */
+  readonly apiServer: string;
+  /** The Worker's Durable Object storage folder. */
+  readonly durableObjectsDir: string;
+  /** Steps every relay's wall clock by `deltaMs` (monotonic clocks untouched); resolves with the offset now. */
+  stepClock(deltaMs: number): Promise<number>;
   progress(message: string): void;
 }
 
@@ -206,6 +220,11 @@ export function chaosFaults(): Fault[] {
         return { holdMs: 8_000, heal: async () => ctx.proxy.resume(), report: async () => ({ happened: "cut 8 s, then resumed", ok: true }) };
       },
     },
+    apiServerRestartLostWrites(),
+    ...midCallFaults(),
+    ...clockFaults(),
+    // Last: until the relay restarts, the gang queue it empties places nothing (every later gang would stay Pending).
+    durableObjectStateLost(),
   ];
 }
 

@@ -24,13 +24,21 @@ export interface RelayProc {
 }
 
 
-/** Starts relay `identity` running `script` against the stack's sim and `workerUrl`; resolves once ready. */
-export async function startRelayProc(stack: Stack, script: string, workerUrl: string, identity: string, logDir: string, serveFront: boolean): Promise<RelayProc> {
+/** The preload that steps a relay's wall clock (see clock-preload.ts). */
+const CLOCK_PRELOAD = join(import.meta.dirname, "clock-preload.ts");
+
+/**
+ * Starts relay `identity` running `script` against the stack's sim and `workerUrl`;
+ * resolves once ready. With `clockFile`, its wall clock is the offset that file holds
+ * (re-read on SIGUSR2).
+ */
+export async function startRelayProc(stack: Stack, script: string, workerUrl: string, identity: string, logDir: string, serveFront: boolean, clockFile?: string): Promise<RelayProc> {
   const opsPort = await freePort();
   const log = openSync(join(logDir, `${identity}.log`), "a");
   const front = serveFront && stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile, "--api-port", new URL(stack.apiUrl).port] : [];
-  const args = [script, "--worker-url", workerUrl, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), ...front, "--concurrency", "16", "--outbox-wait-seconds", "5", "--log-level", "info", "--log-format", "json", "--leader-elect", "--lease-namespace", "default", "--lease-duration-seconds", String(LEASE_SECONDS)];
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), args, { cwd: ROOT, env: { ...process.env, EDGELOOP_SECRET: stack.secret, POD_NAME: identity, ...RELAY_ENVIRONMENT }, stdio: ["ignore", log, log] });
+  const preload = clockFile ? ["--import", CLOCK_PRELOAD] : [];
+  const args = [...preload, script, "--worker-url", workerUrl, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), ...front, "--concurrency", "16", "--outbox-wait-seconds", "5", "--log-level", "info", "--log-format", "json", "--leader-elect", "--lease-namespace", "default", "--lease-duration-seconds", String(LEASE_SECONDS)];
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), args, { cwd: ROOT, env: { ...process.env, EDGELOOP_SECRET: stack.secret, POD_NAME: identity, ...RELAY_ENVIRONMENT, ...(clockFile ? { EDGELOOP_CHAOS_CLOCK_FILE: clockFile } : {}) }, stdio: ["ignore", log, log] });
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   const metrics = async (): Promise<string> => (await fetch(`${opsUrl}/metrics`)).text();

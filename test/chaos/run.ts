@@ -5,7 +5,7 @@
  * waits with a deadline until every expected child exists exactly once. Prints the table
  * and `faults: N injected, N survived, lost: L, duplicated: D`; returns the exit code.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,8 +16,9 @@ import { relayBundle } from "../bench/util.ts";
 import { chaosFaults, selectFaults, type ChaosContext, type Fault } from "./faults.ts";
 import { startProxy } from "./proxy.ts";
 import { killRelay, startRelayProc, type RelayProc } from "./relays.ts";
-import { allSurvived, formatTable, summaryLine, type ChaosRow } from "./table.ts";
-import { NODES, Workload } from "./workload.ts";
+import { allSurvived, formatTable, ledgerLine, summaryLine, type ChaosRow } from "./table.ts";
+import { NAMESPACE, NODES, Workload } from "./workload.ts";
+import { Ledger, type RowLedger } from "./ledger.ts";
 import type { SlotCount } from "./slots.ts";
 
 /** How the suite is run. */
@@ -57,6 +58,13 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
   let ending = false;
   let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
   let script: string | undefined;
+  // The relays' wall clock: an offset in this file, read by their clock preload at start and on SIGUSR2.
+  const clockFile = join(logDir, "clock-offset");
+  let clockOffsetMs = 0;
+  writeFileSync(clockFile, "0");
+  const ledger = new Ledger(NAMESPACE);
+  ledger.watch(stack.sim.cluster);
+  const workload = new Workload(stack.sim.cluster, seededRandom(options.seed));
   try {
     await stack.relay.stop(); // replaced by relay processes, which a SIGKILL can end
     script = await relayBundle();
@@ -69,7 +77,7 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
       relays,
       down,
       async startRelay(identity) {
-        const relay = await startRelayProc(stack, bundle, through, identity, logDir, identity === "relay-a");
+        const relay = await startRelayProc(stack, bundle, through, identity, logDir, identity === "relay-a", clockFile);
         relays.set(identity, relay);
         relay.child.once("exit", (code, signal) => {
           if (ending || down.has(identity) || relays.get(identity) !== relay) return;
@@ -91,14 +99,23 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
         const spec = lease?.spec;
         if (!spec?.holderIdentity || !spec.renewTime) return undefined;
         // A lease not renewed within its duration has no holder.
-        return Date.now() - Date.parse(spec.renewTime) <= (spec.leaseDurationSeconds ?? 15) * 1000 ? spec.holderIdentity : undefined;
+        return Date.now() + clockOffsetMs - Date.parse(spec.renewTime) <= (spec.leaseDurationSeconds ?? 15) * 1000 ? spec.holderIdentity : undefined;
+      },
+      workload,
+      ledger,
+      apiServer: new URL(stack.apiUrl).host,
+      durableObjectsDir: join(stack.dir, "do"),
+      async stepClock(deltaMs) {
+        clockOffsetMs += deltaMs;
+        writeFileSync(clockFile, String(clockOffsetMs));
+        for (const relay of relays.values()) if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill("SIGUSR2");
+        return clockOffsetMs;
       },
       progress,
     };
     progress("starting relay-a (its own process, leader election on)");
     await ctx.startRelay("relay-a");
     await waitFor("relay-a to lead (the Lease's holder)", () => ctx.leader(), (leader) => leader === "relay-a", { timeoutMs: 30_000, intervalMs: 200 });
-    const workload = new Workload(stack.sim.cluster, seededRandom(options.seed));
     progress("creating the workload: 6 FederatedLearningJobs, a JointInferenceService, 3 NerveXJobs, a gang, 2 autonomous edge pods");
     await workload.create();
     const rows: ChaosRow[] = [];
@@ -110,11 +127,13 @@ export async function runChaos(options: ChaosOptions): Promise<number> {
       if (row) progress(`  ${row.survived ? "survived" : "NOT survived"}: ${row.happened}; lost ${row.lost}, duplicated ${row.duplicated}, converged ${row.convergeS === undefined ? "never" : `in ${row.convergeS.toFixed(1)} s`}`);
     }
     options.print(formatTable(rows));
+    options.print(ledgerLine(rows, ledger.totals));
     options.print(summaryLine(rows));
     if (options.keep) options.print(`relay logs: ${logDir}`);
     return allSurvived(rows) ? 0 : 1;
   } finally {
     ending = true;
+    ledger.stop();
     for (const relay of relays.values()) await killRelay(relay).catch(() => undefined);
     await proxy?.close();
     await stack.stop();
@@ -128,6 +147,7 @@ async function runRow(ctx: ChaosContext, workload: Workload, fault: Fault, resta
   const faults = ctx.stack.sim.faults;
   await fault.prepare?.(ctx);
   faults.clearJournal();
+  ctx.ledger.beginRow();
   const started = performance.now();
   const burst = workload.burst();
   await sleep(INJECT_AFTER_MS);
@@ -177,6 +197,7 @@ async function runRow(ctx: ChaosContext, workload: Workload, fault: Fault, resta
   }
   if (!healed) await injected.heal?.().catch(() => undefined);
   const report = await injected.report?.().catch((error: unknown) => ({ happened: `report failed: ${(error as Error).message}`, ok: false }));
+  const seen = ctx.ledger.endRow();
   try {
     await fault.cleanup?.(ctx);
   } catch (error) {
@@ -190,10 +211,17 @@ async function runRow(ctx: ChaosContext, workload: Workload, fault: Fault, resta
     fault: fault.name,
     injectedAtS: (injectedAt - started) / 1000,
     expected: `${count.expected} children once; ${fault.expected}`,
-    happened: [failure, report?.happened, restarts.length > 0 ? `${restarts.join(", ")}, restarted` : undefined, state].filter((part) => part !== undefined).join("; "),
-    lost: count.lost,
-    duplicated: count.duplicated,
+    happened: [failure, report?.happened, restarts.length > 0 ? `${restarts.join(", ")}, restarted` : undefined, state, seenText(seen)].filter((part) => part !== undefined).join("; "),
+    lost: count.lost + seen.lost,
+    duplicated: Math.max(count.duplicated, seen.duplicated),
+    seen: { created: seen.created, replies: seen.replies, lost: seen.lost, duplicated: seen.duplicated },
     convergeS: convergedAt === undefined ? undefined : (convergedAt - injectedAt) / 1000,
-    survived: converged && failure === undefined && (report?.ok ?? true) && count.lost === 0 && count.duplicated === 0,
+    survived: converged && failure === undefined && (report?.ok ?? true) && count.lost === 0 && count.duplicated === 0 && seen.lost === 0 && seen.duplicated === 0,
   };
+}
+
+/** What the ledger saw during the row, when it saw something wrong. */
+function seenText(seen: RowLedger): string | undefined {
+  if (seen.lost === 0 && seen.duplicated === 0) return undefined;
+  return `seen meanwhile: ${seen.lost} lost, ${seen.duplicated} duplicated (${seen.examples.join("; ")})`;
 }

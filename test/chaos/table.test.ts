@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { allSurvived, formatTable, summaryLine, type ChaosRow } from "./table.ts";
+import { allSurvived, formatTable, ledgerLine, summaryLine, type ChaosRow } from "./table.ts";
 
-const row = (fault: string, extra: Partial<ChaosRow> = {}): ChaosRow => ({ fault, injectedAtS: 0.3, expected: "36 children", happened: "36 once each", lost: 0, duplicated: 0, convergeS: 1.25, survived: true, ...extra });
+const row = (fault: string, extra: Partial<ChaosRow> = {}): ChaosRow => ({ fault, injectedAtS: 0.3, expected: "36 children", happened: "36 once each", lost: 0, duplicated: 0, convergeS: 1.25, survived: true, seen: { created: 4, replies: 0, lost: 0, duplicated: 0 }, ...extra });
 
 test("the summary line counts faults, survivors, lost and duplicated objects", () => {
   const rows = [row("relay SIGKILL"), row("worker down 30 s", { lost: 2, duplicated: 1, convergeS: undefined, survived: false })];
@@ -20,4 +20,9 @@ test("the table pads its columns and says when a row never converged", () => {
   assert.match(lines[1] ?? "", /^ok {3}a\s+0\.3 s\s+36 children\s+36 once each\s+0\s+0\s+1\.3 s$/);
   assert.match(lines[2] ?? "", /^FAIL longer fault .* never$/);
   assert.equal(lines[1]?.indexOf("0.3 s"), lines[2]?.indexOf("0.3 s"), "columns line up");
+});
+
+test("the continuous count's line sums what each row saw meanwhile", () => {
+  const rows = [row("a", { seen: { created: 9, replies: 1, lost: 5, duplicated: 0 } }), row("b", { seen: { created: 3, replies: 2, lost: 0, duplicated: 32 } })];
+  assert.equal(ledgerLine(rows, { created: 400, replies: 3 }), "counted continuously: 400 objects created, 3 API replies checked, lost: 5, duplicated: 32");
 });

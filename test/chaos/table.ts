@@ -11,6 +11,8 @@ export interface ChaosRow {
   readonly duplicated: number;
   /** Seconds from the injection until every expected child existed exactly once; `undefined`: not within the deadline. */
   readonly convergeS: number | undefined;
+  /** What the ledger counted continuously during the row (its lost and duplicated are in the two columns too). */
+  readonly seen: { readonly created: number; readonly replies: number; readonly lost: number; readonly duplicated: number };
   /** Converged, nothing lost nor duplicated, and the fault's own check (e.g. Retry-After honoured) held. */
   readonly survived: boolean;
 }
@@ -42,6 +44,16 @@ export function summaryLine(rows: readonly ChaosRow[]): string {
   const lost = rows.reduce((sum, row) => sum + row.lost, 0);
   const duplicated = rows.reduce((sum, row) => sum + row.duplicated, 0);
   return `faults: ${rows.length} injected, ${survived} survived, lost: ${lost}, duplicated: ${duplicated}`;
+}
+
+/**
+ * The continuous count's line, before the summary: `counted continuously: N objects
+ * created, N API replies checked, lost: L, duplicated: D` (over the rows).
+ */
+export function ledgerLine(rows: readonly ChaosRow[], totals: { readonly created: number; readonly replies: number }): string {
+  const lost = rows.reduce((sum, row) => sum + row.seen.lost, 0);
+  const duplicated = rows.reduce((sum, row) => sum + row.seen.duplicated, 0);
+  return `counted continuously: ${totals.created} objects created, ${totals.replies} API replies checked, lost: ${lost}, duplicated: ${duplicated}`;
 }
 
 /** Whether the suite passed: every fault survived (and there was at least one). */

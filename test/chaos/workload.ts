@@ -2,7 +2,7 @@
  * The mixed workload of the chaos suite, one of each of the four systems: Sedna
  * FederatedLearningJobs (3 worker pods each) and a JointInferenceService (2 Deployments
  * and a Service), NerveXJobs (a coordinator pod and Service each), gang-scheduled pod
- * groups (every member bound), and pods on OpenYurt-autonomous edge nodes (their
+ * groups (every member bound, and its `Scheduled` Event recorded), and pods on OpenYurt-autonomous edge nodes (their
  * not-ready/unreachable tolerations set to the node's autonomy-duration). A burst deletes
  * children and adds new gangs and edge pods; a look counts every expected child.
  */
@@ -13,6 +13,7 @@ import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { countSlots, type SlotCount } from "./slots.ts";
+import { AUTONOMY_SECONDS, slotKeys, type SlotKind } from "./slot-keys.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested objects
 
@@ -20,15 +21,24 @@ export const NAMESPACE = "chaos";
 /** Nodes of the sim: Sedna's (cloud, edge1, edge2, edge-node), two autonomous edge nodes, two for gangs. */
 export const NODES = ["cloud", "edge1", "edge2", "edge-node", "edge-a", "edge-b", "node-1", "node-2"] as const;
 const AUTONOMOUS = ["edge-a", "edge-b"] as const;
-const AUTONOMY_SECONDS = 20;
 const FL_JOBS = 6;
 const NERVEX_JOBS = 3;
+/** The NerveXJob whose coordinator the replicas rows speak for (no burst touches it). */
+export const REPLICAS_JOB = "nx-rep";
 const JI_NAME = "helmet-detection-inference-example";
 
 const POD: TypeRef = { apiVersion: "v1", kind: "Pod" };
 const SERVICE: TypeRef = { apiVersion: "v1", kind: "Service" };
 const NODE: TypeRef = { apiVersion: "v1", kind: "Node" };
 const DEPLOYMENT: TypeRef = { apiVersion: "apps/v1", kind: "Deployment" };
+const EVENT: TypeRef = { apiVersion: "v1", kind: "Event" };
+/** What a look lists: every Deployment and Pod of the namespace, the JointInferenceService's Services. */
+const LOOKED_AT: readonly (readonly [SlotKind, TypeRef, string | undefined])[] = [
+  ["Deployment", DEPLOYMENT, undefined],
+  ["Service", SERVICE, "jointinferenceservice.sedna.io/name"],
+  ["Pod", POD, undefined],
+  ["Event", EVENT, undefined],
+];
 const SEDNA_FIXTURES = join(import.meta.dirname, "../../functions/controllers/sedna/fixtures");
 
 function fixture(file: string): Obj {
@@ -49,12 +59,14 @@ function flJob(name: string): KubeObject {
   } as KubeObject;
 }
 
-function nervexJob(name: string): KubeObject {
+/** A NerveXJob of the mock images, `name` in the workload's namespace. */
+export function nervexJob(name: string): KubeObject {
   const template = (role: string): Obj => ({ spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "nervex-container", image: "nervex:v0.0.5", command: ["/bin/bash", "-c"], args: [`python3 -u main.py ${role}`] }] } });
   return { apiVersion: "nervex.sensetime.com/v1alpha1", kind: "NerveXJob", metadata: { name, namespace: NAMESPACE }, spec: { cleanPodPolicy: "Running", coordinator: { template: template("coordinator") }, collector: { template: template("collector") }, learner: { template: template("learner") } } } as KubeObject;
 }
 
-function gangMember(name: string, group: string, size: number): KubeObject {
+/** A member of pod group `group` of `size`, for the `fluxnetes` scheduler (100m cpu). */
+export function gangMember(name: string, group: string, size: number): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -99,11 +111,37 @@ export class Workload {
     ji.metadata.namespace = NAMESPACE;
     await cluster.create(ji as KubeObject);
     for (let i = 0; i < NERVEX_JOBS; i++) await cluster.create(nervexJob(`nx-${i}`));
+    await cluster.create(nervexJob(REPLICAS_JOB));
     await this.#addGangAndEdgePods();
     const every = { timeoutMs: 60_000, intervalMs: 250 };
     const keys = await waitFor("every FL job's 3 pods (their slots)", () => this.#flKeys(), (found) => found.length === FL_JOBS * 3, every);
     this.#flSlots = [...new Set(keys)].sort();
     await waitFor("the workload to converge (what is lost)", () => this.look(), (count) => count.lost === 0, { ...every, describe: (count) => count.examples.join(" ") });
+    await waitFor(`${REPLICAS_JOB}'s coordinator to run`, () => cluster.find(POD, NAMESPACE, `${REPLICAS_JOB}-coordinator`), (pod) => (pod as Obj | undefined)?.status?.phase === "Running", every);
+  }
+
+  /** Adds a gang of `size` members named `<group>-<i>` (each expected bound); resolves once all are created. */
+  async addGang(group: string, size: number): Promise<void> {
+    for (let i = 0; i < size; i++) {
+      const name = `${group}-${i}`;
+      this.#gangs.push({ name, group });
+      await this.#cluster.create(gangMember(name, group, size));
+    }
+  }
+
+  /** How many members of `group` are bound now. */
+  async boundMembers(group: string): Promise<number> {
+    return (await this.#livePods(`fluxnetes.group-name=${group}`)).filter((pod) => pod.spec.nodeName).length;
+  }
+
+  /** Deletes the replicas API's pods and Services of {@link REPLICAS_JOB} (between rows). */
+  async removeReplicas(): Promise<void> {
+    const selector = `nervexjob-name=${REPLICAS_JOB},replica-type in (collector,learner)`;
+    for (const type of [POD, SERVICE]) {
+      for (const object of (await this.#cluster.list(type, { namespace: NAMESPACE, labelSelector: selector })).items) {
+        await this.#cluster.delete(type, NAMESPACE, object.metadata.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined);
+      }
+    }
   }
 
   /** One burst: deletes 6 FL pods, a NerveX coordinator and the JI's edge Deployment (spaced over ~1 s), adds a gang of 2 and 2 edge pods. */
@@ -155,6 +193,7 @@ export class Workload {
       `ji/service/${JI_NAME}-cloud`,
       ...Array.from({ length: NERVEX_JOBS }, (_, i) => `nervex/coordinator/nx-${i}`),
       ...this.#gangs.map((g) => `gang/bound/${g.name}`),
+      ...this.#gangs.map((g) => `gang/scheduled/${g.name}`),
       ...this.#edgePods.map((name) => `autonomy/tolerations/${name}`),
     ];
   }
@@ -162,23 +201,12 @@ export class Workload {
   /** Counts the cluster's children against the expected slots. */
   async look(): Promise<SlotCount> {
     const cluster = this.#cluster;
-    const observed: string[] = await this.#flKeys();
-    const deployments = ((await cluster.list(DEPLOYMENT, { namespace: NAMESPACE })).items as Obj[]).filter((d) => !d.metadata.deletionTimestamp);
-    observed.push(...deployments.map((d) => `ji/deployment/${String(d.metadata.name)}`));
-    const services = (await cluster.list(SERVICE, { namespace: NAMESPACE, labelSelector: "jointinferenceservice.sedna.io/name" })).items as Obj[];
-    observed.push(...services.map((s) => `ji/service/${String(s.metadata.name)}`));
-    const pods = ((await cluster.list(POD, { namespace: NAMESPACE })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
-    for (const pod of pods) {
-      const name = String(pod.metadata.name);
-      const labels = (pod.metadata.labels ?? {}) as Record<string, string>;
-      if (/^nx-\d+-coordinator$/.test(name)) observed.push(`nervex/coordinator/${name.replace(/-coordinator$/, "")}`);
-      if (labels["fluxnetes.group-name"] && pod.spec.nodeName) observed.push(`gang/bound/${name}`);
-      if (labels.app === "edge-web") {
-        const seconds = ((pod.spec.tolerations ?? []) as Obj[]).filter((t) => t.effect === "NoExecute" && (t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable"));
-        // One entry per autonomous toleration beyond the two a pod has: a toleration added twice is a duplicate.
-        if (seconds.length >= 2 && seconds.every((t) => t.tolerationSeconds === AUTONOMY_SECONDS)) for (let i = 1; i < seconds.length; i++) observed.push(`autonomy/tolerations/${name}`);
-      }
+    const observed: string[] = [];
+    for (const [kind, type, labelSelector] of LOOKED_AT) {
+      for (const object of (await cluster.list(type, { namespace: NAMESPACE, ...(labelSelector ? { labelSelector } : {}) })).items) observed.push(...slotKeys(kind, object));
     }
-    return countSlots(this.expected(), observed);
+    // A pod bound again after a lost bind is rightly recorded again: its Scheduled Events fill one slot.
+    const once = new Set(observed.filter((key) => key.startsWith("gang/scheduled/")));
+    return countSlots(this.expected(), [...observed.filter((key) => !key.startsWith("gang/scheduled/")), ...once]);
   }
 }
