@@ -44,8 +44,8 @@ objects duplicated, time to converge; then
 and, last:
   faults: N injected, N survived, lost: L, duplicated: D
 Exits 1 unless every fault was survived. Progress goes to stderr. Takes about 5 minutes.
-On a real control plane, test/chaos/control-plane.test.ts restarts kube-apiserver mid gang
-placement and mid replicas POST (EDGELOOP_E2E_TARGET=cluster).
+On a real control plane, test/cluster/chaos-restarts.test.ts restarts kube-apiserver mid gang
+placement and mid replicas POST (part of npm run test:cluster).
 
   --only WORD   only the faults whose name contains WORD (repeatable, any case), e.g.
                   npm run chaos -- --only 429 --only sigkill

@@ -12,8 +12,8 @@ import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
 import { createNamespaces, e2eStack, TARGET, type E2EStack } from "../e2e/harness.ts";
 import { describePods, waitForObject } from "../support/cluster-waits.ts";
-import { describeAttempts, postCollectors } from "./replicas-client.ts";
-import { gangMember, NAMESPACE, nervexJob, REPLICAS_JOB } from "./workload.ts";
+import { describeAttempts, postCollectors } from "../chaos/replicas-client.ts";
+import { gangMember, NAMESPACE, nervexJob, REPLICAS_JOB } from "../chaos/workload.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested fields
 
