@@ -55,7 +55,7 @@ function durableObjects(env: Env): DurableObjects {
 function durableNamespaces(env: Env): DurableNamespace[] {
   return Object.entries(env).flatMap(([binding, namespace]) => {
     if (!isNamespace(namespace)) return [];
-    const ready = (): Promise<unknown> => (namespace.get(namespace.idFromName(READINESS_OBJECT_NAME)) as unknown as Pick<ProbedDurableObject, "ready">).ready();
+    const ready = (): Promise<string> => (namespace.get(namespace.idFromName(READINESS_OBJECT_NAME)) as unknown as Pick<ProbedDurableObject, "ready">).ready();
     return [{ binding, ready }];
   });
 }

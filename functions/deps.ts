@@ -33,8 +33,8 @@ export interface OutboxClient {
 export interface DurableNamespace {
   /** The binding (`LEDGER`, or a family's own). */
   readonly binding: string;
-  /** Reads one object's storage (`ProbedDurableObject.ready`): rejects when the namespace cannot serve. */
-  ready(): Promise<unknown>;
+  /** Reads one object's storage (`ProbedDurableObject.ready`): its incarnation id; rejects when the namespace cannot serve. */
+  ready(): Promise<string>;
 }
 
 /** Reaches the object `name` of a declared Durable Object, typed by its contract (the floor's or a family's). */

@@ -88,7 +88,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     this.#options = options;
     const client = new KubeClient(kubeconfig, { requests: metrics.restClient });
     this.worker = new WorkerClient(options.workerUrl, options.secret, undefined, options.transport);
-    this.#health = new WorkerHealth(log);
+    this.#health = new WorkerHealth(log, (bindings) => this.#storageLost(bindings));
     this.#manifests = new Manifests(this.worker, this.#health, log);
     // apply: the scope guard, then the applier; told of each action: the echo filter and the narrator.
     const echoes = new OwnStatusWrites();
@@ -199,6 +199,16 @@ export class RelayEngine implements OpsHost, FrontHost {
     this.#options.log("info", "relist", { reason, informers: this.#caches.size });
     this.#caches.relist();
     this.resyncAll(reason);
+  }
+
+  /**
+   * The Worker's Durable Object storage is new (its incarnation changed): the queues and
+   * ledgers kept there are empty while the cluster is not. A resync sends every parent
+   * again and every events controller a full list, which is what they were built from.
+   */
+  #storageLost(bindings: readonly string[]): void {
+    this.#options.log("warn", "worker Durable Object storage is new: sending the cluster again", { bindings, leading: this.#leading });
+    if (this.#leading) this.resyncAll("durable-object-storage-lost");
   }
 
   async #loadManifest(first: boolean): Promise<void> {

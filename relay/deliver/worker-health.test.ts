@@ -41,11 +41,11 @@ test("a standby releases nothing; a probe says when the answer changed; a stoppe
 test("readiness is the signed readiness call's answer: a Worker whose /healthz answers but whose signed calls or Durable Objects fail is not ready (issue 28, finding 7c)", async () => {
   const tracked = new WorkerHealth(() => undefined);
   const answers: (() => Promise<Readiness>)[] = [
-    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
+    async () => ({ ok: true, durableObjects: { LEDGER: { incarnation: "l1" }, FAMILY_QUEUE: { incarnation: "f1" } } }),
     async () => Promise.reject(new StatusError(503, "not_ready", "Durable Object FAMILY_QUEUE: storage reset")),
     async () => Promise.reject(new StatusError(401, "bad_signature", "signature mismatch")),
     async () => Promise.reject(new StatusError(0, "Unreachable", "worker unreachable")),
-    async () => ({ ok: true, durableObjects: { LEDGER: "ok", FAMILY_QUEUE: "ok" } }),
+    async () => ({ ok: true, durableObjects: { LEDGER: { incarnation: "l1" }, FAMILY_QUEUE: { incarnation: "f1" } } }),
   ];
   const seen: boolean[] = [];
   for (const answer of answers) {
@@ -58,4 +58,17 @@ test("readiness is the signed readiness call's answer: a Worker whose /healthz a
   tracked.reached(true);
   assert.equal(tracked.ready, false, "a reconcile that reached the Worker does not make a failed readiness call ready");
   assert.equal(tracked.ok, true, "the Worker answers: keys are not held back");
+});
+
+test("a Durable Object namespace whose storage's incarnation changes is storage lost: told once, by binding; the first answer and the same ids tell nothing", async () => {
+  const lost: string[][] = [];
+  const tracked = new WorkerHealth(() => undefined, (bindings) => void lost.push([...bindings]));
+  const answer = (ledger: string, queue: string) => async (): Promise<Readiness> => ({ ok: true, durableObjects: { LEDGER: { incarnation: ledger }, FAMILY_QUEUE: { incarnation: queue } } });
+  await tracked.probe({ readiness: answer("l1", "q1") });
+  await tracked.probe({ readiness: answer("l1", "q1") });
+  await tracked.probe({ readiness: () => Promise.reject(new StatusError(0, "Unreachable", "worker unreachable")) });
+  await tracked.probe({ readiness: answer("l1", "q2") });
+  await tracked.probe({ readiness: answer("l1", "q2") });
+  await tracked.probe({ readiness: answer("l2", "q3") });
+  assert.deepEqual(lost, [["FAMILY_QUEUE"], ["LEDGER", "FAMILY_QUEUE"]]);
 });

@@ -7,9 +7,12 @@
  * and every Durable Object namespace answered. `/readyz` checked only the unsigned
  * `/healthz`: it said ready while every signed call failed, or a Durable Object was dead.
  * The probe's last answer is what `/readyz` reads: kubelet's probes never reach the Worker.
+ * Each answer names the incarnation of every Durable Object namespace's storage: one that
+ * changes is storage the Worker lost (wiped, recreated), told to `storageLost` so that the
+ * relay sends again what that storage was built from.
  */
 import type { Logger } from "../../cli/log.ts";
-import { StatusError } from "../../protocol/index.ts";
+import { StatusError, type Readiness } from "../../protocol/index.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 /** What holds the keys that failed while the Worker was away (the work queue). */
@@ -27,9 +30,14 @@ export class WorkerHealth {
   #stopped = false;
   /** Set while leading: the queue whose failed keys run again when the Worker is back. */
   #failed: FailedKeys | undefined;
+  /** The incarnation of each Durable Object namespace's storage, as the last answer named it. */
+  readonly #incarnations = new Map<string, string>();
+  readonly #storageLost: (bindings: readonly string[]) => void;
 
-  constructor(log: Logger) {
+  /** `storageLost` hears the bindings whose storage's incarnation changed between two answers. */
+  constructor(log: Logger, storageLost: (bindings: readonly string[]) => void = () => undefined) {
     this.#log = log;
+    this.#storageLost = storageLost;
   }
 
   /** Whether the Worker answered last. */
@@ -56,7 +64,7 @@ export class WorkerHealth {
   async probe(worker: Pick<WorkerClient, "readiness">): Promise<void> {
     let notReady: string | undefined;
     try {
-      await worker.readiness();
+      this.#compare(await worker.readiness());
     } catch (error) {
       notReady = error instanceof Error ? error.message : String(error);
       // Any answer, a 401 or a 503 too, is the Worker reached: only no answer holds keys back.
@@ -70,6 +78,16 @@ export class WorkerHealth {
     else if (ok && (notReady === undefined) !== (this.#notReady === undefined)) this.#log(notReady ? "warn" : "info", notReady ? "worker not ready" : "worker ready", notReady ? { reason: notReady } : {});
     this.#notReady = notReady;
     this.reached(ok);
+  }
+
+  /** Records each namespace's incarnation; tells `storageLost` of those that changed. */
+  #compare(answer: Readiness): void {
+    const changed = Object.entries(answer.durableObjects).flatMap(([binding, { incarnation }]) => {
+      const before = this.#incarnations.get(binding);
+      this.#incarnations.set(binding, incarnation);
+      return before !== undefined && before !== incarnation ? [binding] : [];
+    });
+    if (changed.length > 0 && !this.#stopped) this.#storageLost(changed);
   }
 
   /** From now on (this relay leads), `keys` that failed run at once when the Worker is back. */

@@ -21,7 +21,9 @@ after(async () => {
 test("the readiness call reads one object of every Durable Object namespace bound", async () => {
   const answer = await new WorkerClient(worker.url, SECRET).readiness();
   assert.equal(answer.ok, true);
-  for (const binding of ["LEDGER", "OUTBOX", "REPLAY", "GANG", "SEDNA_EDGE"]) assert.equal(answer.durableObjects[binding], "ok", `${binding} in ${JSON.stringify(answer.durableObjects)}`);
+  for (const binding of ["LEDGER", "OUTBOX", "REPLAY", "GANG", "SEDNA_EDGE"]) assert.match(answer.durableObjects[binding]?.incarnation ?? "", /^[0-9a-f-]{36}$/, `${binding} in ${JSON.stringify(answer.durableObjects)}`);
+  const again = await new WorkerClient(worker.url, SECRET).readiness();
+  assert.deepEqual(again.durableObjects, answer.durableObjects, "the same storage answers the same incarnation");
 });
 
 test("a relay with another secret is not ready: the readiness call is refused (its /healthz still answers)", async () => {
