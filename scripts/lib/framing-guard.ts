@@ -7,9 +7,8 @@
  * through, streamed both ways, on kept-alive connections. On Cloudflare the edge parses
  * the request before the Worker; this is the local stack's (`npm start`) counterpart.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Pool } from "undici";
 import { capConnections, CONNECTION_LIMITS, serverLimits } from "../../cli/http-limits.ts";
 
 /** Headers of one hop only (RFC 9110 7.6.1): never forwarded. */
@@ -43,25 +42,61 @@ export interface FramingGuard {
   close(): Promise<void>;
 }
 
+/** Errors of reaching workerd at all (as opposed to workerd closing on a request it had begun to read). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EADDRNOTAVAIL"]);
+
+/**
+ * The request target in origin form: an absolute-form target (`http://host/path`), which
+ * a server must accept (RFC 9112 3.2.2) but workerd's URL parser throws on (a 500), is
+ * reduced to its path and query; undefined for a target that is neither.
+ */
+export function originForm(target: string): string | undefined {
+  if (target.startsWith("/")) return target;
+  try {
+    const url = new URL(target);
+    return url.protocol === "http:" || url.protocol === "https:" ? `${url.pathname}${url.search}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function answerJson(response: ServerResponse, status: number, code: string, message: string, path: string): void {
+  const body = JSON.stringify({ error: { code, message, path } });
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+}
+
 /**
  * Serves on 127.0.0.1:`port` (0 picks one) in front of `target` (workerd's origin). Long
  * polls pass (no timeout on an answer; the connection limits bound only the request).
+ * workerd answers some requests before reading their body (a bad signature, a declared
+ * length over its limit) and then closes: that answer is passed on, and a close before
+ * any answer closes the client's connection too, as workerd would have, rather than
+ * turning it into a 502; only a workerd that cannot be reached is a 502.
  */
 export async function startFramingGuard(target: string, port: number): Promise<FramingGuard> {
-  const upstream = new Pool(target, { connections: 64, headersTimeout: 0, bodyTimeout: 0 });
+  const origin = new URL(target);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const forward = (request: IncomingMessage, response: ServerResponse): void => {
-    const hasBody = request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined;
-    upstream
-      .request({ method: request.method as "GET", path: request.url ?? "/", headers: forwardable(request.headers), ...(hasBody ? { body: request } : {}) })
-      .then((answer) => {
-        response.writeHead(answer.statusCode, forwardable(answer.headers as IncomingHttpHeaders));
-        answer.body.pipe(response);
-      })
-      .catch((error: unknown) => {
-        if (response.headersSent) return response.destroy();
-        const body = JSON.stringify({ error: { code: "worker_unreachable", message: `workerd: ${String(error)}`, path: "" } });
-        response.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
-      });
+    const path = originForm(request.url ?? "/");
+    if (path === undefined) return answerJson(response, 400, "bad_framing", `malformed HTTP request: the target ${JSON.stringify((request.url ?? "").slice(0, 100))} is neither a path nor an http URL`, "request-target");
+    const out = httpRequest({ host: origin.hostname, port: origin.port, method: request.method, path, headers: { ...forwardable(request.headers), host: origin.host }, agent });
+    let answered = false;
+    out.on("response", (answer) => {
+      answered = true;
+      response.writeHead(answer.statusCode ?? 502, forwardable(answer.headers));
+      answer.on("error", () => response.destroy());
+      answer.pipe(response);
+    });
+    out.on("error", (error: NodeJS.ErrnoException) => {
+      // An answer came first: the body workerd no longer read does not change it.
+      if (answered) return;
+      if (response.headersSent || !UNREACHABLE.has(error.code ?? "")) return void response.destroy();
+      answerJson(response, 502, "worker_unreachable", `workerd: ${String(error)}`, "");
+    });
+    request.on("close", () => {
+      if (!request.complete) out.destroy();
+    });
+    request.pipe(out);
   };
   const server = capConnections(createServer(serverLimits(), forward), CONNECTION_LIMITS);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -76,7 +111,7 @@ export async function startFramingGuard(target: string, port: number): Promise<F
   const close = async (): Promise<void> => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await upstream.close();
+    agent.destroy();
   };
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -21,11 +21,11 @@ const MALFORMED: readonly (readonly [string, string, string])[] = [
   ["a chunk size not hex", "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", "transfer-encoding"],
 ];
 
-/** Sends `raw` after a request line and Host; resolves with the status and body answered (the connection is closed by either side). */
-function send(url: string, headers: string): Promise<{ status: number; body: string }> {
+/** Sends `raw` after a request line and Host; resolves with the status and body answered (the connection is closed by either side; status NaN: closed with no answer). */
+function send(url: string, headers: string, requestLine = "POST /v1/reconcile/mirror HTTP/1.1"): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`POST /v1/reconcile/mirror HTTP/1.1\r\nHost: worker\r\n${headers}`));
+    const socket = connect(Number(port), hostname, () => socket.write(`${requestLine}\r\nHost: worker\r\n${headers}`, () => undefined));
     let answer = "";
     socket.on("data", (chunk: Buffer) => {
       answer += chunk.toString("utf8");
@@ -34,7 +34,7 @@ function send(url: string, headers: string): Promise<{ status: number; body: str
       if (Number.isFinite(length) && Buffer.byteLength(body) >= length) socket.destroy();
     });
     socket.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), body: answer.split("\r\n\r\n")[1] ?? "" }));
-    socket.on("error", reject);
+    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? undefined : reject(error)));
   });
 }
 
@@ -67,4 +67,18 @@ test("through the guard, well-framed signed calls pass: the manifest and the rea
   const client = new WorkerClient(guarded.url, SECRET);
   assert.equal((await client.manifest()).version, "v1");
   assert.equal((await client.readiness()).ok, true);
+});
+
+test("through the guard, an absolute-form target is served as its path (workerd's URL parser threw on it: a 500)", async () => {
+  const { status, body } = await send(guarded.url, "\r\n", "GET http://other.invalid/healthz HTTP/1.1");
+  assert.equal(status, 200, body);
+  assert.equal((await send(guarded.url, "\r\n", "GET ftp://other.invalid/healthz HTTP/1.1")).status, 400);
+});
+
+test("through the guard, a large unsigned body workerd refuses before reading it gets workerd's answer or a closed connection, never a 5xx", async () => {
+  const body = "x".repeat(2 * 1024 * 1024);
+  for (const length of [body.length, 9 * 1024 * 1024]) {
+    const { status } = await send(guarded.url, `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`);
+    assert.ok(Number.isNaN(status) || (status >= 400 && status < 500), `Content-Length ${length}: ${status}`);
+  }
 });
