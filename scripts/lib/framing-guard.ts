@@ -60,6 +60,37 @@ export function originForm(target: string): string | undefined {
   }
 }
 
+/** Bodies up to the Worker's limit (8 MiB) and one byte are read whole before they are sent on, in one write. */
+const WHOLE_BODY_BYTES = 8 * 1024 * 1024 + 1;
+
+/** A request's body: whole, or its first part and the stream of the rest (beyond the Worker's limit). */
+type Body = { readonly whole: Buffer } | { readonly head: Buffer; readonly rest: IncomingMessage };
+
+/**
+ * Reads the request's body whole when it is within the Worker's limit, as a client
+ * writing straight to workerd sends it: streamed on in pieces, a body workerd answers
+ * without reading (a wrong route, a bad signature) had its socket reset under the
+ * answer, which was lost with it. A whole body can also be sent again (see `forward`).
+ * Undefined when the client went away before its body ended.
+ */
+function readBody(request: IncomingMessage): Promise<Body | undefined> {
+  return new Promise((resolve) => {
+    // A client gone before its body ended: nothing to send on.
+    request.once("close", () => (request.complete ? undefined : resolve(undefined)));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onEnd = (): void => resolve({ whole: Buffer.concat(chunks) });
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size <= WHOLE_BODY_BYTES) return;
+      request.off("data", onData).off("end", onEnd).pause();
+      resolve({ head: Buffer.concat(chunks), rest: request });
+    };
+    request.on("data", onData).on("end", onEnd);
+  });
+}
+
 function answerJson(response: ServerResponse, status: number, code: string, message: string, path: string): void {
   const body = JSON.stringify({ error: { code, message, path } });
   response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
@@ -76,29 +107,39 @@ function answerJson(response: ServerResponse, status: number, code: string, mess
 export async function startFramingGuard(target: string, port: number): Promise<FramingGuard> {
   const origin = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const forward = (request: IncomingMessage, response: ServerResponse): void => {
+  const forward = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = originForm(request.url ?? "/");
     if (path === undefined) return answerJson(response, 400, "bad_framing", `malformed HTTP request: the target ${JSON.stringify((request.url ?? "").slice(0, 100))} is neither a path nor an http URL`, "request-target");
-    const out = httpRequest({ host: origin.hostname, port: origin.port, method: request.method, path, headers: { ...forwardable(request.headers), host: origin.host }, agent });
-    let answered = false;
-    out.on("response", (answer) => {
-      answered = true;
-      response.writeHead(answer.statusCode ?? 502, forwardable(answer.headers));
-      answer.on("error", () => response.destroy());
-      answer.pipe(response);
-    });
-    out.on("error", (error: NodeJS.ErrnoException) => {
-      // An answer came first: the body workerd no longer read does not change it.
-      if (answered) return;
-      if (response.headersSent || !UNREACHABLE.has(error.code ?? "")) return void response.destroy();
-      answerJson(response, 502, "worker_unreachable", `workerd: ${String(error)}`, "");
-    });
-    request.on("close", () => {
-      if (!request.complete) out.destroy();
-    });
-    request.pipe(out);
+    const body = await readBody(request);
+    if (body === undefined) return;
+    const send = (mayRetry: boolean): void => {
+      const out = httpRequest({ host: origin.hostname, port: origin.port, method: request.method, path, headers: { ...forwardable(request.headers), host: origin.host }, agent });
+      let answered = false;
+      out.on("response", (answer) => {
+        answered = true;
+        response.writeHead(answer.statusCode ?? 502, forwardable(answer.headers));
+        answer.on("error", () => response.destroy());
+        answer.pipe(response);
+      });
+      out.on("error", (error: NodeJS.ErrnoException) => {
+        // An answer came first: the body workerd no longer read does not change it.
+        if (answered) return;
+        // workerd closed a kept-alive connection as this request went out on it: once more, on a new one (Node's documented remedy).
+        if (mayRetry && out.reusedSocket && error.code === "ECONNRESET" && "whole" in body) return send(false);
+        if (response.headersSent || !UNREACHABLE.has(error.code ?? "")) return void response.destroy();
+        answerJson(response, 502, "worker_unreachable", `workerd: ${String(error)}`, "");
+      });
+      response.on("close", () => {
+        if (!response.writableFinished) out.destroy();
+      });
+      if ("whole" in body) return void out.end(body.whole);
+      out.write(body.head);
+      body.rest.pipe(out);
+      body.rest.resume();
+    };
+    send(true);
   };
-  const server = capConnections(createServer(serverLimits(), forward), CONNECTION_LIMITS);
+  const server = capConnections(createServer(serverLimits(), (request, response) => void forward(request, response)), CONNECTION_LIMITS);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable) socket.end(framingErrorResponse(error));
     else socket.destroy();
