@@ -1,5 +1,6 @@
 // Command main prints what Go's time.ParseDuration answers for each string of a JSON
-// array read on stdin: the table duration.test.ts compares parseGoDuration with.
+// array read on stdin: the table duration.test.ts compares parseGoDuration with, and
+// test/cluster/go-duration.test.ts checks is still what Go answers.
 //
 //	go run main.go < inputs.json > table.json
 //
