@@ -57,3 +57,12 @@ export const AdmissionReviewResponse = z.object({
   response: AdmissionResponse,
 });
 export type AdmissionReviewResponse = z.infer<typeof AdmissionReviewResponse>;
+
+/**
+ * A webhook's decision as a pure function of the request, its related cached objects and
+ * the clock (ms): what a family's webhook code is, wherever it runs.
+ */
+export type WebhookReviewer = (request: AdmissionRequest, related: Readonly<Record<string, readonly KubeObject[]>>, now: number) => AdmissionResponse;
+
+/** The reviewers of the webhooks the relay decides itself (`decidedAt: relay`), by webhook name. */
+export type RelayDecided = ReadonlyMap<string, WebhookReviewer>;

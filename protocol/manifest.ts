@@ -112,6 +112,14 @@ export const WebhookSpec = z.object({
    * a control-plane writer, such as node-lifecycle's taints while the Worker is away.
    */
   exemptUsers: z.array(z.string().min(1).max(253)).min(1).max(16).optional(),
+  /**
+   * Where the decision is made. `worker` (the default): the relay forwards the review to
+   * the Worker across the internet. `relay`: the relay runs the family's own review code,
+   * pure, on its cached objects, so the write it guards never waits on the link nor fails
+   * while the Worker is away (ADR 0034); the Worker serves the same code for a relay that
+   * lacks it. For webhooks on objects the cluster itself writes (Pods, Nodes, Endpoints).
+   */
+  decidedAt: z.enum(["worker", "relay"]).default("worker"),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 

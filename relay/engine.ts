@@ -5,7 +5,7 @@
  * name: everything comes from the manifest.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { KubeObject, Manifest, TypeRef } from "../protocol/index.ts";
+import type { KubeObject, Manifest, RelayDecided, TypeRef } from "../protocol/index.ts";
 import type { RelatedCache } from "../protocol/snapshot/caches.ts";
 import type { Logger } from "../cli/log.ts";
 import { PlanApplier } from "./apply/applier.ts";
@@ -57,6 +57,8 @@ export interface RelayEngineOptions {
   readonly channels?: Readonly<Record<string, ChannelListen>>;
   /** Labels on the process metrics where the process hosts more than the relay (see {@link Metrics}). */
   readonly processLabels?: ProcessLabels;
+  /** The families' review code of the webhooks the relay decides itself (`decidedAt: relay`), by name. */
+  readonly relayDecided?: RelayDecided;
   readonly log: Logger;
 }
 
@@ -110,9 +112,9 @@ export class RelayEngine implements OpsHost, FrontHost {
     this.#channels = new EdgeChannels({ listen: options.channels ?? {}, worker: this.worker, plans, metrics, log, leading: () => this.#leading, waitSeconds: options.outboxWaitSeconds });
     // front.
     const related = (kind: TypeRef): RelatedCache | undefined => this.#caches.unfiltered(kind);
-    this.admission = new Admission({ manifests: this.#manifests, related, worker: this.worker, log });
+    this.admission = new Admission({ manifests: this.#manifests, related, worker: this.worker, log, workerUp: () => this.#health.ok, ...(options.relayDecided ? { decided: options.relayDecided } : {}) });
     this.apis = new ApiGateway({ manifests: this.#manifests, related, worker: this.worker, plans, metrics, client });
-    registerGauges(metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#caches.cachedObjects });
+    registerGauges(metrics, { queue: this.#queue, leading: () => this.#leading, cachedObjects: () => this.#caches.cachedObjects, workerUp: () => this.#health.ok });
   }
 
   /** Caches synced, and the Worker's last signed readiness call (its secret, its Durable Objects) succeeded. */

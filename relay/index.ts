@@ -11,6 +11,7 @@ import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 import type { WorkerTransport } from "./deliver/worker-client.ts";
 import type { ChannelListen } from "./channel/channels.ts";
 import type { ProcessLabels } from "./ops/process-metrics.ts";
+import type { RelayDecided } from "../protocol/index.ts";
 
 /** Relay settings (see relay/ops/config.ts for their parsing and defaults). */
 export interface RelayOptions {
@@ -54,6 +55,12 @@ export interface RelayOptions {
    * (npm start: `{ shared_with: "sim" }`), so that no chart reads them as the relay's alone.
    */
   readonly processLabels?: ProcessLabels;
+  /**
+   * The families' review code of the webhooks the relay decides itself (`decidedAt:
+   * relay`), by name: what keeps Pod, Node and Endpoints writes off the link to the Worker
+   * (ADR 0034). Without it those webhooks are forwarded like the others.
+   */
+  readonly relayDecided?: RelayDecided;
 }
 
 /** A running relay. */
@@ -95,6 +102,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.channels ? { channels: options.channels } : {}),
     ...(options.processLabels ? { processLabels: options.processLabels } : {}),
+    ...(options.relayDecided ? { relayDecided: options.relayDecided } : {}),
   });
   const opsHost = options.opsHost ?? "127.0.0.1";
   const ops = await startOpsServer(engine, options.opsPort ?? 0, opsHost);

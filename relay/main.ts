@@ -4,6 +4,9 @@ import { stopOnSignal } from "../cli/signals.ts";
 import { RELAY_OPTIONS, RelayEnv, RelayFlags, relayOptions, splitChannelFlags } from "./ops/config.ts";
 import { startRelay } from "./index.ts";
 import { chooseLogFormat, createLogger } from "../cli/log.ts";
+// The families' review code of the webhooks the relay decides itself (ADR 0034): bundled into the image, loaded from the controller folders by npm run relay.
+// eslint-disable-next-line import-x/no-restricted-paths -- the relay's one import of family code: the pure reviews it runs, resolved by package.json imports (Node) or the bundle (image)
+import { decided } from "#relay-decided";
 
 const HELP = `usage: EDGELOOP_SECRET=... npm run relay -- --worker-url URL [options]
 
@@ -57,6 +60,7 @@ if ("error" in options) fail(spec, options.error);
 const log = createLogger(flags["log-level"], "relay", { format: chooseLogFormat(flags["log-format"], process.stdout.isTTY) });
 const relay = await startRelay({
   ...options,
+  relayDecided: decided,
   log,
   // As client-go's leader election does: a replica that lost the lease exits and restarts
   // as a standby, so two replicas never reconcile at once.

@@ -20,6 +20,8 @@ import { ROOT } from "./lib/controllers.ts";
 import type { ClusterStack } from "./lib/stack.ts";
 import { prepareState, stateFolders } from "./lib/state.ts";
 import { DurableStateBusyError, stopOrphanWorkerd } from "./lib/workerd-process.ts";
+import { formatLinkShape, LinkSpecError, parseLinkSpec } from "./lib/link/spec.ts";
+import { linkSocketPath } from "./lib/link/control.ts";
 
 const HELP = `usage: npm start -- [options]
 
@@ -55,6 +57,9 @@ kind cluster is); --fresh starts empty.
                          (default ${DEFAULT_START_NODES}: the nodes upstream examples pin pods to)
   --node-grace-seconds S sim: seconds without heartbeat before a node is NotReady (default 40)
   --node-gpus N          sim: nvidia.com/gpu on every node it creates (default 0: none)
+  --link SPEC            the relay–Worker link as deployed, e.g. rtt=50ms,jitter=5ms,loss=0.5%,bandwidth=20mbit
+                         (any subset; default none); npm run link changes it while the stack
+                         runs (down, up, another SPEC); npm run link -- --help says more
   --log-level L          debug | info | warn | error (default info)
   --log-format F         json | text (default: text on a terminal, JSON lines when piped)
 
@@ -72,6 +77,15 @@ const Flags = z.object({
   nodes: NodesFlag.prefault(DEFAULT_START_NODES),
   "node-grace-seconds": z.coerce.number().int().min(1).default(40),
   "node-gpus": NodeGpusFlag.default(0),
+  link: z.string().default("none").transform((text, ctx) => {
+    try {
+      return parseLinkSpec(text);
+    } catch (error) {
+      if (!(error instanceof LinkSpecError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+      return z.NEVER;
+    }
+  }),
   "log-level": z.enum(LEVELS).default("info"),
   "log-format": z.enum(LOG_FORMATS).optional(),
 });
@@ -146,6 +160,9 @@ const common = {
   persistDir: folders.durableObjects,
   // Malformed Content-Length / Transfer-Encoding: a 400 from a Node front, where workerd answers a 500.
   guardFraming: true,
+  // Always shaped (none by default), so that npm run link can change the link of a running stack.
+  link: flags.link,
+  linkControlSocket: linkSocketPath(folders.root),
   log: logger("relay"),
   progress: (step: string): void => log("info", step),
   ...(env.data.EDGELOOP_SECRET ? { secret: env.data.EDGELOOP_SECRET } : {}),
@@ -169,6 +186,8 @@ const endpoints = {
   kubeconfig: kubeconfigPath,
   worker: stack.worker.url,
   relay: stack.relay.opsUrl,
+  // The relay reaches the Worker across this link (npm run link shows and changes it).
+  link: { spec: formatLinkShape(flags.link), control: linkSocketPath(folders.root) },
   ...(stack.front ? { front: stack.front.url, frontCa: join(state, "front-ca.pem") } : {}),
   ...(stack.installed ? { relayUser: stack.installed.user, lease: `${stack.installed.lease.namespace}/${stack.installed.lease.name}`, relayIdentity: stack.installed.identity } : {}),
   // Each controller API by name (NerveX's `replicas`), over plain HTTP as in-cluster clients call it.
@@ -190,6 +209,7 @@ function readyText(e: typeof endpoints, took: number): string {
     `edgeloop ready (${took.toFixed(1)} s)`,
     `  cluster   ${e.apiServer}${onSim ? `   state kept in ${show(state)} (--fresh starts empty)` : ""}`,
     `  worker    ${e.worker}`,
+    `  link      ${e.link.spec}   (the relay reaches the Worker across it; npm run link -- down | up | SPEC)`,
     `  relay     ${e.relay}/metrics`,
     ...(e.relayUser ? [`  as        ${e.relayUser}   leader election: Lease ${e.lease ?? ""} (this relay: ${e.relayIdentity ?? ""})`] : []),
     ...(e.front ? [`  front     ${e.front}   CA ${show(e.frontCa ?? "")}`] : []),

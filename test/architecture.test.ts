@@ -31,6 +31,7 @@ async function bundle(options: BuildOptions): Promise<Bundled> {
 /** The id esbuild gives the Worker's virtual module of controllers (scripts/lib/bundle.ts). */
 const VIRTUAL_CONTROLLERS = "edgeloop:edgeloop:controllers";
 const VIRTUAL_DURABLES = "edgeloop:edgeloop:durable-objects";
+const VIRTUAL_RELAY_DECIDED = "edgeloop:#relay-decided";
 
 /** The inputs that start with none of the allowed prefixes. */
 function outside(inputs: readonly string[], allowed: readonly string[]): string[] {
@@ -61,10 +62,14 @@ before(async () => {
   ]);
 });
 
-test("the relay bundles only relay/, protocol/, cli/ and packages", () => {
+test("the relay bundles only relay/, protocol/, cli/, packages and the families' webhooks it decides (no Worker shell, no Durable Object)", () => {
   assert.ok(relay.inputs.includes("relay/main.ts"), `relay/main.ts is not an input:${list(relay.inputs)}`);
-  const bad = outside(relay.inputs, ["relay/", "protocol/", "cli/", "node_modules/"]);
-  assert.ok(bad.length === 0, `the relay bundle reaches outside relay/, protocol/, cli/ and node_modules/:${list(bad)}`);
+  // ADR 0034: the webhooks declared decidedAt: relay run in the relay, so the controllers (pure) come along, through one virtual module.
+  assert.ok(relay.inputs.includes("functions/relay-decided.ts") && relay.inputs.includes(VIRTUAL_RELAY_DECIDED), `the relay bundle lacks the webhooks it decides:${list(relay.inputs)}`);
+  const bad = outside(relay.inputs, ["relay/", "protocol/", "cli/", "node_modules/", "functions/controllers/", "functions/kit/", "functions/relay-decided.ts", VIRTUAL_RELAY_DECIDED]);
+  assert.ok(bad.length === 0, `the relay bundle reaches outside relay/, protocol/, cli/, node_modules/ and the families' pure code:${list(bad)}`);
+  const runtime = relay.inputs.filter((input) => /^functions\/kit\/(durable-object|outbox|sql|sql-meta)\.ts$/.test(input) || /\/durable\.ts$/.test(input));
+  assert.ok(runtime.length === 0, `the relay bundle holds Worker-only code:${list(runtime)}`);
 });
 
 test("the Worker bundles only functions/, durable/, protocol/ and its packages, and every controller", () => {

@@ -24,7 +24,8 @@ export interface FailedKeys {
 /** The Worker's reachability. */
 export class WorkerHealth {
   readonly #log: Logger;
-  #ok = false;
+  /** Whether the Worker answered last; undefined until anything was asked of it. */
+  #ok: boolean | undefined = undefined;
   /** Why the last readiness call failed; undefined when it succeeded. */
   #notReady: string | undefined = "not probed yet";
   #stopped = false;
@@ -42,13 +43,15 @@ export class WorkerHealth {
 
   /** Whether the Worker answered last. */
   get ok(): boolean {
-    return this.#ok;
+    return this.#ok === true;
   }
 
-  /** Records whether the Worker answered a call. */
+  /** Records whether the Worker answered a call; a change is one log line, whichever call saw it first. */
   reached(ok: boolean): void {
     if (this.#stopped) return;
-    const back = ok && !this.#ok;
+    const back = ok && this.#ok !== true;
+    // At start the first answer is no news; a first failure is.
+    if (ok !== this.#ok && (this.#ok !== undefined || !ok)) this.#log(ok ? "info" : "warn", ok ? "worker reachable again" : "worker unreachable", {});
     this.#ok = ok;
     if (!back || !this.#failed) return;
     const released = this.#failed.retryFailedNow();
@@ -57,7 +60,7 @@ export class WorkerHealth {
 
   /** Whether the Worker answers and its last signed readiness call succeeded. */
   get ready(): boolean {
-    return this.#ok && this.#notReady === undefined;
+    return this.#ok === true && this.#notReady === undefined;
   }
 
   /** Makes the signed readiness call, and says when reachability or readiness changed. */
@@ -74,8 +77,7 @@ export class WorkerHealth {
   }
 
   #answered(ok: boolean, notReady: string | undefined): void {
-    if (ok !== this.#ok) this.#log(ok ? "info" : "warn", ok ? "worker reachable again" : "worker unreachable", {});
-    else if (ok && (notReady === undefined) !== (this.#notReady === undefined)) this.#log(notReady ? "warn" : "info", notReady ? "worker not ready" : "worker ready", notReady ? { reason: notReady } : {});
+    if (ok && ok === this.#ok && (notReady === undefined) !== (this.#notReady === undefined)) this.#log(notReady ? "warn" : "info", notReady ? "worker not ready" : "worker ready", notReady ? { reason: notReady } : {});
     this.#notReady = notReady;
     this.reached(ok);
   }

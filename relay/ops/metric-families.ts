@@ -59,6 +59,7 @@ export const RELAY_METRICS = {
   edgeloop_queue_in_flight: { type: "gauge", help: "Parent keys being reconciled right now", labels: [] },
   edgeloop_leader: { type: "gauge", help: "1 while this replica reconciles (holds the leader Lease, or runs without election), else 0", labels: [] },
   edgeloop_cached_objects: { type: "gauge", help: "Objects held in the relay's informer caches", labels: [] },
+  edgeloop_worker_up: { type: "gauge", help: "1 while the Worker answers the relay's calls (its last call or probe got an answer), 0 while it is unreachable: reconciles wait, nothing is lost, admission and the APIs decided at the relay go on", labels: [] },
 } as const satisfies Record<string, MetricFamily>;
 
 /** client-go's `rest_client_request_duration_seconds` buckets (k8s.io/component-base/metrics/prometheus/restclient). */

@@ -19,7 +19,7 @@ const ALL_FAMILIES = { ...RELAY_METRICS, ...KUBERNETES_METRICS };
 /** A Metrics with every family recorded once, as a busy relay has them. */
 function busyMetrics(): Metrics {
   const metrics = new Metrics();
-  registerGauges(metrics, { queue: { depth: 3, retrying: 2, inFlight: 1 }, leading: () => true, cachedObjects: () => 42 });
+  registerGauges(metrics, { queue: { depth: 3, retrying: 2, inFlight: 1 }, leading: () => true, cachedObjects: () => 42, workerUp: () => true });
   metrics.inc("edgeloop_reconciles_total", { controller: "c", result: "ok" });
   metrics.inc("edgeloop_apply_errors_total", { controller: "c", action: "create" });
   metrics.inc("edgeloop_watch_events_total", { kind: "Pod", type: "ADDED" }, 2);
@@ -76,6 +76,7 @@ test("/metrics: every family has its own HELP saying what it counts, and a TYPE,
   assert.match(text, /^edgeloop_queue_depth 3$/m);
   assert.match(text, /^edgeloop_queue_waiting_retry 2$/m);
   assert.match(text, /^edgeloop_leader 1$/m);
+  assert.match(text, /^edgeloop_worker_up 1$/m);
   assert.match(text, /^edgeloop_watch_events_total\{kind="Pod",type="ADDED"\} 2$/m);
   assert.match(text, /^edgeloop_reconcile_duration_seconds_count\{controller="c"\} 1$/m);
   assert.match(text, /^process_resident_memory_bytes [1-9]\d*$/m);

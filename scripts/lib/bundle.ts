@@ -61,6 +61,26 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
 }
 
 /**
+ * `#relay-decided` in the relay bundle: every controller imported statically, and the
+ * review code of the webhooks they have the relay decide (ADR 0034), what
+ * `scripts/lib/relay-decided.ts` loads from the folders when Node runs relay/main.ts.
+ */
+function relayDecidedPlugin(files: readonly string[]): Plugin {
+  const contents = [
+    ...files.map((file, i) => `import c${i} from ${JSON.stringify(file)};`),
+    `import { relayDecided } from ${JSON.stringify(join(ROOT, "functions/relay-decided.ts"))};`,
+    `export const decided = relayDecided([${files.map((_, i) => `c${i}`).join(", ")}]);`,
+  ].join("\n");
+  return {
+    name: "edgeloop-relay-decided",
+    setup(b): void {
+      b.onResolve({ filter: /^#relay-decided$/ }, (args) => ({ path: args.path, namespace: "edgeloop" }));
+      b.onLoad({ filter: /.*/, namespace: "edgeloop" }, () => ({ contents, loader: "js", resolveDir: ROOT }));
+    },
+  };
+}
+
+/**
  * The esbuild options of the relay bundle (entry relay/main.ts): one self-contained ES
  * module for Node ≥ 22.19 (package.json's engines), what the image runs and what test/architecture.test.ts inspects.
  */
@@ -75,6 +95,7 @@ export function relayBuildOptions(outfile: string, options: { readonly minify?: 
     // CommonJS dependencies (client-node's) call require(): give the ES module one.
     banner: { js: 'import { createRequire as __edgeloopCreateRequire } from "node:module"; const require = __edgeloopCreateRequire(import.meta.url);' },
     metafile: true,
+    plugins: [relayDecidedPlugin(controllerFiles())],
   };
 }
 

@@ -8,6 +8,7 @@
  * elected through a Lease. Used by `npm start` and the end-to-end tests.
  */
 import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +28,11 @@ import { installCrds } from "./crds-install.ts";
 import { startWorker, type RunningWorker } from "./worker.ts";
 import { freePort } from "../../cli/ports.ts";
 import { declaredChannels, localChannels } from "./channels.ts";
+import { LinkShaper } from "./link/shaper.ts";
+import { loadControllers } from "./controllers.ts";
+import { relayDecided } from "../../functions/relay-decided.ts";
+import { formatLinkShape, type LinkShape } from "./link/spec.ts";
+import { serveLinkControl } from "./link/control.ts";
 
 /** How to start the stack. */
 export interface StackOptions {
@@ -76,6 +82,13 @@ export interface StackOptions {
   readonly asInstalled?: boolean;
   /** As installed: the namespace (default edgeloop). */
   readonly namespace?: string;
+  /**
+   * Put the relay–Worker link as deployed between them (`./link/shaper.ts`): the relay
+   * dials a shaping proxy in front of the Worker. Absent: the relay dials the Worker.
+   */
+  readonly link?: LinkShape;
+  /** With `link`: serve its control on this Unix socket (`npm run link`). */
+  readonly linkControlSocket?: string;
   /** As installed: this relay's leader election (identity default `<host>-<pid>`; lease 15 s, retries every 2 s). */
   readonly leaderElection?: { readonly identity?: string; readonly leaseDurationSeconds?: number; readonly retrySeconds?: number };
 }
@@ -109,6 +122,8 @@ export interface Stack {
   readonly channels: Readonly<Record<string, string>>;
   /** On a real cluster: what was installed, and who the relay is. */
   readonly installed: Installed | undefined;
+  /** The shaped link the relay reaches the Worker through, when the stack has one. */
+  readonly link: LinkShaper | undefined;
   /** Stops the relay and starts a new one (same settings). */
   restartRelay(): Promise<void>;
   stop(): Promise<void>;
@@ -172,7 +187,19 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   });
   let install: LocalInstall | undefined;
   let relay: RunningRelay | undefined;
+  let link: LinkShaper | undefined;
+  let linkControl: Server | undefined;
   try {
+    if (options.link) {
+      const target = new URL(worker.url);
+      link = await LinkShaper.start({
+        target: { host: target.hostname, port: Number(target.port) },
+        shape: options.link,
+        onChange: (state) => options.log?.(state.up ? "info" : "warn", state.up ? "link up: the Worker is reachable again (npm run link)" : "link down: the Worker is an unreachable host (npm run link)", { spec: formatLinkShape(state.shape) }),
+      });
+      if (options.linkControlSocket) linkControl = await serveLinkControl(options.linkControlSocket, link);
+      progress(`the relay reaches the Worker through a shaped link: ${formatLinkShape(options.link)}`);
+    }
     if (asInstalled) {
       install = await installForLocalRelay({ adminKubeconfigPath: options.kubeconfigPath, extraControllerDirs: extra, dir, ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.log ? { log: options.log } : {}), progress });
     } else {
@@ -185,7 +212,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       ...(front ? { front: { port: front.port, certFile: front.certFile, keyFile: front.keyFile } } : {}),
       api: { port: apiPort, host: "127.0.0.1" },
       channels: Object.fromEntries(channels.map((channel) => [channel.spec.name, { port: channel.port, host: "127.0.0.1" }])),
-      workerUrl: worker.url,
+      workerUrl: link?.url ?? worker.url,
       secret,
       // As installed, the ServiceAccount's kubeconfig: the admin kubeconfig is never the relay's.
       kubeconfigPath: install?.relayKubeconfigPath ?? options.kubeconfigPath,
@@ -195,6 +222,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       opsPort: options.opsPort ?? 0,
       // The relay shares this process with Miniflare's driver and, on the sim, the sim: its process metrics say so (ADR 0014).
       processLabels: { shared_with: asInstalled ? "miniflare" : "sim" },
+      // As the relay image has them: the families' webhooks decided at the relay (ADR 0034).
+      relayDecided: relayDecided(await loadControllers(extra)),
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
       ...(install
         ? {
@@ -243,6 +272,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       front: front && relay.frontUrl ? { url: relay.frontUrl, caPem: front.caPem, port: front.port, certFile: front.certFile, keyFile: front.keyFile } : undefined,
       apiUrl: `http://${apiAddress}`,
       channels: Object.fromEntries(channels.map((channel) => [channel.spec.name, channel.address])),
+      link,
       installed: install ? { namespace: install.namespace, user: install.user, relayKubeconfigPath: install.relayKubeconfigPath, lease: { namespace: install.namespace, name: LEASE_NAME }, identity, webhookConfigurations: registered.map((o) => o.metadata.name ?? "") } : undefined,
       async restartRelay(): Promise<void> {
         await stack.relay.stop();
@@ -254,6 +284,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
         if (registered.length > 0 && install) await removeLocalWebhooks(admin, registered, frontUrl).catch((error: unknown) => options.log?.("warn", "could not remove the webhook configurations", { error: (error as Error).message }));
         await stack.relay.stop();
         install?.stop();
+        await closeLink(link, linkControl);
         await worker.stop();
         rmSync(dir, { recursive: true, force: true });
       },
@@ -263,10 +294,17 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   } catch (error) {
     await relay?.stop().catch(() => undefined);
     install?.stop();
+    await closeLink(link, linkControl);
     await worker.stop();
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Stops the shaping proxy and its control socket. */
+async function closeLink(link: LinkShaper | undefined, control: Server | undefined): Promise<void> {
+  await new Promise<void>((resolve) => (control ? control.close(() => resolve()) : resolve()));
+  await link?.stop();
 }
 
 /**

@@ -67,6 +67,8 @@ export const ENDPOINTS_WEBHOOK_SPEC: WebhookDeclaration = {
   type: "mutating",
   rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["endpoints"] }],
   failurePolicy: "Ignore",
+  // Pods, Nodes and Endpoints are written by the cluster itself (kubelets, node-lifecycle, the endpoint controllers): never held on the link to the Worker (ADR 0034).
+  decidedAt: "relay",
   timeoutSeconds: 3,
   onlyWhen: ["object.subsets[].notReadyAddresses[].nodeName"],
   related: [...nodesAndPools(["object.subsets[].notReadyAddresses[].nodeName"]), ...podsNamed(["object.subsets[].notReadyAddresses[].targetRef.name"])],

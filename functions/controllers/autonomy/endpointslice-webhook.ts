@@ -61,6 +61,8 @@ export const ENDPOINTSLICE_WEBHOOK_SPEC: WebhookDeclaration = {
   type: "mutating",
   rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: ["discovery.k8s.io"], apiVersions: ["v1"], resources: ["endpointslices"] }],
   failurePolicy: "Ignore",
+  // Pods, Nodes and Endpoints are written by the cluster itself (kubelets, node-lifecycle, the endpoint controllers): never held on the link to the Worker (ADR 0034).
+  decidedAt: "relay",
   timeoutSeconds: 3,
   onlyWhen: ["object.endpoints[].nodeName"],
   related: [...nodesAndPools(["object.endpoints[].nodeName"]), ...podsNamed(["object.endpoints[].targetRef.name"])],

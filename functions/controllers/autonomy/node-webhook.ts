@@ -27,6 +27,8 @@ export const nodeWebhookSpec: WebhookDeclaration = {
   type: "validating",
   rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["nodes"] }],
   failurePolicy: "Fail",
+  // Pods, Nodes and Endpoints are written by the cluster itself (kubelets, node-lifecycle, the endpoint controllers): never held on the link to the Worker (ADR 0034).
+  decidedAt: "relay",
   timeoutSeconds: 3,
   objectSelector: { matchLabels: { [EDGE_WORKER]: "true" } },
   // node-lifecycle's taints never carry a new autonomy-duration, and must land while the Worker is away (fail closed blocked them 55 s).

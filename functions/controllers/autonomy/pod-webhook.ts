@@ -29,6 +29,8 @@ export const podWebhookSpec: WebhookDeclaration = {
   type: "mutating",
   rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }],
   failurePolicy: "Ignore",
+  // Pods, Nodes and Endpoints are written by the cluster itself (kubelets, node-lifecycle, the endpoint controllers): never held on the link to the Worker (ADR 0034).
+  decidedAt: "relay",
   timeoutSeconds: 3,
   namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [...UNWATCHED_NAMESPACES] }] },
   onlyWhen: ["object.spec.nodeName"],

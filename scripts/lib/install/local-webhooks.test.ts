@@ -5,8 +5,8 @@ import type { KubeClient } from "../../../relay/kube/client.ts";
 import { localWebhookConfigurations, onLoopback, removeLocalWebhooks } from "./local-webhooks.ts";
 
 const hooks: WebhookSpec[] = [
-  { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
-  { name: "job-validate", type: "validating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
+  { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], decidedAt: "worker", rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
+  { name: "job-validate", type: "validating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], decidedAt: "worker", rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
 ];
 
 test("the front on 127.0.0.1 is reachable only from an API server on this machine's loopback", () => {

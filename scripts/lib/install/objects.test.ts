@@ -28,7 +28,7 @@ const manifest: Manifest = {
         { apiVersion: "example.dev/v1", kind: "Model", resource: "models", namespaced: true, mapping: { by: "reference", paths: ["spec.model"] } },
       ],
       webhooks: [
-        { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
+        { name: "job-defaults", type: "mutating", failurePolicy: "Fail", timeoutSeconds: 5, related: [], decidedAt: "worker", rules: [{ operations: ["CREATE"], apiGroups: ["example.dev"], apiVersions: ["v1"], resources: ["jobs"] }] },
       ],
       apis: [],
       channels: [],
