@@ -39,6 +39,8 @@ export interface LinkCounters {
   readonly bytesFromWorker: number;
   /** Chunks that lost a segment and waited a retransmission timeout. */
   readonly retransmissions: number;
+  /** Bytes waiting in the link now, both directions of every connection. */
+  readonly held: number;
 }
 
 /** The link's state, as `npm run link` shows it. */
@@ -76,6 +78,11 @@ class DelayLine {
   #lastAt = 0;
   #ended = false;
   #timer: NodeJS.Timeout | undefined;
+
+  /** Bytes waiting in this line. */
+  get queued(): number {
+    return this.#queued;
+  }
 
   constructor(from: Socket, to: Socket, lane: Lane, timing: Timing, notBefore: number) {
     this.#from = from;
@@ -211,7 +218,7 @@ export class LinkShaper {
     return {
       up: this.#up,
       shape: this.#shape,
-      counters: { connections: this.#connections, open: this.#open.size, bytesToWorker: this.#toWorker.bytes, bytesFromWorker: this.#fromWorker.bytes, retransmissions: this.#retransmissions },
+      counters: { connections: this.#connections, open: this.#open.size, bytesToWorker: this.#toWorker.bytes, bytesFromWorker: this.#fromWorker.bytes, retransmissions: this.#retransmissions, held: [...this.#open].reduce((sum, carried) => sum + carried.lines.reduce((bytes, line) => bytes + line.queued, 0), 0) },
     };
   }
 
