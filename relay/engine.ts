@@ -22,7 +22,7 @@ import { WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
 import { WorkerHealth } from "./deliver/worker-health.ts";
 import { Admission } from "./front/admission.ts";
 import { ApiGateway } from "./front/api-gateway.ts";
-import type { FrontHost, OpsHost } from "./front/servers.ts";
+import type { FrontHost, OpsHost, ReadinessCheck } from "./front/servers.ts";
 import { KubeClient } from "./kube/client.ts";
 import { registerGauges } from "./ops/gauges.ts";
 import { Metrics } from "./ops/metrics.ts";
@@ -119,7 +119,15 @@ export class RelayEngine implements OpsHost, FrontHost {
 
   /** Caches synced, and the Worker's last signed readiness call (its secret, its Durable Objects) succeeded. */
   ready(): boolean {
-    return this.#health.ready && this.#caches.synced;
+    return this.readiness().every((check) => check.failure === undefined);
+  }
+
+  /** `/readyz`'s checks: `informer-sync` and `worker` (reachable, and its signed readiness call succeeded). */
+  readiness(): readonly ReadinessCheck[] {
+    return [
+      { name: "informer-sync", failure: this.#caches.synced ? undefined : "informers not synced yet" },
+      { name: "worker", failure: this.#health.ready ? undefined : (this.#health.failure ?? "not ready") },
+    ];
   }
 
   /** The manifest in use. */

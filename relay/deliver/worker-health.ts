@@ -58,6 +58,12 @@ export class WorkerHealth {
     if (released > 0) this.#log("info", "worker back: retrying keys now", { keys: released });
   }
 
+  /** Why the Worker is not ready (unreachable, or its last readiness call failed); undefined when it is. */
+  get failure(): string | undefined {
+    if (this.#ok !== true) return `unreachable${this.#notReady ? `: ${this.#notReady}` : ""}`;
+    return this.#notReady;
+  }
+
   /** Whether the Worker answers and its last signed readiness call succeeded. */
   get ready(): boolean {
     return this.#ok === true && this.#notReady === undefined;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Manifest } from "../../protocol/index.ts";
 import type { ApiHost } from "./api.ts";
-import { startApiServer, startOpsServer } from "./servers.ts";
+import { startApiServer, startOpsServer, type ReadinessCheck } from "./servers.ts";
 import { CONNECTION_LIMITS, type ConnectionLimits } from "../../cli/http-limits.ts";
 import { idleConnections, slowloris } from "../../test/support/slowloris.ts";
 
@@ -19,13 +19,22 @@ test("a body over the limit is answered 413 (read and dropped), not with a reset
   }
 });
 
-test("the ops port: /livez and /healthz 200 while serving, /readyz 503 until ready, /metrics the registry's text", async (t) => {
-  let ready = false;
-  const ops = await startOpsServer({ ready: () => ready, metrics: { render: () => Promise.resolve("m 1\n"), contentType: "text/plain" } }, 0, "127.0.0.1");
+test("the ops port: /livez and /healthz 200 while serving, /readyz 503 until every check not excluded passes, /metrics the registry's text", async (t) => {
+  let synced = false;
+  let worker: string | undefined = "unreachable";
+  const readiness = (): ReadinessCheck[] => [
+    { name: "informer-sync", failure: synced ? undefined : "informers not synced yet" },
+    { name: "worker", failure: worker },
+  ];
+  const ops = await startOpsServer({ readiness, metrics: { render: () => Promise.resolve("m 1\n"), contentType: "text/plain" } }, 0, "127.0.0.1");
   t.after(() => ops.close());
   const status = async (path: string): Promise<number> => (await fetch(`http://127.0.0.1:${ops.port}${path}`)).status;
-  assert.deepEqual([await status("/livez"), await status("/healthz"), await status("/readyz")], [200, 200, 503]);
-  ready = true;
+  assert.deepEqual([await status("/livez"), await status("/healthz"), await status("/readyz"), await status("/readyz?exclude=worker")], [200, 200, 503, 503]);
+  synced = true;
+  assert.deepEqual([await status("/readyz"), await status("/readyz?exclude=worker")], [503, 200], "the installed probe leaves the Worker out (ADR 0034)");
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${ops.port}/readyz`)).json(), { ready: false, checks: { "informer-sync": "ok", worker: "unreachable" } });
+  assert.deepEqual(await (await fetch(`http://127.0.0.1:${ops.port}/readyz?exclude=worker`)).json(), { ready: true, checks: { "informer-sync": "ok", worker: "excluded" } });
+  worker = undefined;
   assert.equal(await status("/readyz"), 200);
   assert.equal(await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text(), "m 1\n");
   assert.equal(await status("/livez/nope"), 404);
@@ -60,7 +69,7 @@ test("the API port closes a slowloris (headers or body a byte at a time) within 
 });
 
 test("the ops port closes a slowloris within its limits (issue 28, finding 7e)", async (t) => {
-  const ops = await startOpsServer({ ready: () => true, metrics: { render: () => Promise.resolve(""), contentType: "text/plain" } }, 0, "127.0.0.1", SHORT);
+  const ops = await startOpsServer({ readiness: () => [], metrics: { render: () => Promise.resolve(""), contentType: "text/plain" } }, 0, "127.0.0.1", SHORT);
   t.after(() => ops.close());
   const headers = await slowloris(ops.port, "headers", 50, 3_000);
   assert.ok(headers.heldMs !== undefined && headers.heldMs < 1_000, `held ${headers.heldMs} ms`);

@@ -16,11 +16,32 @@ import { tooDeepReply, type Admission } from "./admission.ts";
 import { jsonTooDeep } from "../../protocol/index.ts";
 import { apiFor, serveApi, type ApiHost, type ApiReply } from "./api.ts";
 
+/** One named check of `/readyz` (kube-apiserver's convention: `?exclude=<name>` leaves it out). */
+export interface ReadinessCheck {
+  /** `informer-sync`, `worker`. */
+  readonly name: string;
+  /** Why it fails; undefined when it passes. */
+  readonly failure: string | undefined;
+}
+
 /** What the probes and `/metrics` read. */
 export interface OpsHost {
-  /** Caches synced and the Worker reachable (`/readyz`). */
-  ready(): boolean;
+  /** The checks `/readyz` answers from: caches synced, the Worker reachable and ready. */
+  readiness(): readonly ReadinessCheck[];
   readonly metrics: Pick<Metrics, "render" | "contentType">;
+}
+
+/**
+ * `/readyz`'s answer: 200 when every check not excluded passes, else 503; the body names
+ * each check's outcome. The installed readiness probe excludes `worker`: a relay pod whose
+ * Worker is away still serves admission (ADR 0034), and an unready pod would leave the
+ * webhooks' Service without endpoints.
+ */
+export function readyz(checks: readonly ReadinessCheck[], query: URLSearchParams): { status: number; body: unknown } {
+  const excluded = new Set(query.getAll("exclude"));
+  const outcomes = Object.fromEntries(checks.map((check) => [check.name, excluded.has(check.name) ? "excluded" : (check.failure ?? "ok")]));
+  const ready = checks.every((check) => excluded.has(check.name) || check.failure === undefined);
+  return { status: ready ? 200 : 503, body: { ready, checks: outcomes } };
 }
 
 /** What the TLS front and the API port serve. */
@@ -65,13 +86,17 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 /**
  * Serves liveness, health, readiness and metrics. Returns the bound port. `/livez` and
  * `/healthz` answer while the process serves at all (kube-apiserver's pair: `/healthz` kept
- * for the probes already written against it); `/readyz` also needs synced caches and the Worker.
+ * for the probes already written against it); `/readyz` also needs synced caches and the
+ * Worker, each a named check (`?exclude=worker`, see {@link readyz}).
  */
 export async function startOpsServer(ops: OpsHost, port: number, host: string, limits: ConnectionLimits = CONNECTION_LIMITS): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer(serverLimits(limits), (request, response) => {
-    const path = (request.url ?? "/").split("?")[0];
+    const [path, query = ""] = (request.url ?? "/").split("?");
     if (path === "/livez" || path === "/healthz") return send(response, 200, { ok: true });
-    if (path === "/readyz") return ops.ready() ? send(response, 200, { ready: true }) : send(response, 503, { ready: false });
+    if (path === "/readyz") {
+      const answer = readyz(ops.readiness(), new URLSearchParams(query));
+      return send(response, answer.status, answer.body);
+    }
     if (path === "/metrics") {
       ops.metrics.render().then(
         (text) => send(response, 200, text, ops.metrics.contentType),

@@ -141,7 +141,8 @@ function deployment(options: InstallOptions, channels: readonly ChannelSpec[]): 
     ],
     ports: [{ name: "front", containerPort: FRONT_PORT }, { name: "api", containerPort: API_PORT }, { name: "metrics", containerPort: OPS_PORT }, ...channels.map((channel) => ({ name: channel.name, containerPort: channel.port }))],
     livenessProbe: { httpGet: { path: "/livez", port: OPS_PORT }, periodSeconds: 10 },
-    readinessProbe: { httpGet: { path: "/readyz", port: OPS_PORT }, periodSeconds: 5 },
+    // Not the Worker: a relay whose Worker is away still serves admission (ADR 0034), and an unready pod would leave the webhooks' Service without endpoints.
+    readinessProbe: { httpGet: { path: "/readyz?exclude=worker", port: OPS_PORT }, periodSeconds: 5 },
     resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
     securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" } },
     volumeMounts: [{ name: "tls", mountPath: "/tls", readOnly: true }],
