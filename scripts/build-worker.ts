@@ -11,7 +11,7 @@ functions/controllers/ (and below each --controllers DIR) into dist/worker.js, a
 dist/wrangler.json beside it: wrangler.jsonc plus every controller family's Durable
 Objects, migrations and variables (their bindings.ts), what \`npm run deploy\` deploys.
 
-  --minify            minify the bundle (npm run deploy ships it minified)
+  --minify            minify the bundle (npm run deploy does not: it ships the bytes the tests run)
   --controllers DIR   also bundle the controllers below DIR (repeatable)`;
 
 const Flags = z.object({ minify: z.boolean().default(false), controllers: z.array(z.string().min(1)).default([]) });

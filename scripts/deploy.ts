@@ -11,9 +11,10 @@ import { writeWorkerBuild } from "./lib/worker-build.ts";
 
 const HELP = `usage: npm run deploy -- [--dry-run] [--help]
 
-Bundles the Worker (functions/ and every controller folder) into dist/worker.js, writes
-dist/wrangler.json (wrangler.jsonc plus every controller family's Durable Objects,
-migrations and variables) and runs \`wrangler deploy\` with it. Needs
+Bundles the Worker (functions/ and every controller folder) into dist/worker.js, the
+very bytes the tests run in workerd, writes dist/wrangler.json (wrangler.jsonc plus every
+controller family's Durable Objects, migrations and variables, and no_bundle: wrangler
+uploads the bundle as it is) and runs \`wrangler deploy\` with it. Needs
 CLOUDFLARE_API_TOKEN (or \`wrangler login\`) and the secret set once:
 \`npx wrangler secret put EDGELOOP_SECRET\`.
 
@@ -24,7 +25,8 @@ const Flags = z.object({ "dry-run": z.boolean().default(false) });
 const flags = cli({ name: "deploy", help: HELP, options: { "dry-run": { type: "boolean" } }, schema: Flags });
 
 async function deploy(dryRun: boolean): Promise<number> {
-  const { script, configFile } = await writeWorkerBuild({ minify: true });
+  // The bundle the tests' workerd runs (startWorker), byte for byte: not minified, so a stack trace in the Worker's logs reads as the source.
+  const { script, configFile } = await writeWorkerBuild();
   const outdir = join(ROOT, "dist/deploy");
   const args = ["wrangler", "deploy", "--config", configFile, ...(dryRun ? ["--dry-run", "--outdir", outdir] : [])];
   const result = spawnSync("npx", args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });

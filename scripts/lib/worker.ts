@@ -10,8 +10,11 @@ import { allDurableObjects, familyVars, loadFamilyBindings, migrationHistory, ty
 import { killWithParent, lockDurableState, workerdChildren } from "./workerd-process.ts";
 import { startFramingGuard } from "./framing-guard.ts";
 
-/** The Workers runtime behaviour the Worker is written for (test/worker/wrangler.test.ts checks wrangler.jsonc agrees). */
+/** The Workers runtime behaviour the Worker is written for (test/worker/deployed.test.ts checks the deploy configuration agrees). */
 export const COMPATIBILITY_DATE = "2026-07-01";
+
+/** Compatibility flags, beyond the date's (none): what wrangler.jsonc's `compatibility_flags` must say too. */
+export const COMPATIBILITY_FLAGS: readonly string[] = [];
 
 /** Miniflare's Durable Object options by binding, from every declaration: each class SQLite-backed, as the migrations create them. */
 export function miniflareDurableObjects(families: readonly DeclaredBindings[]): Record<string, { className: string; useSQLite: true }> {
@@ -75,6 +78,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
       compatibilityDate: COMPATIBILITY_DATE,
+      compatibilityFlags: [...COMPATIBILITY_FLAGS],
       bindings: { ...vars, EDGELOOP_SECRET: options.secret, ...(options.apiAddress ? { EDGELOOP_API_ADDRESS: options.apiAddress } : {}) },
       durableObjects,
       durableObjectsPersist: options.persistDir ?? false,

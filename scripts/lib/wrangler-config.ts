@@ -3,7 +3,8 @@
  * which binds the floor's Durable Objects and names no controller family, plus every
  * family's bindings (`bindings.ts`): their Durable Objects, the whole migration history in
  * the order wrangler applies it, and their variables' defaults (a `vars` entry of
- * wrangler.jsonc wins, so a deployment overrides them there). Written beside the bundle.
+ * wrangler.jsonc wins, so a deployment overrides them there), and `no_bundle` (the bundle
+ * is uploaded as the tests ran it). Written beside the bundle.
  */
 import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -66,5 +67,7 @@ export function deployConfig(config: WranglerConfig, families: readonly Declared
     durable_objects: { ...config.durable_objects, bindings: declarations.map((d) => ({ name: d.binding, class_name: d.className })) },
     migrations: migrationHistory(declarations).map((m) => ({ tag: m.tag, new_sqlite_classes: [...m.new_sqlite_classes] })),
     vars: { ...familyVars(families), ...config.vars },
+    // Uploaded as built: the bytes deployed are the bytes the tests' workerd ran (wrangler's own bundling added 216 KB to them).
+    no_bundle: true,
   };
 }
