@@ -16,6 +16,15 @@ export const COMPATIBILITY_DATE = "2026-07-01";
 /** Compatibility flags, beyond the date's (none): what wrangler.jsonc's `compatibility_flags` must say too. */
 export const COMPATIBILITY_FLAGS: readonly string[] = [];
 
+/**
+ * Cloudflare's memory limit of one isolate: 128 MB. workerd enforces none of its own, so
+ * each isolate's V8 heap is capped at that (Miniflare passes V8 flags to workerd only
+ * through this variable): a Worker that would be reset on Cloudflare for its memory fails
+ * here too, loudly (workerd aborts with "Reached heap limit"), instead of passing locally.
+ */
+export const ISOLATE_HEAP_LIMIT_MB = 128;
+const V8_FLAGS = [`--max-heap-size=${ISOLATE_HEAP_LIMIT_MB}`];
+
 /** Miniflare's Durable Object options by binding, from every declaration: each class SQLite-backed, as the migrations create them. */
 export function miniflareDurableObjects(families: readonly DeclaredBindings[]): Record<string, { className: string; useSQLite: true }> {
   const declarations = allDurableObjects(families);
@@ -74,6 +83,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const durableObjects = miniflareDurableObjects(families);
   // The families' variables as deployed (their defaults), under the ones this run sets.
   const vars = { ...familyVars(families), ...options.vars };
+  // Not configuration read: the one way to hand workerd V8 flags through Miniflare.
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = V8_FLAGS.join(" ");
   const make = (port: number): Miniflare =>
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
