@@ -10,6 +10,7 @@ import type { RelatedCache } from "../protocol/snapshot/caches.ts";
 import type { Logger } from "../cli/log.ts";
 import { PlanApplier } from "./apply/applier.ts";
 import { ScopeGuard } from "./apply/guard.ts";
+import { ApplySlots } from "./apply/slots.ts";
 import { Narrator } from "./apply/narrate.ts";
 import { EdgeChannels, type ChannelListen } from "./channel/channels.ts";
 import { EventsDelivery } from "./deliver/events.ts";
@@ -36,12 +37,22 @@ import { Caches } from "./store/caches.ts";
 import { DeliveredCuts } from "./store/delivered-cuts.ts";
 import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
 
+
+/**
+ * Reconciles in flight by default: what keeps a link of 100 ms busy at the rate the relay
+ * reaches on loopback (Little's law: ~2,000 reconciles/s × 0.1 s = 200), each waiting for
+ * its answer, none holding a snapshot the byte budget did not admit.
+ */
+export const DEFAULT_WORKER_IN_FLIGHT = 256;
 /** Everything the engine needs, parsed once by the entry point. */
 export interface RelayEngineOptions {
   readonly kubeconfig: KubeConfig;
   readonly workerUrl: string;
   readonly secret: string;
+  /** Plans of reconciles applied at once (the API server's share). */
   readonly concurrency: number;
+  /** Reconciles in flight at once, most of them waiting on the Worker across the link (at least `concurrency`). */
+  readonly workerInFlight?: number;
   readonly maxRate: number;
   /** Seconds between full resyncs of every parent; 0: none. */
   readonly resyncSeconds: number;
@@ -97,7 +108,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     const applier = new PlanApplier(client, { log, listeners: [echoes, new Narrator(log, metrics)] });
     const plans = new ScopeGuard({ client, metrics, log, applier });
     // queue, deliver.
-    this.#queue = new WorkQueue<QueueKey, QueuedTrigger>({ concurrency: options.concurrency, ratePerSecond: options.maxRate, burst: 2 * options.maxRate, observer: metrics.workqueue });
+    this.#queue = new WorkQueue<QueueKey, QueuedTrigger>({ concurrency: Math.max(options.concurrency, options.workerInFlight ?? DEFAULT_WORKER_IN_FLIGHT), ratePerSecond: options.maxRate, burst: 2 * options.maxRate, observer: metrics.workqueue });
     const silenceSeconds = options.watchSilenceSeconds ?? DEFAULT_SILENCE_SECONDS;
     const cuts = new DeliveredCuts();
     // watch, store, route: every cache's changes go to the router, which marks keys dirty in the queue or buffers events.
@@ -106,7 +117,8 @@ export class RelayEngine implements OpsHost, FrontHost {
     this.#router = new EventRouter({ caches: this.#caches, keys: this.#queue, events: this.#events, echoes, metrics });
     this.#caches.subscribe(this.#router);
     const snapshots = new SnapshotDelivery(this.#caches, this.worker, cuts);
-    this.#reconciler = new Reconciler({ manifests: this.#manifests, snapshots, events: this.#events, plans, recorder: applier, claims: this.worker, health: this.#health, metrics, log });
+    // The link's wait is not the API server's work: many reconciles wait on the Worker, `concurrency` plans apply at once.
+    this.#reconciler = new Reconciler({ manifests: this.#manifests, snapshots, events: this.#events, plans: new ApplySlots(plans, options.concurrency), recorder: applier, claims: this.worker, health: this.#health, metrics, log });
     this.#outbox = new OutboxDrainer({ worker: this.worker, plans, manifests: this.#manifests, metrics, log, waitSeconds: options.outboxWaitSeconds });
     // beside the loop, as the outbox: the edge channels' sockets, their feeds and what peers send, whose actions enter apply/ as plans do.
     this.#channels = new EdgeChannels({ listen: options.channels ?? {}, worker: this.worker, plans, metrics, log, leading: () => this.#leading, waitSeconds: options.outboxWaitSeconds });

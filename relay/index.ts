@@ -19,7 +19,10 @@ export interface RelayOptions {
   readonly secret: string;
   /** A kubeconfig file; in-cluster service account when absent. */
   readonly kubeconfigPath?: string;
+  /** Plans of reconciles applied to the API server at once (default 16). */
   readonly concurrency?: number;
+  /** Reconciles in flight at once, waiting on the Worker across the link (default 256; at least `concurrency`). */
+  readonly workerInFlight?: number;
   /** Reconciles per second across all keys (a token bucket, burst twice that). */
   readonly maxRate?: number;
   /** Seconds between full resyncs of every parent; 0: never (default 600). */
@@ -93,6 +96,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     workerUrl: options.workerUrl,
     secret: options.secret,
     concurrency: options.concurrency ?? 16,
+    ...(options.workerInFlight ? { workerInFlight: options.workerInFlight } : {}),
     maxRate: options.maxRate ?? 2_000,
     resyncSeconds: options.resyncSeconds ?? 600,
     watchSilenceSeconds: options.watchSilenceSeconds ?? DEFAULT_SILENCE_SECONDS,

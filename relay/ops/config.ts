@@ -17,6 +17,7 @@ export const RelayFlags = z
     "worker-url": z.url({ error: "must be the Worker's URL, e.g. https://edgeloop.example.workers.dev" }).optional(),
     kubeconfig: z.string().min(1).optional(),
     concurrency: z.coerce.number().int().min(1).max(1024).default(16),
+    "worker-in-flight": z.coerce.number().int().min(1).max(4096).default(256),
     "max-rate": z.coerce.number().positive().max(100_000).default(2_000),
     // 0 turns the periodic full resync off (relists and watch events still mark parents dirty).
     "resync-seconds": z.coerce.number().min(0).default(600),
@@ -100,6 +101,7 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv, channels: Readonl
     secret: env.EDGELOOP_SECRET,
     ...(flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {}),
     concurrency: flags.concurrency,
+    workerInFlight: flags["worker-in-flight"],
     maxRate: flags["max-rate"],
     resyncSeconds: flags["resync-seconds"],
     watchSilenceSeconds: flags["watch-silence-seconds"],
