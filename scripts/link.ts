@@ -8,7 +8,7 @@ import { linkControl, linkSocketPath } from "./lib/link/control.ts";
 import { formatLinkShape, LinkSpecError, parseLinkCommand } from "./lib/link/spec.ts";
 import type { LinkState } from "./lib/link/shaper.ts";
 
-const HELP = `usage: npm run link -- [--state DIR] [down | up | SPEC]
+const HELP = `usage: npm run link -- [--state DIR] [down | up | 5xx | reset | SPEC]
 
 Shows or changes the link between the relay and the Worker of the npm start running on
 the state folder, while it runs (npm start -- --link SPEC sets it at start):
@@ -22,7 +22,10 @@ the state folder, while it runs (npm start -- --link SPEC sets it at start):
          bandwidth  each direction's rate, every connection sharing it (kbit, mbit, gbit)
   down   the Worker becomes an unreachable host: connections are neither answered nor
          refused, what is in flight waits; each caller's timeout ends it
-  up     the link returns; what waited goes on
+  up     the link returns; what waited goes on; a fault ends
+  5xx    every request is answered 503 by the link, not the Worker (as Cloudflare's
+         edge answers for a Worker over its limits or down)
+  reset  every answer is cut by a reset halfway through its first chunk
 
 Without a command it prints the link's state. The shape of the link is kept until
 changed or until npm start stops (then it starts unshaped unless --link is given).
@@ -61,7 +64,7 @@ console.log(describe(answer.state));
 
 /** One line a person reads; JSON when piped, for scripts. */
 function describe(state: LinkState): string {
-  if (!process.stdout.isTTY) return JSON.stringify({ up: state.up, spec: formatLinkShape(state.shape), ...state.counters });
+  if (!process.stdout.isTTY) return JSON.stringify({ up: state.up, ...(state.fault ? { fault: state.fault } : {}), spec: formatLinkShape(state.shape), ...state.counters });
   const c = state.counters;
-  return `link ${state.up ? "up" : "DOWN"}: ${formatLinkShape(state.shape)}   (${c.open} open of ${c.connections} connections; ${c.bytesToWorker} bytes to the Worker, ${c.bytesFromWorker} from it; ${c.retransmissions} retransmissions)`;
+  return `link ${state.up ? "up" : "DOWN"}${state.fault ? ` (fault: ${state.fault})` : ""}: ${formatLinkShape(state.shape)}   (${c.open} open of ${c.connections} connections; ${c.bytesToWorker} bytes to the Worker, ${c.bytesFromWorker} from it; ${c.retransmissions} retransmissions)`;
 }

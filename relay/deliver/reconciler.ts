@@ -19,7 +19,7 @@ import type { EventsDelivery } from "./events.ts";
 import type { ManifestSource } from "./manifest.ts";
 import { parentRef, type Delivered, type SnapshotDelivery } from "./snapshots.ts";
 import type { QueuedTrigger } from "./triggers.ts";
-import type { WorkerClient } from "./worker-client.ts";
+import { workerAway, type WorkerClient } from "./worker-client.ts";
 import type { WorkerHealth } from "./worker-health.ts";
 
 /** What processing a key uses. */
@@ -126,9 +126,9 @@ export class Reconciler implements KeyWorker<QueueKey, QueuedTrigger> {
       log("error", "reconcile failed", { controller: controller.name, key: keyText(key), error: String(error) });
       return { kind: "retry" };
     }
-    if (error.status === 0) this.#deps.health.reached(false);
+    if (workerAway(error)) this.#deps.health.reached(false);
     if (isPermanent(error) && key.delivery === "snapshot") return this.#refused(controller, key.parent, error);
-    log(error.status === 0 ? "warn" : "error", "worker call failed", { controller: controller.name, key: keyText(key), status: error.status, error: error.message });
+    log(workerAway(error) ? "warn" : "error", "worker call failed", { controller: controller.name, key: keyText(key), status: error.status, error: error.message });
     return { kind: "retry", ...(error.retryAfterMs ? { afterMs: error.retryAfterMs } : {}) };
   }
 

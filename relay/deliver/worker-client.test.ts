@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest, StatusError } from "../../protocol/index.ts";
-import { WorkerClient, type WorkerTransport } from "./worker-client.ts";
+import { WorkerClient, workerAway, type WorkerTransport } from "./worker-client.ts";
 
 const SECRET = "relay-test-secret-0123";
 
@@ -177,4 +177,14 @@ test("a repeated outbox read after the wall clock stepped back 120 s waits a sec
   const [first, second] = received;
   assert.ok(first && second);
   assert.notEqual(first.signature, second.signature, "still never the same signature twice");
+});
+
+test("the Worker is away when a call gets no answer or an edge's 5xx; its own error bodies, 5xx included, are answers", () => {
+  assert.equal(workerAway(new StatusError(0, "Unreachable", "worker unreachable: connect ECONNREFUSED")), true);
+  assert.equal(workerAway(new StatusError(503, "Unknown", "worker answered 503: link fault: 503 (upstream)")), true);
+  assert.equal(workerAway(new StatusError(502, "Unknown", "worker answered 502: <html>")), true);
+  assert.equal(workerAway(new StatusError(500, "internal", "worker answered 500: {\"error\":{\"code\":\"internal\"}}")), false);
+  assert.equal(workerAway(new StatusError(503, "not_ready", "Durable Object FAMILY_QUEUE: storage reset")), false);
+  assert.equal(workerAway(new StatusError(401, "bad_signature", "signature mismatch")), false);
+  assert.equal(workerAway(new Error("not a StatusError")), false);
 });

@@ -275,6 +275,16 @@ export class WorkerClient {
   }
 }
 
+/**
+ * Whether a failed call means the Worker is away, not that it refused: no answer at all
+ * (status 0: unreachable, a timeout, a reset mid-body), or a 5xx that is not the Worker's
+ * own error body (an edge's answer for a Worker over its limits or down). The Worker's
+ * own 5xx (`internal`, `not_ready`) is an answer: one parent's bug never reads as an outage.
+ */
+export function workerAway(error: unknown): boolean {
+  return error instanceof StatusError && (error.status === 0 || (error.status >= 500 && error.reason === "Unknown"));
+}
+
 /** A call that got no answer (status 0). */
 function unreachable(error: unknown): StatusError {
   return new StatusError(0, "Unreachable", `worker unreachable: ${(error as Error).message}`);

@@ -12,8 +12,8 @@
  * relay sends again what that storage was built from.
  */
 import type { Logger } from "../../cli/log.ts";
-import { StatusError, type Readiness } from "../../protocol/index.ts";
-import type { WorkerClient } from "./worker-client.ts";
+import type { Readiness } from "../../protocol/index.ts";
+import { workerAway, type WorkerClient } from "./worker-client.ts";
 
 /** What holds the keys that failed while the Worker was away (the work queue). */
 export interface FailedKeys {
@@ -77,7 +77,7 @@ export class WorkerHealth {
     } catch (error) {
       notReady = error instanceof Error ? error.message : String(error);
       // Any answer, a 401 or a 503 too, is the Worker reached: only no answer holds keys back.
-      if (error instanceof StatusError && error.status === 0) return this.#answered(false, notReady);
+      if (workerAway(error)) return this.#answered(false, notReady);
     }
     this.#answered(true, notReady);
   }

@@ -10,13 +10,13 @@
  * at once for a request the gate (`protocol/snapshot/admission-gate.ts`) keeps from the
  * Worker. The relay knows no webhook by name: the manifest lists them.
  */
-import { AdmissionResponse, AdmissionReviewRequest, jsonTooDeep, MAX_JSON_DEPTH, StatusError, type AdmissionReviewResponse, type KubeObject, type RelayDecided, type WebhookSpec } from "../../protocol/index.ts";
+import { AdmissionResponse, AdmissionReviewRequest, jsonTooDeep, MAX_JSON_DEPTH, type AdmissionReviewResponse, type KubeObject, type RelayDecided, type WebhookSpec } from "../../protocol/index.ts";
 import { forwards } from "../../protocol/snapshot/admission-gate.ts";
 import type { RelatedCaches } from "../../protocol/snapshot/caches.ts";
 import { relatedObjects } from "../../protocol/snapshot/related.ts";
 import type { Logger } from "../../cli/log.ts";
 import type { ManifestSource } from "../deliver/manifest.ts";
-import type { WorkerClient } from "../deliver/worker-client.ts";
+import { workerAway, type WorkerClient } from "../deliver/worker-client.ts";
 import type { ApiReply } from "./api.ts";
 
 /** The answer when the Worker could not decide: allowed for `Ignore`, denied for `Fail`. */
@@ -84,7 +84,7 @@ export class Admission {
       return { status: 200, body: await this.#deps.worker.admission(webhook, { ...review, related, now: new Date(now).toISOString() }, timeoutMs) };
     } catch (error) {
       this.#deps.log("warn", "admission forwarding failed", { webhook, error: String(error), failurePolicy: spec.failurePolicy });
-      const reason = error instanceof StatusError && error.status === 0 ? `the edgeloop Worker is unreachable from the relay (${error.message}); this webhook is failurePolicy ${spec.failurePolicy} until it answers again` : String(error);
+      const reason = workerAway(error) ? `the edgeloop Worker is unreachable from the relay (${(error as Error).message}); this webhook is failurePolicy ${spec.failurePolicy} until it answers again` : String(error);
       return { status: 200, body: failureAnswer(review.request.uid, spec, reason) };
     }
   }

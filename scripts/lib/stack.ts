@@ -195,7 +195,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       link = await LinkShaper.start({
         target: { host: target.hostname, port: Number(target.port) },
         shape: options.link,
-        onChange: (state) => options.log?.(state.up ? "info" : "warn", state.up ? "link up: the Worker is reachable again (npm run link)" : "link down: the Worker is an unreachable host (npm run link)", { spec: formatLinkShape(state.shape) }),
+        onChange: (state) => options.log?.(state.up && !state.fault ? "info" : "warn", state.fault ? `link fault ${state.fault}: every request fails so (npm run link)` : state.up ? "link up: the Worker is reachable again (npm run link)" : "link down: the Worker is an unreachable host (npm run link)", { spec: formatLinkShape(state.shape) }),
       });
       if (options.linkControlSocket) linkControl = await serveLinkControl(options.linkControlSocket, link);
       progress(`the relay reaches the Worker through a shaped link: ${formatLinkShape(options.link)}`);

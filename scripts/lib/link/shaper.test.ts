@@ -126,3 +126,31 @@ test("a new shape applies to what is sent from then on", { timeout: 30_000 }, as
   const ms = await roundTrip(socket, 10);
   assert.ok(ms >= 118 && ms < 220, `${ms} ms after the change`);
 });
+
+test("the 5xx fault answers every request 503 itself; reset cuts each answer halfway; up clears the fault", { timeout: 30_000 }, async () => {
+  const link = await shaper("none");
+  link.apply({ kind: "fault", fault: "5xx" });
+  const socket = await open(link);
+  const answer = await new Promise<string>((resolve) => {
+    let text = "";
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+    socket.on("end", () => resolve(text));
+    socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+  });
+  assert.match(answer, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+  assert.match(answer, /link fault: 503 \(upstream\)$/);
+  link.apply({ kind: "fault", fault: "reset" });
+  const cut = await open(link);
+  const received = await new Promise<{ bytes: number; error: string }>((resolve) => {
+    let bytes = 0;
+    cut.on("data", (chunk: Buffer) => (bytes += chunk.length));
+    cut.on("error", (error: NodeJS.ErrnoException) => resolve({ bytes, error: error.code ?? "" }));
+    cut.on("close", () => resolve({ bytes, error: "closed" }));
+    cut.write(Buffer.alloc(1_000, 1));
+  });
+  assert.ok(received.bytes > 0 && received.bytes < 1_000, `${received.bytes} of 1,000 bytes, then ${received.error}`);
+  assert.equal(received.error, "ECONNRESET");
+  link.apply({ kind: "up" });
+  assert.equal(link.state.fault, undefined);
+  assert.ok((await roundTrip(await open(link), 10)) < 100);
+});

@@ -13,11 +13,14 @@
  * - `down`: nothing is answered nor refused. A connection opened meanwhile is accepted and
  *   hears nothing; what was in flight waits. Each caller's own timeout ends it, as with a
  *   host gone from the internet; what is still open when the link returns goes on.
+ * - the faults: `5xx`, each request answered 503 by the link itself (no Worker error body,
+ *   as Cloudflare's edge answers); `reset`, each answer cut by a reset halfway through its
+ *   first chunk. `up` clears a fault.
  * A connection holds at most {@link WINDOW_BYTES} in flight each way: its sender is paused
  * beyond that, as a TCP window would, so a link that is down or slow holds bounded memory.
  */
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
-import { NO_SHAPE, type LinkCommand, type LinkShape } from "./spec.ts";
+import { NO_SHAPE, type LinkCommand, type LinkFault, type LinkShape } from "./spec.ts";
 
 /** Bytes one direction of one connection holds before its sender is paused. */
 export const WINDOW_BYTES = 4 * 1024 * 1024;
@@ -46,6 +49,8 @@ export interface LinkCounters {
 /** The link's state, as `npm run link` shows it. */
 export interface LinkState {
   readonly up: boolean;
+  /** The fault in force, if any. */
+  readonly fault: LinkFault | undefined;
   readonly shape: LinkShape;
   readonly counters: LinkCounters;
 }
@@ -61,9 +66,14 @@ class Lane {
 interface Timing {
   readonly shape: () => LinkShape;
   readonly up: () => boolean;
+  readonly fault: () => LinkFault | undefined;
   readonly random: () => number;
   readonly retransmitted: () => void;
 }
+
+/** The answer of a link whose fault is `5xx`: not the Worker's, as an edge's error page is not. */
+const FAULT_BODY = "link fault: 503 (upstream)";
+const FAULT_503 = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: ${FAULT_BODY.length}\r\nconnection: close\r\n\r\n${FAULT_BODY}`;
 
 /** One direction of one connection: chunks waiting for their arrival time, in order. */
 class DelayLine {
@@ -74,6 +84,7 @@ class DelayLine {
   readonly #timing: Timing;
   /** No byte leaves before this (the handshake). */
   readonly #notBefore: number;
+  readonly #towardWorker: boolean;
   #queued = 0;
   #lastAt = 0;
   #ended = false;
@@ -84,7 +95,8 @@ class DelayLine {
     return this.#queued;
   }
 
-  constructor(from: Socket, to: Socket, lane: Lane, timing: Timing, notBefore: number) {
+  constructor(from: Socket, to: Socket, lane: Lane, timing: Timing, notBefore: number, towardWorker: boolean) {
+    this.#towardWorker = towardWorker;
     this.#from = from;
     this.#to = to;
     this.#lane = lane;
@@ -98,6 +110,12 @@ class DelayLine {
   }
 
   #push(chunk: Buffer): void {
+    if (this.#towardWorker && this.#timing.fault() === "5xx") {
+      // The request never reaches the Worker: what answers is the link.
+      this.#from.end(FAULT_503);
+      this.#to.destroy();
+      return;
+    }
     const now = performance.now();
     const shape = this.#timing.shape();
     let sent = now;
@@ -127,6 +145,12 @@ class DelayLine {
     while (this.#queue.length > 0 && (this.#queue[0]?.at ?? 0) <= now) {
       const { chunk } = this.#queue.shift() as { chunk: Buffer; at: number };
       this.#queued -= chunk.length;
+      if (!this.#towardWorker && this.#timing.fault() === "reset") {
+        // Half of the answer, then a reset: the caller sees its body end mid-way.
+        this.#to.write(chunk.subarray(0, Math.max(1, chunk.length >> 1)), () => this.#to.resetAndDestroy());
+        this.#from.destroy();
+        return;
+      }
       this.#to.write(chunk);
     }
     if (this.#queued <= WINDOW_BYTES / 2 && this.#from.isPaused()) this.#from.resume();
@@ -182,6 +206,7 @@ export class LinkShaper {
   readonly #fromWorker = new Lane();
   #shape: LinkShape;
   #up = true;
+  #fault: LinkFault | undefined;
   #connections = 0;
   #retransmissions = 0;
 
@@ -217,6 +242,7 @@ export class LinkShaper {
   get state(): LinkState {
     return {
       up: this.#up,
+      fault: this.#fault,
       shape: this.#shape,
       counters: { connections: this.#connections, open: this.#open.size, bytesToWorker: this.#toWorker.bytes, bytesFromWorker: this.#fromWorker.bytes, retransmissions: this.#retransmissions, held: [...this.#open].reduce((sum, carried) => sum + carried.lines.reduce((bytes, line) => bytes + line.queued, 0), 0) },
     };
@@ -224,11 +250,15 @@ export class LinkShaper {
 
   /** Changes the link now: a new shape applies to what is sent from now on. */
   apply(command: LinkCommand): LinkState {
-    const wasUp = this.#up;
+    const was = { up: this.#up, fault: this.#fault };
     if (command.kind === "shape") this.#shape = command.shape;
-    else this.#up = command.kind === "up";
-    if (this.#up && !wasUp) for (const carried of this.#open) this.#resume(carried);
-    if (this.#up !== wasUp) this.#onChange(this.state);
+    else if (command.kind === "fault") this.#fault = command.fault;
+    else {
+      this.#up = command.kind === "up";
+      if (this.#up) this.#fault = undefined;
+    }
+    if (this.#up && !was.up) for (const carried of this.#open) this.#resume(carried);
+    if (this.#up !== was.up || this.#fault !== was.fault) this.#onChange(this.state);
     return this.state;
   }
 
@@ -249,9 +279,9 @@ export class LinkShaper {
     carried.upstream = upstream;
     upstream.on("error", () => this.#close(carried));
     upstream.on("close", () => this.#close(carried));
-    const timing: Timing = { shape: () => this.#shape, up: () => this.#up, random: this.#random, retransmitted: () => (this.#retransmissions += 1) };
+    const timing: Timing = { shape: () => this.#shape, up: () => this.#up, fault: () => this.#fault, random: this.#random, retransmitted: () => (this.#retransmissions += 1) };
     const handshake = performance.now() + HANDSHAKE_RTTS * this.#shape.rttMs;
-    carried.lines = [new DelayLine(carried.client, upstream, this.#toWorker, timing, handshake), new DelayLine(upstream, carried.client, this.#fromWorker, timing, handshake)];
+    carried.lines = [new DelayLine(carried.client, upstream, this.#toWorker, timing, handshake, true), new DelayLine(upstream, carried.client, this.#fromWorker, timing, handshake, false)];
     carried.client.resume();
   }
 

@@ -1,7 +1,7 @@
 /**
  * The link between the relay and the Worker as written on a command line:
  * `rtt=50ms,jitter=5ms,loss=0.5%,bandwidth=20mbit` (any subset), `none`, and for a running
- * stack `down` and `up`. Parsed once at the edge; a typo or an impossible value is an
+ * stack `down`, `up` and the faults `5xx` and `reset`. Parsed once at the edge; a typo or an impossible value is an
  * error naming the field. Pure.
  */
 import { z } from "zod";
@@ -21,8 +21,18 @@ export interface LinkShape {
 /** No shaping: the default. */
 export const NO_SHAPE: LinkShape = { rttMs: 0, jitterMs: 0, loss: 0, bitsPerSecond: undefined };
 
+/**
+ * A Worker that answers but fails: `5xx`, every request answered 503 by something that is
+ * not the Worker (as Cloudflare's edge answers for a Worker over its limits); `reset`,
+ * every answer cut mid-body by a reset.
+ */
+export type LinkFault = "5xx" | "reset";
+
+/** The faults, as `npm run link` takes them. */
+export const LINK_FAULTS: readonly LinkFault[] = ["5xx", "reset"];
+
 /** What `npm run link` may ask of a running stack. */
-export type LinkCommand = { readonly kind: "shape"; readonly shape: LinkShape } | { readonly kind: "down" } | { readonly kind: "up" };
+export type LinkCommand = { readonly kind: "shape"; readonly shape: LinkShape } | { readonly kind: "down" } | { readonly kind: "up" } | { readonly kind: "fault"; readonly fault: LinkFault };
 
 /** A spec that could not be read: `field` is the key it names (or `spec`). */
 export class LinkSpecError extends Error {
@@ -74,7 +84,7 @@ export function parseLinkSpec(text: string): LinkShape {
   const seen = new Map<Field, number>();
   for (const part of spec.split(",")) {
     const [key = "", value, ...rest] = part.trim().split("=");
-    if (!(FIELDS as readonly string[]).includes(key)) throw new LinkSpecError(key === "" ? "spec" : key, `not a field of a link (${FIELDS.join(", ")}; or none, down, up)`);
+    if (!(FIELDS as readonly string[]).includes(key)) throw new LinkSpecError(key === "" ? "spec" : key, `not a field of a link (${FIELDS.join(", ")}; or none, down, up, ${LINK_FAULTS.join(", ")})`);
     const field = key as Field;
     if (value === undefined || rest.length > 0) throw new LinkSpecError(field, "write it as key=value");
     if (seen.has(field)) throw new LinkSpecError(field, "given twice");
@@ -93,6 +103,7 @@ export function parseLinkCommand(text: string): LinkCommand {
   const word = text.trim();
   if (word === "down") return { kind: "down" };
   if (word === "up") return { kind: "up" };
+  if ((LINK_FAULTS as readonly string[]).includes(word)) return { kind: "fault", fault: word as LinkFault };
   return { kind: "shape", shape: parseLinkSpec(word) };
 }
 
