@@ -6,7 +6,7 @@
  */
 import { build, type BuildOptions, type Plugin } from "esbuild";
 import { join } from "node:path";
-import { controllerFiles, durableFiles, ROOT } from "./controllers.ts";
+import { controllerFiles, durableFiles, relayWebhookFiles, ROOT } from "./controllers.ts";
 
 /** What to bundle. */
 export interface BundleOptions {
@@ -61,15 +61,16 @@ export async function bundleWorker(options: BundleOptions = {}): Promise<string>
 }
 
 /**
- * `#relay-decided` in the relay bundle: every controller imported statically, and the
- * review code of the webhooks they have the relay decide (ADR 0034), what
- * `scripts/lib/relay-decided.ts` loads from the folders when Node runs relay/main.ts.
+ * `#relay-decided` in the relay bundle: every family's `relay-webhooks.ts` imported
+ * statically (and what they import, not the rest of the family), handed to
+ * `relayDecided` (ADR 0034): what `scripts/lib/relay-decided.ts` loads from the folders
+ * when Node runs relay/main.ts.
  */
 function relayDecidedPlugin(files: readonly string[]): Plugin {
   const contents = [
-    ...files.map((file, i) => `import c${i} from ${JSON.stringify(file)};`),
+    ...files.map((file, i) => `import w${i} from ${JSON.stringify(file)};`),
     `import { relayDecided } from ${JSON.stringify(join(ROOT, "functions/relay-decided.ts"))};`,
-    `export const decided = relayDecided([${files.map((_, i) => `c${i}`).join(", ")}]);`,
+    `export const decided = relayDecided([${files.map((_, i) => `...w${i}`).join(", ")}]);`,
   ].join("\n");
   return {
     name: "edgeloop-relay-decided",
@@ -95,7 +96,7 @@ export function relayBuildOptions(outfile: string, options: { readonly minify?: 
     // CommonJS dependencies (client-node's) call require(): give the ES module one.
     banner: { js: 'import { createRequire as __edgeloopCreateRequire } from "node:module"; const require = __edgeloopCreateRequire(import.meta.url);' },
     metafile: true,
-    plugins: [relayDecidedPlugin(controllerFiles())],
+    plugins: [relayDecidedPlugin(relayWebhookFiles())],
   };
 }
 

@@ -8,7 +8,7 @@
 import { globSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Controller } from "../../functions/kit/controller.ts";
+import type { Controller, Webhook } from "../../functions/kit/controller.ts";
 
 /** The repository root (scripts/lib/../..). */
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -37,6 +37,17 @@ function familyFiles(name: string): string[] {
  */
 export function durableFiles(): string[] {
   return familyFiles("durable.ts");
+}
+
+/** Absolute paths of every family's `relay-webhooks.ts`: the webhooks the relay decides itself (ADR 0034). */
+export function relayWebhookFiles(): string[] {
+  return familyFiles("relay-webhooks.ts");
+}
+
+/** Imports every family's relay-decided webhooks in Node (`npm run relay`, npm start, the tests). */
+export async function loadRelayWebhooks(): Promise<Webhook[]> {
+  const modules = await Promise.all(relayWebhookFiles().map((file) => import(pathToFileURL(file).href) as Promise<{ default: readonly Webhook[] }>));
+  return modules.flatMap((module) => [...module.default]);
 }
 
 /** Absolute paths of every family's bindings declaration (`bindings.ts`, ADR 0022). */

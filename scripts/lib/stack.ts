@@ -29,7 +29,7 @@ import { startWorker, type RunningWorker } from "./worker.ts";
 import { freePort } from "../../cli/ports.ts";
 import { declaredChannels, localChannels } from "./channels.ts";
 import { LinkShaper } from "./link/shaper.ts";
-import { loadControllers } from "./controllers.ts";
+import { loadRelayWebhooks } from "./controllers.ts";
 import { relayDecided } from "../../functions/relay-decided.ts";
 import { formatLinkShape, type LinkShape } from "./link/spec.ts";
 import { serveLinkControl } from "./link/control.ts";
@@ -223,7 +223,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       // The relay shares this process with Miniflare's driver and, on the sim, the sim: its process metrics say so (ADR 0014).
       processLabels: { shared_with: asInstalled ? "miniflare" : "sim" },
       // As the relay image has them: the families' webhooks decided at the relay (ADR 0034).
-      relayDecided: relayDecided(await loadControllers(extra)),
+      relayDecided: relayDecided(await loadRelayWebhooks()),
       ...(options.log ? { log: options.log } : { logLevel: "error" as const }),
       ...(install
         ? {

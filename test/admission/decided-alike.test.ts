@@ -13,17 +13,17 @@ import { Admission } from "../../relay/front/admission.ts";
 import { admissionRoute } from "../../functions/routes/admission.ts";
 import { createRegistry } from "../../functions/registry.ts";
 import { relayDecided } from "../../functions/relay-decided.ts";
-import { loadControllers } from "../../scripts/lib/controllers.ts";
+import { loadControllers, loadRelayWebhooks } from "../../scripts/lib/controllers.ts";
 import { FakeCache } from "../support/fake-cache.ts";
 import { AUTONOMY_CONDITION, AUTONOMY_DURATION, EDGE_WORKER, NODE_POOL, ORIGINAL_NOT_READY, ORIGINAL_UNREACHABLE } from "../../functions/controllers/autonomy/names.ts";
 
 const controllers = await loadControllers();
 const registry = createRegistry(controllers);
-const decided = relayDecided(controllers);
+const decided = relayDecided(await loadRelayWebhooks());
 const manifest = Manifest.parse(registry.manifest);
 const NOW = Date.parse("2026-12-07T12:00:00Z");
 
-test("the autonomy family's Pod, Node, Endpoints and EndpointSlice webhooks are the ones the relay decides", () => {
+test("the autonomy family's Pod, Node, Endpoints and EndpointSlice webhooks are the ones the relay decides, and every webhook declared decidedAt: relay is one the relay has", () => {
   assert.deepEqual([...decided.keys()].sort(), ["autonomy-endpoints", "autonomy-endpointslices", "autonomy-nodes", "autonomy-pods"]);
   const specs = manifest.controllers.flatMap((c) => c.webhooks);
   assert.deepEqual(specs.filter((s) => s.decidedAt === "relay").map((s) => s.name).sort(), [...decided.keys()].sort());

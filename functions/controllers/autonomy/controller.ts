@@ -1,8 +1,5 @@
 import type { SnapshotController } from "../../kit/controller.ts";
-import { endpointsWebhook } from "./endpoints-webhook.ts";
-import { endpointSliceWebhook } from "./endpointslice-webhook.ts";
-import { nodeWebhook } from "./node-webhook.ts";
-import { podWebhook } from "./pod-webhook.ts";
+import relayWebhooks from "./relay-webhooks.ts";
 import { reconcileNode } from "./reconcile.ts";
 import { nodesAndPools } from "./related.ts";
 
@@ -50,7 +47,8 @@ const controller: SnapshotController = {
     { group: "", resource: "pods", access: ["read", "patch"] },
     { group: "", resource: "nodes", access: ["read", "patch"] },
   ],
-  webhooks: [podWebhook, nodeWebhook, endpointsWebhook, endpointSliceWebhook],
+  // All four are decided at the relay (./relay-webhooks.ts); the Worker serves them too, for a relay built without them.
+  webhooks: [...relayWebhooks],
   reconcile: reconcileNode,
 };
 
