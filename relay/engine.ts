@@ -11,6 +11,7 @@ import type { Logger } from "../cli/log.ts";
 import { PlanApplier } from "./apply/applier.ts";
 import { ScopeGuard } from "./apply/guard.ts";
 import { ApplySlots } from "./apply/slots.ts";
+import { latestTriggers, type QueuedTrigger } from "./deliver/triggers.ts";
 import { Narrator } from "./apply/narrate.ts";
 import { EdgeChannels, type ChannelListen } from "./channel/channels.ts";
 import { EventsDelivery } from "./deliver/events.ts";
@@ -18,7 +19,6 @@ import { Manifests } from "./deliver/manifest.ts";
 import { OutboxDrainer } from "./deliver/outbox.ts";
 import { Reconciler } from "./deliver/reconciler.ts";
 import { SnapshotDelivery } from "./deliver/snapshots.ts";
-import type { QueuedTrigger } from "./deliver/triggers.ts";
 import { WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
 import { WorkerHealth } from "./deliver/worker-health.ts";
 import { Admission } from "./front/admission.ts";
@@ -108,7 +108,15 @@ export class RelayEngine implements OpsHost, FrontHost {
     const applier = new PlanApplier(client, { log, listeners: [echoes, new Narrator(log, metrics)] });
     const plans = new ScopeGuard({ client, metrics, log, applier });
     // queue, deliver.
-    this.#queue = new WorkQueue<QueueKey, QueuedTrigger>({ concurrency: Math.max(options.concurrency, options.workerInFlight ?? DEFAULT_WORKER_IN_FLIGHT), ratePerSecond: options.maxRate, burst: 2 * options.maxRate, observer: metrics.workqueue });
+    this.#queue = new WorkQueue<QueueKey, QueuedTrigger>({
+      concurrency: Math.max(options.concurrency, options.workerInFlight ?? DEFAULT_WORKER_IN_FLIGHT),
+      // A key waiting long (the Worker away) keeps each object's last event, every deletion: bounded by the objects, not the events.
+      compact: latestTriggers,
+      dropped: (reason, count) => metrics.inc("edgeloop_queue_dropped_total", { reason }, count),
+      ratePerSecond: options.maxRate,
+      burst: 2 * options.maxRate,
+      observer: metrics.workqueue,
+    });
     const silenceSeconds = options.watchSilenceSeconds ?? DEFAULT_SILENCE_SECONDS;
     const cuts = new DeliveredCuts();
     // watch, store, route: every cache's changes go to the router, which marks keys dirty in the queue or buffers events.

@@ -30,14 +30,21 @@ const KEPT_METADATA = ["name", "generateName", "namespace", "uid", "resourceVers
  * The input is not changed.
  */
 export function compactTriggers<T extends Trigger>(triggers: readonly T[], lastState: (deletion: T) => KubeObject = (deletion) => deletion.object): Trigger[] {
+  return latestTriggers(triggers).map((trigger) => ({ type: trigger.type, kind: trigger.kind, object: trigger.type === "DELETED" ? lastState(trigger) : stub(trigger.object) }));
+}
+
+/**
+ * The triggers a snapshot will send, as queued: every deletion, and of the other events
+ * of one object and type only the last, in their order. What a key gathers while it waits
+ * (a Worker away for minutes, pods changing meanwhile) stays bounded by the objects it
+ * relates, not the events (the work queue compacts with it).
+ */
+export function latestTriggers<T extends Trigger>(triggers: readonly T[]): T[] {
   const last = new Map<string, number>();
   triggers.forEach((trigger, index) => {
     if (trigger.type !== "DELETED") last.set(identity(trigger), index);
   });
-  return triggers.flatMap((trigger, index): Trigger[] => {
-    if (trigger.type === "DELETED") return [{ type: trigger.type, kind: trigger.kind, object: lastState(trigger) }];
-    return last.get(identity(trigger)) === index ? [{ type: trigger.type, kind: trigger.kind, object: stub(trigger.object) }] : [];
-  });
+  return triggers.filter((trigger, index) => trigger.type === "DELETED" || last.get(identity(trigger)) === index);
 }
 
 /** One event of one object: its type, kind and uid (or namespace and name without one). */

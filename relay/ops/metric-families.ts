@@ -59,6 +59,11 @@ export const RELAY_METRICS = {
   edgeloop_queue_in_flight: { type: "gauge", help: "Parent keys being reconciled right now", labels: [] },
   edgeloop_leader: { type: "gauge", help: "1 while this replica reconciles (holds the leader Lease, or runs without election), else 0", labels: [] },
   edgeloop_cached_objects: { type: "gauge", help: "Objects held in the relay's informer caches", labels: [] },
+  edgeloop_queue_dropped_total: {
+    type: "counter",
+    help: "What the work queue dropped on purpose, by reason: duplicate-key (an add of a key already waiting, which rides on its next run), repeated-event (a later event of the same object and type replaced an earlier one a waiting key held): what keeps the queue bounded while the Worker is away",
+    labels: ["reason"],
+  },
   edgeloop_worker_up: { type: "gauge", help: "1 while the Worker answers the relay's calls (its last call or probe got an answer), 0 while it is unreachable: reconciles wait, nothing is lost, admission and the APIs decided at the relay go on", labels: [] },
 } as const satisfies Record<string, MetricFamily>;
 

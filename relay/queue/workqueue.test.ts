@@ -41,7 +41,7 @@ function gate(): { calls: Call[]; worker: KeyWorker<Keyed, string>; observer: Qu
 }
 
 /** A started queue on a fake clock, processing through a {@link gate}. */
-function running(options: Omit<WorkQueueOptions<Keyed>, "clock">): { clock: FakeClock; queue: WorkQueue<Keyed, string>; calls: Call[] } {
+function running(options: Omit<WorkQueueOptions<Keyed, string>, "clock">): { clock: FakeClock; queue: WorkQueue<Keyed, string>; calls: Call[] } {
   const clock = new FakeClock();
   const { calls, worker, observer } = gate();
   const queue = new WorkQueue<Keyed, string>({ ...options, clock, observer: both(observer, options.observer) });
@@ -379,4 +379,26 @@ test("the system clock of the queue is monotonic: a step of Date.now moves it no
   const afterForward = systemClock.now();
   assert.ok(afterBack >= before && afterBack - before < 1_000, `stepped back by ${before - afterBack} ms`);
   assert.ok(afterForward - afterBack < 1_000, `stepped forward by ${afterForward - afterBack} ms`);
+});
+
+test("a key failing through a long outage holds what compact keeps, not every event, and what is dropped on purpose is counted", async () => {
+  const dropped: Record<string, number> = {};
+  // Items "object:version": compact keeps the last version of each object.
+  const compact = (items: string[]): string[] => {
+    const last = new Map(items.map((item) => [item.split(":")[0] ?? "", item]));
+    return [...last.values()];
+  };
+  const { clock, queue, calls } = running({ concurrency: 1, baseDelayMs: 10, maxDelayMs: 40, compact, dropped: (reason, count) => void (dropped[reason] = (dropped[reason] ?? 0) + count) });
+  queue.add(k("a"), "pod-0:0");
+  for (let round = 1; round <= 50; round += 1) {
+    // While its run waits on the Worker, each of its 4 pods changes: 200 events over the outage.
+    for (let pod = 0; pod < 4; pod += 1) queue.add(k("a"), `pod-${pod}:${round}`);
+    await calls.at(-1)?.release({ kind: "retry" });
+    await clock.advance(40);
+  }
+  const held = calls.at(-1)?.items ?? [];
+  assert.ok(held.length <= 64, `the key holds ${held.length} items after 200 events`);
+  assert.deepEqual(compact(held).sort(), ["pod-0:50", "pod-1:50", "pod-2:50", "pod-3:50"], "the last change of each object is kept");
+  assert.ok((dropped["repeated-event"] ?? 0) > 100, `dropped ${dropped["repeated-event"] ?? 0} repeated events`);
+  assert.ok((dropped["duplicate-key"] ?? 0) > 0, "adds of a key already waiting are counted");
 });

@@ -65,7 +65,7 @@ export const systemClock: Clock = {
 };
 
 /** Work queue settings. */
-export interface WorkQueueOptions<K> {
+export interface WorkQueueOptions<K, T = unknown> {
   readonly concurrency: number;
   /** First retry delay of a failing key (doubles per failure). Default 5 ms. */
   readonly baseDelayMs?: number;
@@ -77,15 +77,35 @@ export interface WorkQueueOptions<K> {
   readonly clock?: Clock;
   /** Told of adds, gets, dones and retries (metrics). */
   readonly observer?: QueueObserver<K>;
+  /**
+   * Drops the items a key's next run does not need (repeats of one object's change): run
+   * on a key's items whenever they have doubled since, so a key waiting long (the Worker
+   * away) holds what its objects are, not every event.
+   */
+  readonly compact?: (items: T[]) => T[];
+  /**
+   * Told what the queue drops on purpose: `repeated-event`, items `compact` dropped;
+   * `duplicate-key`, an add of a key already waiting (ready, in flight or delayed), which
+   * rides on that key's next run instead of queueing it twice.
+   */
+  readonly dropped?: (reason: DropReason, count: number) => void;
 }
 
 const NO_OBSERVER: QueueObserver<unknown> = { add: () => undefined, get: () => undefined, done: () => undefined, retry: () => undefined };
 
+/** Why the queue dropped something on purpose (`edgeloop_queue_dropped_total`). */
+export type DropReason = "repeated-event" | "duplicate-key";
+
 /** A dirty key and the items gathered for its next run. */
 interface Dirty<K, T> {
   readonly key: K;
-  readonly items: T[];
+  items: T[];
+  /** How many items were left by the last compaction (compacted again when doubled). */
+  compacted: number;
 }
+
+/** Items a key gathers before the first compaction. */
+const COMPACT_FROM = 32;
 
 /** The work queue. `K` is the key, `T` what accumulates per key (the triggers). Maps are kept by the keys' ids. */
 export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
@@ -101,7 +121,7 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
   readonly #batchedDue = new Map<string, number>();
   /** Keys in flight made dirty by an immediate add: they run again as soon as they are done. */
   readonly #urgent = new Set<string>();
-  readonly #options: Required<Omit<WorkQueueOptions<K>, "clock" | "observer">>;
+  readonly #options: Required<Omit<WorkQueueOptions<K, T>, "clock" | "observer" | "compact" | "dropped">> & Pick<WorkQueueOptions<K, T>, "compact" | "dropped">;
   readonly #clock: Clock;
   readonly #observer: QueueObserver<K>;
   #tokens: number;
@@ -111,7 +131,7 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
   #stopped = false;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(options: WorkQueueOptions<K>) {
+  constructor(options: WorkQueueOptions<K, T>) {
     const { clock, observer, ...settings } = options;
     this.#options = { baseDelayMs: 5, maxDelayMs: 30_000, ratePerSecond: 1_000, burst: 2_000, ...settings };
     this.#clock = clock ?? systemClock;
@@ -148,6 +168,7 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
   add(key: K, item?: T): void {
     if (this.#stopped) return;
     const id = key.id;
+    if (this.#readySet.has(id) || this.#delayed.has(id) || this.#urgent.has(id)) this.#options.dropped?.("duplicate-key", 1);
     this.#gather(key, item);
     this.#cancelDelay(id);
     if (this.#inFlight.has(id)) this.#urgent.add(id);
@@ -236,9 +257,18 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
   /** Keeps `item` (if any) for the next run of `key`, which is dirty from now on. */
   #gather(key: K, item: T | undefined): void {
     const dirty = this.#dirty.get(key.id);
-    if (dirty) {
-      if (item !== undefined) dirty.items.push(item);
-    } else this.#dirty.set(key.id, { key, items: item === undefined ? [] : [item] });
+    if (!dirty) {
+      this.#dirty.set(key.id, { key, items: item === undefined ? [] : [item], compacted: 0 });
+      return;
+    }
+    if (item === undefined) return;
+    dirty.items.push(item);
+    const compact = this.#options.compact;
+    if (compact === undefined || dirty.items.length < Math.max(COMPACT_FROM, 2 * dirty.compacted)) return;
+    const before = dirty.items.length;
+    dirty.items = compact(dirty.items);
+    dirty.compacted = dirty.items.length;
+    if (before > dirty.items.length) this.#options.dropped?.("repeated-event", before - dirty.items.length);
   }
 
   #makeReady(key: K): void {
@@ -315,7 +345,11 @@ export class WorkQueue<K extends Keyed, T> implements KeySink<K, T> {
     this.#failures.set(id, failures);
     // The triggers were not handled: keep them for the retry, ahead of those that came meanwhile.
     const pending = this.#dirty.get(id)?.items ?? [];
-    this.#dirty.set(id, { key, items: [...items, ...pending] });
+    const kept = [...items, ...pending];
+    // A key failing through an outage keeps what its objects are, not every event of it.
+    const compacted = this.#options.compact && kept.length >= COMPACT_FROM ? this.#options.compact(kept) : kept;
+    if (compacted.length < kept.length) this.#options.dropped?.("repeated-event", kept.length - compacted.length);
+    this.#dirty.set(id, { key, items: compacted, compacted: compacted === kept ? 0 : compacted.length });
     this.#observer.retry(key);
     if ((outcome.afterMs ?? 0) > 0) this.#toldToWait.add(id);
     else this.#toldToWait.delete(id);

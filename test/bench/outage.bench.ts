@@ -7,7 +7,8 @@
  * has one live pod again (target <= 30), slots lost (never healed within 120 s) and
  * duplicated (two live pods in one slot), `Recreated` Events beyond one per deletion, and
  * the relay's peak RSS and queue depth while the Worker was away (they must stay bounded).
- * EDGELOOP_BENCH_OUTAGE_JOBS changes the number of jobs.
+ * EDGELOOP_BENCH_OUTAGE_JOBS changes the number of jobs; EDGELOOP_BENCH_OUTAGE_RELAY_ARGS
+ * passes flags to the relay (e.g. `--worker-in-flight 32`, for a run beside the default).
  */
 import { readFileSync } from "node:fs";
 import { waitFor } from "../../cli/wait.ts";
@@ -45,7 +46,8 @@ const bench: Benchmark = {
     const link = stack.link;
     if (!link) throw new Error("the stack has no link");
     await stack.relay.stop();
-    const relay = await relayProcess({ ...stack, worker: { ...stack.worker, url: link.url } }, await relayBundle());
+    const relayArgs = (process.env.EDGELOOP_BENCH_OUTAGE_RELAY_ARGS ?? "").split(" ").filter(Boolean);
+    const relay = await relayProcess({ ...stack, worker: { ...stack.worker, url: link.url } }, await relayBundle(), 120_000, relayArgs);
     const cluster = stack.sim.cluster;
     const live = async (): Promise<Obj[]> => ((await cluster.list(POD, { namespace: NS })).items as Obj[]).filter((p) => !p.metadata.deletionTimestamp);
     const recreated = async (): Promise<number> => ((await cluster.list(EVENT, { namespace: NS })).items as Obj[]).filter((e) => e.reason === "Recreated").reduce((sum, e) => sum + Number(e.count ?? 1), 0);
@@ -57,6 +59,7 @@ const bench: Benchmark = {
       for (let i = 0; i < JOBS; i++) await cluster.create(job(`job-${i}`, NS));
       await waitFor("every pod", async () => (await live()).length, (n) => n === JOBS * 3, { timeoutMs: 900_000, intervalMs: 1_000 });
       await relayIdle(relay.metrics, 600_000);
+      report({ metric: `relay_rss_synced_idle_${JOBS}_jobs_mib`, value: Math.round(rssMiB(relay.child.pid)), unit: "MiB" });
       for (const seconds of OUTAGES) {
         const slots = new Set((await live()).map(slotOf));
         const recreatedBefore = await recreated();
