@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { FREE_PORTS, startNpmStart, stopNpmStart } from "../test/support/npm-start.ts";
+import { waitFor } from "../cli/wait.ts";
 
 const script = join(import.meta.dirname, "start.ts");
 
@@ -90,4 +91,34 @@ test("Ctrl-C (SIGINT to the terminal's whole process group) stops npm start clea
   assert.equal(code, 0);
   const loud = lines.filter((l) => /"level":"(warn|error)"/.test(l));
   assert.deepEqual(loud, [], "a clean Ctrl-C prints no warning");
+});
+
+test("npm start -- --link SPEC shapes the relay's link to the Worker; npm run link shows it and takes it down and up while the stack runs", { timeout: 120_000 }, async (t) => {
+  const state = folder(t);
+  const started = await startNpmStart([...FREE_PORTS, "--state", state, "--link", "rtt=20ms,jitter=2ms"]);
+  t.after(() => void (started.child.exitCode === null && started.child.kill("SIGKILL")));
+  assert.deepEqual(started.ready.link, { spec: "rtt=20ms,jitter=2ms", control: join(state, "link.sock") });
+  const endpoints = JSON.parse(readFileSync(join(state, "endpoints.json"), "utf8")) as { link: { spec: string } };
+  assert.equal(endpoints.link.spec, "rtt=20ms,jitter=2ms");
+  const link = (...args: string[]): { status: number | null; out: Record<string, unknown>; stderr: string } => {
+    const result = spawnSync(process.execPath, [join(import.meta.dirname, "link.ts"), "--state", state, ...args], { encoding: "utf8", timeout: 30_000 });
+    return { status: result.status, out: result.stdout ? (JSON.parse(result.stdout) as Record<string, unknown>) : {}, stderr: result.stderr };
+  };
+  const shown = link();
+  assert.equal(shown.status, 0, shown.stderr);
+  assert.equal(shown.out.up, true);
+  assert.equal(shown.out.spec, "rtt=20ms,jitter=2ms");
+  assert.ok(Number(shown.out.connections) > 0, "the relay reaches the Worker through it");
+  const opsUrl = String(started.ready.relay);
+  const workerUp = async (): Promise<string> => /^edgeloop_worker_up (\d)$/m.exec(await (await fetch(`${opsUrl}/metrics`)).text())?.[1] ?? "absent";
+  assert.equal(link("down").out.up, false);
+  await waitFor("edgeloop_worker_up 0", workerUp, (up) => up === "0", { timeoutMs: 30_000 });
+  assert.equal(link("up").out.up, true);
+  await waitFor("edgeloop_worker_up 1", workerUp, (up) => up === "1", { timeoutMs: 30_000 });
+  const typo = link("rtt=20");
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /^link: link spec: rtt: "20" is not a duration with its unit/);
+  assert.ok(started.lines.some((line) => line.includes("link down: the Worker is an unreachable host")), "npm start says the link went down");
+  assert.equal(await stopNpmStart(started.child), 0);
+  assert.equal(existsSync(join(state, "link.sock")), false, "the control socket goes with the stack");
 });
