@@ -19,7 +19,7 @@ import { Manifests } from "./deliver/manifest.ts";
 import { OutboxDrainer } from "./deliver/outbox.ts";
 import { Reconciler } from "./deliver/reconciler.ts";
 import { SnapshotDelivery } from "./deliver/snapshots.ts";
-import { WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
+import { httpTransport, WorkerClient, type WorkerTransport } from "./deliver/worker-client.ts";
 import { WorkerHealth } from "./deliver/worker-health.ts";
 import { Admission } from "./front/admission.ts";
 import { ApiGateway } from "./front/api-gateway.ts";
@@ -64,6 +64,8 @@ export interface RelayEngineOptions {
   readonly workerProbeSeconds?: number;
   /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
   readonly transport?: WorkerTransport;
+  /** How long an idle HTTP connection to the Worker is kept (default {@link WORKER_KEEP_ALIVE_SECONDS}). */
+  readonly workerKeepAliveSeconds?: number;
   /** Where each edge channel listens, by name (`--{name}-port`, `--{name}-host`); a declared channel not here is off. */
   readonly channels?: Readonly<Record<string, ChannelListen>>;
   /** Labels on the process metrics where the process hosts more than the relay (see {@link Metrics}). */
@@ -100,7 +102,7 @@ export class RelayEngine implements OpsHost, FrontHost {
     const metrics = (this.metrics = new Metrics(options.processLabels ? { processLabels: options.processLabels } : {}));
     this.#options = options;
     const client = new KubeClient(kubeconfig, { requests: metrics.restClient });
-    this.worker = new WorkerClient(options.workerUrl, options.secret, undefined, options.transport);
+    this.worker = new WorkerClient(options.workerUrl, options.secret, undefined, options.transport ?? httpTransport(options.workerKeepAliveSeconds));
     this.#health = new WorkerHealth(log, (bindings) => this.#storageLost(bindings));
     this.#manifests = new Manifests(this.worker, this.#health, log);
     // apply: the scope guard, then the applier; told of each action: the echo filter and the narrator.

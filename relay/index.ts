@@ -51,6 +51,8 @@ export interface RelayOptions {
   readonly onLostLeadership?: () => void;
   /** How requests reach the Worker (HTTP by default; the in-process baseline of ADR 0015 passes its own). */
   readonly transport?: WorkerTransport;
+  /** How long an idle HTTP connection to the Worker is kept (default 60 s; a local workerd closes its own after 5 s). */
+  readonly workerKeepAliveSeconds?: number;
   /** Where each edge channel the manifest declares listens, by channel name (a channel not here is off). */
   readonly channels?: Readonly<Record<string, ChannelListen>>;
   /**
@@ -104,6 +106,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
     outboxWaitSeconds: options.outboxWaitSeconds ?? 20,
     log,
     ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.workerKeepAliveSeconds ? { workerKeepAliveSeconds: options.workerKeepAliveSeconds } : {}),
     ...(options.channels ? { channels: options.channels } : {}),
     ...(options.processLabels ? { processLabels: options.processLabels } : {}),
     ...(options.relayDecided ? { relayDecided: options.relayDecided } : {}),

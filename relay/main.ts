@@ -23,6 +23,10 @@ cleanly; SIGHUP relists every informer and resyncs every parent at once.
                                 time, most of them waiting on the Worker across the
                                 internet (default 256: enough for ~2,000 reconciles/s at
                                 100 ms RTT; snapshots in flight stay within 8 MiB)
+  --worker-keep-alive-seconds S how long an idle connection to the Worker is kept
+                                (default 60: a new one costs two round trips; Cloudflare
+                                keeps them 400 s; a local workerd closes its own after 5 s,
+                                so use 4 against one)
   --max-rate R                  reconciles per second, all keys together (default 2000, burst 2R)
   --resync-seconds S            full resync period: every parent of every controller is
                                 reconciled again (default 600; 0: off)

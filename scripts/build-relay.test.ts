@@ -59,7 +59,7 @@ test(`the relay bundle answers --help and runs against the sim on Node ${MINIMUM
   const worker = await startWorker({ secret, port: 0 });
   t.after(() => worker.stop());
   // Outside the clone, no node_modules within reach: the bundle alone.
-  const relay = spawn(node, [bundle, "--worker-url", worker.url, "--kubeconfig", kubeconfigPath, "--ops-port", "0", "--log-format", "json"], { cwd: dir, env: { PATH: process.env.PATH ?? "", EDGELOOP_SECRET: secret }, stdio: ["ignore", "pipe", "pipe"] });
+  const relay = spawn(node, [bundle, "--worker-url", worker.url, "--worker-keep-alive-seconds", "4", "--kubeconfig", kubeconfigPath, "--ops-port", "0", "--log-format", "json"], { cwd: dir, env: { PATH: process.env.PATH ?? "", EDGELOOP_SECRET: secret }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   relay.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   t.after(() => void (relay.exitCode === null && relay.kill("SIGKILL")));

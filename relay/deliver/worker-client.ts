@@ -6,7 +6,7 @@
  * one that answers in process (ADR 0015).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { request, type Dispatcher } from "undici";
+import { Agent, request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import {
   AdmissionReviewResponse,
@@ -56,12 +56,29 @@ export interface WorkerResponse {
 export type WorkerTransport = (url: string, init: WorkerRequestInit) => Promise<WorkerResponse>;
 
 /**
- * The default transport: undici's request, not fetch: the WHATWG streams and signals of
- * fetch were a fifth of the relay's CPU under load. Timeouts are the dispatcher's, not
- * AbortSignals.
+ * How long an idle connection to the Worker is kept by default: 60 s (undici's default is
+ * 4 s). Across the internet a new connection costs two round trips (TCP's and TLS's
+ * handshakes) before its request leaves, and the relay's bursts (a resync's 256 reconciles
+ * in flight) opened hundreds of connections that the next quiet moment closed: 6,139
+ * connections in one run of `npm run bench -- wan`. Cloudflare keeps an idle HTTP/1.1
+ * connection from a client 400 s, so 60 s never races its close. A local workerd closes
+ * them after 5 s: the local stack passes 4 s (`--worker-keep-alive-seconds`).
  */
-export const httpTransport: WorkerTransport = async (url, init) => {
+export const WORKER_KEEP_ALIVE_SECONDS = 60;
+
+/**
+ * The HTTP transport: undici's request, not fetch (the WHATWG streams and signals of fetch
+ * were a fifth of the relay's CPU under load), on a pool of its own that keeps idle
+ * connections `keepAliveSeconds`. Timeouts are the dispatcher's, not AbortSignals.
+ */
+export function httpTransport(keepAliveSeconds = WORKER_KEEP_ALIVE_SECONDS): WorkerTransport {
+  const dispatcher = new Agent({ keepAliveTimeout: keepAliveSeconds * 1000, keepAliveMaxTimeout: Math.max(keepAliveSeconds, 300) * 1000 });
+  return (url, init) => send(dispatcher, url, init);
+}
+
+async function send(dispatcher: Dispatcher, url: string, init: WorkerRequestInit): Promise<WorkerResponse> {
   const response: Dispatcher.ResponseData = await request(url, {
+    dispatcher,
     method: init.method,
     headers: init.headers,
     ...(init.body === undefined ? {} : { body: init.body }),
@@ -74,7 +91,7 @@ export const httpTransport: WorkerTransport = async (url, init) => {
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
   };
   return { status: response.statusCode, headers: { get: header }, text: () => response.body.text() };
-};
+}
 
 const EMPTY = new Uint8Array(new ArrayBuffer(0));
 
@@ -107,7 +124,7 @@ export class WorkerClient {
   /** The size of the last body sent on each bulk route: what the next one reserves before it is built. */
   readonly #lastBytes = new Map<string, number>();
 
-  constructor(baseUrl: string, secret: string, timeoutMs = 30_000, transport: WorkerTransport = httpTransport) {
+  constructor(baseUrl: string, secret: string, timeoutMs = 30_000, transport: WorkerTransport = httpTransport()) {
     this.#base = baseUrl.replace(/\/$/, "");
     this.#sign = createNodeSigner(secret);
     this.#timeoutMs = timeoutMs;

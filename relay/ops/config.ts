@@ -18,6 +18,8 @@ export const RelayFlags = z
     kubeconfig: z.string().min(1).optional(),
     concurrency: z.coerce.number().int().min(1).max(1024).default(16),
     "worker-in-flight": z.coerce.number().int().min(1).max(4096).default(256),
+    // Cloudflare keeps an idle client connection 400 s; a local workerd 5 s (pass 4 there).
+    "worker-keep-alive-seconds": z.coerce.number().int().min(1).max(390).default(60),
     "max-rate": z.coerce.number().positive().max(100_000).default(2_000),
     // 0 turns the periodic full resync off (relists and watch events still mark parents dirty).
     "resync-seconds": z.coerce.number().min(0).default(600),
@@ -102,6 +104,7 @@ export function relayOptions(flags: RelayFlags, env: RelayEnv, channels: Readonl
     ...(flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {}),
     concurrency: flags.concurrency,
     workerInFlight: flags["worker-in-flight"],
+    workerKeepAliveSeconds: flags["worker-keep-alive-seconds"],
     maxRate: flags["max-rate"],
     resyncSeconds: flags["resync-seconds"],
     watchSilenceSeconds: flags["watch-silence-seconds"],

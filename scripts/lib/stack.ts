@@ -218,6 +218,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       kubeconfigPath: install?.relayKubeconfigPath ?? options.kubeconfigPath,
       resyncSeconds: options.resyncSeconds ?? 600,
       concurrency: options.concurrency ?? 16,
+      // The local workerd closes an idle connection after 5 s: a longer keep-alive would race its close.
+      workerKeepAliveSeconds: LOCAL_WORKERD_KEEP_ALIVE_SECONDS,
       outboxWaitSeconds: 5,
       opsPort: options.opsPort ?? 0,
       // The relay shares this process with Miniflare's driver and, on the sim, the sim: its process metrics say so (ADR 0014).
@@ -300,6 +302,9 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
     throw error;
   }
 }
+
+/** What a relay keeps an idle connection to the local workerd: below the 5 s after which workerd closes it. */
+export const LOCAL_WORKERD_KEEP_ALIVE_SECONDS = 4;
 
 /** Stops the shaping proxy and its control socket. */
 async function closeLink(link: LinkShaper | undefined, control: Server | undefined): Promise<void> {

@@ -137,7 +137,7 @@ async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerMod
   // Beside the bundle, removed with it; kept when the benchmark fails (its path is printed).
   const logFile = join(dirname(script), `relay-${mode}.log`);
   const log = openSync(logFile, "a");
-  const target = mode === "worker" ? ["--worker-url", stack.worker.url] : ["--in-process-worker", workerModule];
+  const target = mode === "worker" ? ["--worker-url", stack.worker.url, "--worker-keep-alive-seconds", "4"] : ["--in-process-worker", workerModule];
   const child = spawn(
     join(ROOT, "node_modules/.bin/node"),
     [script, ...target, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"],

@@ -13,6 +13,7 @@ import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { testStack } from "../e2e/harness.ts";
 import { selfHealAtRate } from "./self-heal.ts";
+import { flJob as job, type JobRefs } from "../support/fl-job.ts";
 import { childPid, cpuSample, inPool, metricSum, onCreated, percentile, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -29,26 +30,8 @@ const PARTS = new Set((process.env.EDGELOOP_BENCH_SEDNA_PARTS ?? "heal,materiali
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested status
 
-/** The names of the Model and Datasets a job refers to (shared ones unless given). */
-interface JobRefs {
-  readonly model: string;
-  readonly datasets: (node: string) => string;
-}
-const SHARED: JobRefs = { model: "model", datasets: (node) => `${node}-data` };
-
-/** A FederatedLearningJob of an aggregator on `cloud` and a trainer on each of `edge1` and `edge2` (the cluster bench makes the same). */
-export function job(name: string, namespace = "default", refs: JobRefs = SHARED): KubeObject {
-  const container = (image: string): Obj => ({ name: "worker", image, env: [{ name: "exit_round", value: "3" }] });
-  return {
-    apiVersion: "sedna.io/v1alpha1",
-    kind: "FederatedLearningJob",
-    metadata: { name, namespace },
-    spec: {
-      aggregationWorker: { model: { name: refs.model }, template: { spec: { nodeName: "cloud", terminationGracePeriodSeconds: 0, containers: [container("agg:v1")] } } },
-      trainingWorkers: ["edge1", "edge2"].map((node) => ({ dataset: { name: refs.datasets(node) }, template: { spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [container("train:v1")] } } })),
-    },
-  } as KubeObject;
-}
+// The FederatedLearningJob every Sedna bench, chaos and e2e test makes (aggregator on `cloud`, a trainer on `edge1` and `edge2`).
+export { job };
 
 /** Counters that grew between two scrapes, per deletion (a debugging aid). */
 function counterGrowth(before: string, after: string, deletions: number): string {

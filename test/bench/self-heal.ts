@@ -115,3 +115,32 @@ export async function selfHealAtRate(cluster: Pick<SimCluster, "watch" | "list" 
     stop();
   }
 }
+
+/**
+ * Deletes `count` training pods of `namespace` one at a time, each once the last one's
+ * replacement exists (victims go round the live pods); the time from each deletion to the
+ * creation of its slot's replacement, ascending.
+ */
+export async function selfHealOneAtATime(cluster: Pick<SimCluster, "watch" | "list" | "delete">, namespace: string, count: number, replacementTimeoutMs = 10_000): Promise<number[]> {
+  const latencies: number[] = [];
+  let waiting: { readonly slot: string; readonly since: number } | undefined;
+  const stop = cluster.watch(POD, (event) => {
+    if (event.type === "ADDED" && waiting && event.object.metadata.namespace === namespace && slotOf(event.object) === waiting.slot) {
+      latencies.push(performance.now() - waiting.since);
+      waiting = undefined;
+    }
+  });
+  try {
+    for (let i = 0; i < count; i++) {
+      const pods = (await cluster.list(POD, { namespace, labelSelector: `${TYPE_LABEL}=train` })).items.filter((pod) => !pod.metadata.deletionTimestamp);
+      const victim = pods[i % pods.length];
+      if (victim === undefined) throw new Error(`no training pod left in ${namespace}`);
+      waiting = { slot: slotOf(victim) ?? "", since: performance.now() };
+      await cluster.delete(POD, namespace, victim.metadata.name ?? "", { gracePeriodSeconds: 0 });
+      await waitFor("the replacement", () => waiting, (pending) => pending === undefined, { timeoutMs: replacementTimeoutMs, intervalMs: 2 });
+    }
+  } finally {
+    stop();
+  }
+  return latencies.sort((a, b) => a - b);
+}

@@ -7,7 +7,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleRelay } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
-import type { Stack } from "../../scripts/lib/stack.ts";
+import { LOCAL_WORKERD_KEEP_ALIVE_SECONDS, type Stack } from "../../scripts/lib/stack.ts";
 import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { RunningSim, SimCluster } from "../../sim/index.ts";
 import { freePort } from "../../cli/ports.ts";
@@ -77,7 +77,7 @@ export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "fro
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json", ...extraArgs], {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--worker-keep-alive-seconds", String(LOCAL_WORKERD_KEEP_ALIVE_SECONDS), "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json", ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT },
     stdio: ["ignore", log, "inherit"],

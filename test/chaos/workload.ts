@@ -14,6 +14,7 @@ import type { KubeObject, TypeRef } from "../../protocol/index.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { countSlots, type SlotCount } from "./slots.ts";
 import { AUTONOMY_SECONDS, slotKeys, type SlotKind } from "./slot-keys.ts";
+import { flJob } from "../support/fl-job.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested objects
 
@@ -44,19 +45,6 @@ const SEDNA_FIXTURES = join(import.meta.dirname, "../../functions/controllers/se
 function fixture(file: string): Obj {
   const [document] = parseAllDocuments(readFileSync(join(SEDNA_FIXTURES, file), "utf8"));
   return document?.toJS() as Obj;
-}
-
-function flJob(name: string): KubeObject {
-  const container = (image: string): Obj => ({ name: "worker", image, env: [{ name: "exit_round", value: "3" }] });
-  return {
-    apiVersion: "sedna.io/v1alpha1",
-    kind: "FederatedLearningJob",
-    metadata: { name, namespace: NAMESPACE },
-    spec: {
-      aggregationWorker: { model: { name: "model" }, template: { spec: { nodeName: "cloud", terminationGracePeriodSeconds: 0, containers: [container("agg:v1")] } } },
-      trainingWorkers: ["edge1", "edge2"].map((node) => ({ dataset: { name: `${node}-data` }, template: { spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [container("train:v1")] } } })),
-    },
-  } as KubeObject;
 }
 
 /** A NerveXJob of the mock images, `name` in the workload's namespace. */
@@ -106,7 +94,7 @@ export class Workload {
       ...["helmet-detection-inference-big-model", "helmet-detection-inference-little-model"].map((name) => ({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name, namespace: NAMESPACE }, spec: { url: `/models/${name}`, format: "pb" } })),
     ];
     for (const object of sedna) await cluster.create(object as KubeObject);
-    for (let i = 0; i < FL_JOBS; i++) await cluster.create(flJob(`fl-${i}`));
+    for (let i = 0; i < FL_JOBS; i++) await cluster.create(flJob(`fl-${i}`, NAMESPACE));
     const ji = fixture("jointinferenceservice_v1alpha1.yaml");
     ji.metadata.namespace = NAMESPACE;
     await cluster.create(ji as KubeObject);

@@ -35,8 +35,9 @@ let stack: E2EStack;
 let loseNextAnswer = false;
 
 /** The relay's transport to the Worker, losing one answer when asked. */
+const http = httpTransport();
 const losingTransport: WorkerTransport = async (url, init) => {
-  const response = await httpTransport(url, init);
+  const response = await http(url, init);
   if (loseNextAnswer && url.endsWith("/v1/api/replicas")) {
     loseNextAnswer = false;
     await response.text();

@@ -12,6 +12,7 @@ import { after, before, test } from "node:test";
 import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import { NO_SHAPE, type LinkCommand } from "../../scripts/lib/link/spec.ts";
+import { flJob } from "../support/fl-job.ts";
 import { createNamespaces, e2eStack, type E2EStack } from "./harness.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads of nested objects
@@ -27,25 +28,12 @@ const HEAL_MS = 30_000;
 
 let stack: E2EStack;
 
-function flJob(name: string): KubeObject {
-  const container = (image: string): Obj => ({ name: "worker", image });
-  return {
-    apiVersion: "sedna.io/v1alpha1",
-    kind: "FederatedLearningJob",
-    metadata: { name, namespace: NS },
-    spec: {
-      aggregationWorker: { model: { name: "model" }, template: { spec: { nodeName: "cloud", terminationGracePeriodSeconds: 0, containers: [container("agg:v1")] } } },
-      trainingWorkers: ["edge1", "edge2"].map((node) => ({ dataset: { name: `${node}-data` }, template: { spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [container("train:v1")] } } })),
-    },
-  } as KubeObject;
-}
-
 before(async () => {
   stack = await e2eStack({ nodes: ["cloud", "edge1", "edge2"], link: NO_SHAPE });
   await createNamespaces(stack, [NS]);
   await stack.cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: NS }, spec: { url: "/m", format: "pb" } } as KubeObject);
   for (const node of ["edge1", "edge2"]) await stack.cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace: NS }, spec: { url: "/d", format: "txt", nodeName: node } } as KubeObject);
-  for (let i = 0; i < JOBS; i++) await stack.cluster.create(flJob(`job-${i}`));
+  for (let i = 0; i < JOBS; i++) await stack.cluster.create(flJob(`job-${i}`, NS));
   await waitFor(`${JOBS * 2} training pods`, livePods, (pods) => pods.length === JOBS * 2, { timeoutMs: 60_000 });
 });
 

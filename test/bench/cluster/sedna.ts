@@ -9,7 +9,7 @@
 import { waitFor } from "../../../cli/wait.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
 import { job } from "../sedna.bench.ts";
-import { selfHealAtRate } from "../self-heal.ts";
+import { selfHealAtRate, selfHealOneAtATime } from "../self-heal.ts";
 import { cpuSample, percentile, tenth } from "../util.ts";
 import { clusterBench, createNamespace, POD, type BenchCluster } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
@@ -39,27 +39,7 @@ async function trainingPods(cluster: BenchCluster, namespace: string): Promise<O
 async function oneAtATime(cluster: BenchCluster): Promise<number[]> {
   for (let i = 0; i < 10; i++) await cluster.create(job(`heal-${i}`));
   await waitFor("20 training pods", async () => (await trainingPods(cluster, "default")).length, (count) => count === 20, { timeoutMs: 60_000, intervalMs: 100 });
-  const latencies: number[] = [];
-  let waiting: { slot: string; job: string; since: number } | undefined;
-  const stop = cluster.watch(POD, (event) => {
-    const labels = event.object.metadata.labels ?? {};
-    if (event.type === "ADDED" && waiting && labels["edgeloop.dev/worker"] === waiting.slot && labels["federatedlearningjob.sedna.io/name"] === waiting.job) {
-      latencies.push(performance.now() - waiting.since);
-      waiting = undefined;
-    }
-  });
-  try {
-    for (let i = 0; i < DELETIONS; i++) {
-      const pods = await trainingPods(cluster, "default");
-      const victim = pods[i % pods.length] as Obj;
-      waiting = { slot: victim.metadata.labels["edgeloop.dev/worker"], job: victim.metadata.labels["federatedlearningjob.sedna.io/name"], since: performance.now() };
-      await cluster.delete(POD, "default", victim.metadata.name, { gracePeriodSeconds: 0 });
-      await waitFor("the replacement", () => waiting, (pending) => pending === undefined, { timeoutMs: 10_000, intervalMs: 2 });
-    }
-  } finally {
-    stop();
-  }
-  return latencies.sort((a, b) => a - b);
+  return selfHealOneAtATime(cluster, "default", DELETIONS);
 }
 
 /** Sedna's self-heal figures on a control plane of its own. */
