@@ -31,7 +31,9 @@
  *
  * EDGELOOP_BENCH_AUTONOMY_CREATES (back-to-back creates each way, each kind; default
  * 1,000), _BLOCKS (4), _WARM_UP (50), _PACED_CREATES (200), _PACE_MS (50), _FRONT_CALLS
- * (500) and _PODS (500) make a smaller run.
+ * (500) and _PODS (500) make a smaller run. EDGELOOP_BENCH_AUTONOMY_LINK (a link spec, e.g.
+ * `rtt=100ms,jitter=10ms`) puts the relay's link to the Worker across that link: the
+ * webhooks on Pods are decided at the relay (ADR 0034), so their cost must not grow with it.
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -47,8 +49,11 @@ import type { Benchmark } from "../../scripts/bench.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { testStack } from "../e2e/harness.ts";
+import { parseLinkSpec } from "../../scripts/lib/link/spec.ts";
 import { childPid, cpuSample, inPool, metricSum, percentile, relayBundle, relayIdle, relayProcess, stopChild, tenth, type CpuUse } from "./util.ts";
 
+/** The relay–Worker link the bench runs across (none unless set). */
+const LINK = process.env.EDGELOOP_BENCH_AUTONOMY_LINK;
 const POD = { apiVersion: "v1", kind: "Pod" };
 const NODE = { apiVersion: "v1", kind: "Node" };
 const MUTATING = { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration" };
@@ -555,14 +560,15 @@ async function propagation(bench: Bench): Promise<void> {
 async function start(progress: Progress): Promise<{ stack: Stack; relay: Relay; own: KubeObject; script: string }> {
   progress(`starting the stack: ${EDGE_NODES.length + 1} edge and ${CLOUD_NODES.length} cloud nodes, the Worker, a relay process`);
   const script = await relayBundle();
-  const stack = await testStack({ nodes: [...EDGE_NODES, ...CLOUD_NODES, BULK_NODE], extraControllerDirs: [] }).catch((error: unknown) => {
+  const stack = await testStack({ nodes: [...EDGE_NODES, ...CLOUD_NODES, BULK_NODE], extraControllerDirs: [], ...(LINK ? { link: parseLinkSpec(LINK) } : {}) }).catch((error: unknown) => {
     rmSync(dirname(script), { recursive: true, force: true });
     throw error;
   });
   let relay: Relay | undefined;
   try {
     await stack.relay.stop();
-    relay = await relayProcess(stack, script);
+    relay = await relayProcess(stack.link ? { ...stack, worker: { ...stack.worker, url: stack.link.url } } : stack, script);
+    if (LINK) progress(`the relay reaches the Worker across the link ${LINK}`);
     const cluster = stack.sim.cluster;
     await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } as KubeObject);
     await edgeNodes(cluster, "10m");
