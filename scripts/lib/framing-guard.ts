@@ -5,7 +5,8 @@
  * workerd has no setting for it). Node's parser (llhttp) refuses each of them: the guard
  * answers those with a JSON 400 naming the header and passes every well-framed request
  * through, streamed both ways, on kept-alive connections. On Cloudflare the edge parses
- * the request before the Worker; this is the local stack's (`npm start`) counterpart.
+ * the request before the Worker; this is the local stack's (`npm start`) counterpart, and
+ * like the edge it keeps an idle client connection 400 s.
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -41,6 +42,15 @@ export interface FramingGuard {
   readonly url: string;
   close(): Promise<void>;
 }
+
+/**
+ * The front keeps an idle client connection 400 s, as Cloudflare's edge keeps one from a
+ * client (workerd closes its own after 5 s): a relay in front of it keeps its connections
+ * as it would in front of Cloudflare, and the guard's own connections to workerd are
+ * opened again when workerd has closed them (a loopback connect, not a round trip across
+ * the internet).
+ */
+const EDGE_LIMITS = { ...CONNECTION_LIMITS, keepAliveTimeoutMs: 400_000 };
 
 /** Errors of reaching workerd at all (as opposed to workerd closing on a request it had begun to read). */
 const UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EADDRNOTAVAIL"]);
@@ -139,7 +149,7 @@ export async function startFramingGuard(target: string, port: number): Promise<F
     };
     send(true);
   };
-  const server = capConnections(createServer(serverLimits(), (request, response) => void forward(request, response)), CONNECTION_LIMITS);
+  const server = capConnections(createServer(serverLimits(EDGE_LIMITS), (request, response) => void forward(request, response)), EDGE_LIMITS);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable) socket.end(framingErrorResponse(error));
     else socket.destroy();

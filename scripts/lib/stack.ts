@@ -218,8 +218,8 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
       kubeconfigPath: install?.relayKubeconfigPath ?? options.kubeconfigPath,
       resyncSeconds: options.resyncSeconds ?? 600,
       concurrency: options.concurrency ?? 16,
-      // The local workerd closes an idle connection after 5 s: a longer keep-alive would race its close.
-      workerKeepAliveSeconds: LOCAL_WORKERD_KEEP_ALIVE_SECONDS,
+      // workerd closes an idle connection after 5 s (a longer keep-alive would race its close); the framing guard, as Cloudflare's edge, keeps one 400 s.
+      ...(options.guardFraming ? {} : { workerKeepAliveSeconds: LOCAL_WORKERD_KEEP_ALIVE_SECONDS }),
       outboxWaitSeconds: 5,
       opsPort: options.opsPort ?? 0,
       // The relay shares this process with Miniflare's driver and, on the sim, the sim: its process metrics say so (ADR 0014).
@@ -303,7 +303,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   }
 }
 
-/** What a relay keeps an idle connection to the local workerd: below the 5 s after which workerd closes it. */
+/** What a relay keeps an idle connection to a local workerd reached directly: below the 5 s after which workerd closes it (through the framing guard, the default 60 s). */
 export const LOCAL_WORKERD_KEEP_ALIVE_SECONDS = 4;
 
 /** Stops the shaping proxy and its control socket. */

@@ -19,6 +19,7 @@ import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { parseLinkSpec } from "../../scripts/lib/link/spec.ts";
+import { WORKER_KEEP_ALIVE_SECONDS } from "../../relay/deliver/worker-client.ts";
 import { testStack } from "../e2e/harness.ts";
 import { job as flJob } from "./sedna.bench.ts";
 import { job as nervexJob, NAMESPACE as NERVEX_NS, coordinatorProcess } from "./nervex-workload.ts";
@@ -62,11 +63,12 @@ const baseline = new Map<string, number>();
 const bench: Benchmark = {
   name: "wan",
   async run(report, progress) {
-    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2", ...Array.from({ length: 40 }, (_, i) => `pool-${i}`)], link: parseLinkSpec("none") });
+    // The Worker behind the framing guard, which keeps idle client connections 400 s as Cloudflare's edge does, and the relay keeping its own 60 s, as installed.
+    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2", ...Array.from({ length: 40 }, (_, i) => `pool-${i}`)], link: parseLinkSpec("none"), guardFraming: true });
     const link = stack.link;
     if (!link) throw new Error("the stack has no link");
     await stack.relay.stop();
-    const relay = await relayProcess({ ...stack, worker: { ...stack.worker, url: link.url } }, await relayBundle());
+    const relay = await relayProcess({ ...stack, worker: { ...stack.worker, url: link.url } }, await relayBundle(), 120_000, ["--worker-keep-alive-seconds", String(WORKER_KEEP_ALIVE_SECONDS)]);
     const coordinator = coordinatorProcess();
     try {
       await prepare(stack.sim.cluster, progress);
