@@ -44,6 +44,9 @@ import { DEFAULT_SILENCE_SECONDS } from "./watch/relisting-watch.ts";
  * its answer, none holding a snapshot the byte budget did not admit.
  */
 export const DEFAULT_WORKER_IN_FLIGHT = 256;
+
+/** How often the Worker is probed while it is away. */
+const AWAY_PROBE_MS = 1_000;
 /** Everything the engine needs, parsed once by the entry point. */
 export interface RelayEngineOptions {
   readonly kubeconfig: KubeConfig;
@@ -183,6 +186,8 @@ export class RelayEngine implements OpsHost, FrontHost {
     // and is the signed readiness call /readyz reflects: one at once, then every few seconds.
     void this.#health.probe(this.worker);
     this.#timers.push(setInterval(() => void this.#health.probe(this.worker), (this.#options.workerProbeSeconds ?? 5) * 1000));
+    // While the Worker is away, every second: its return is seen within one, not five (the keys that failed run then).
+    this.#timers.push(setInterval(() => void (this.#health.ok ? undefined : this.#health.probe(this.worker)), AWAY_PROBE_MS));
     this.#timers.push(setInterval(() => void this.#loadManifest(false).catch((e: unknown) => this.#options.log("warn", "manifest refresh failed", { error: String(e) })), this.#options.manifestRefreshSeconds * 1000));
   }
 

@@ -128,7 +128,8 @@ export class Reconciler implements KeyWorker<QueueKey, QueuedTrigger> {
     }
     if (workerAway(error)) this.#deps.health.reached(false);
     if (isPermanent(error) && key.delivery === "snapshot") return this.#refused(controller, key.parent, error);
-    log(workerAway(error) ? "warn" : "error", "worker call failed", { controller: controller.name, key: keyText(key), status: error.status, error: error.message });
+    // The Worker away is one line (worker unreachable) and a gauge, not a line per key and retry.
+    log(workerAway(error) ? "debug" : "error", "worker call failed", { controller: controller.name, key: keyText(key), status: error.status, error: error.message });
     return { kind: "retry", ...(error.retryAfterMs ? { afterMs: error.retryAfterMs } : {}) };
   }
 

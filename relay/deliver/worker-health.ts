@@ -29,6 +29,7 @@ export class WorkerHealth {
   /** Why the last readiness call failed; undefined when it succeeded. */
   #notReady: string | undefined = "not probed yet";
   #stopped = false;
+  #probing = false;
   /** Set while leading: the queue whose failed keys run again when the Worker is back. */
   #failed: FailedKeys | undefined;
   /** The incarnation of each Durable Object namespace's storage, as the last answer named it. */
@@ -69,8 +70,18 @@ export class WorkerHealth {
     return this.#ok === true && this.#notReady === undefined;
   }
 
-  /** Makes the signed readiness call, and says when reachability or readiness changed. */
+  /** Makes the signed readiness call, and says when reachability or readiness changed; one at a time (a probe of a Worker away waits out its timeout). */
   async probe(worker: Pick<WorkerClient, "readiness">): Promise<void> {
+    if (this.#probing) return;
+    this.#probing = true;
+    try {
+      await this.#probeOnce(worker);
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  async #probeOnce(worker: Pick<WorkerClient, "readiness">): Promise<void> {
     let notReady: string | undefined;
     try {
       this.#compare(await worker.readiness());
