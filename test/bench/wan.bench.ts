@@ -53,12 +53,11 @@ interface Setting {
 
 const specOf = (s: Setting): string => (s.rttMs === 0 && s.lossPct === 0 ? "none" : [...(s.rttMs > 0 ? [`rtt=${s.rttMs}ms`, `jitter=${s.rttMs / 10}ms`] : []), ...(s.lossPct > 0 ? [`loss=${s.lossPct}%`] : [])].join(","));
 
-/** FL namespaces made so far, and replicas POSTs sent: each run's names and bodies its own. */
-let fleets = 0;
-let posts = 0;
-
-/** What each part measured at each RTT and loss (`part/metric/rtt/loss`), for the targets. */
-const baseline = new Map<string, number>();
+/** FL namespaces made so far, and replicas POSTs sent, in this run: each part's names and bodies its own. */
+interface Made {
+  fleets: number;
+  posts: number;
+}
 
 const bench: Benchmark = {
   name: "wan",
@@ -68,6 +67,9 @@ const bench: Benchmark = {
     const link = stack.link;
     if (!link) throw new Error("the stack has no link");
     await stack.relay.stop();
+    // What each part measured at each RTT and loss (`part/metric/rtt/loss`), for the targets.
+    const baseline = new Map<string, number>();
+    const made: Made = { fleets: 0, posts: 0 };
     const relay = await relayProcess({ ...stack, worker: { ...stack.worker, url: link.url } }, await relayBundle(), 120_000, ["--worker-keep-alive-seconds", String(WORKER_KEEP_ALIVE_SECONDS)]);
     const coordinator = coordinatorProcess();
     try {
@@ -97,9 +99,9 @@ const bench: Benchmark = {
           };
           if (PARTS.has("heal")) await heal(stack.sim.cluster, setting, point);
           if (PARTS.has("rate")) await atRate(stack.sim.cluster, setting, point);
-          if (PARTS.has("fl")) await materialise(stack.sim.cluster, setting, point);
+          if (PARTS.has("fl")) await materialise(stack.sim.cluster, made, point);
           if (PARTS.has("resync")) await resync(relay, setting, point);
-          if (PARTS.has("replicas")) await replicas(stack.sim.cluster, new URL(stack.apiUrl).host, coordinator, setting, point);
+          if (PARTS.has("replicas")) await replicas(new URL(stack.apiUrl).host, coordinator, made, setting, point);
           const { counters } = link.state;
           progress(`link ${specOf(setting)}: ${counters.connections} connections so far, ${counters.retransmissions} retransmissions`);
         }
@@ -164,8 +166,8 @@ async function atRate(cluster: Cluster, setting: Setting, point: Point): Promise
 }
 
 /** FL_JOBS jobs created at once, to every one Running; then deleted, and their pods gone. */
-async function materialise(cluster: Cluster, setting: Setting, point: Point): Promise<void> {
-  const ns = `fleet-${(fleets += 1)}`;
+async function materialise(cluster: Cluster, made: Made, point: Point): Promise<void> {
+  const ns = `fleet-${(made.fleets += 1)}`;
   await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } as KubeObject);
   await sednaRefs(cluster, ns);
   const started = performance.now();
@@ -189,12 +191,12 @@ async function resync(relay: Awaited<ReturnType<typeof relayProcess>>, _setting:
 }
 
 /** POSTs of the replicas API, one after another (the reply comes once every pod and Service is created); 40 nodes hold ten settings' pods. */
-async function replicas(_cluster: Cluster, server: string, coordinator: ReturnType<typeof coordinatorProcess>, setting: Setting, point: Point): Promise<void> {
+async function replicas(server: string, coordinator: ReturnType<typeof coordinatorProcess>, made: Made, setting: Setting, point: Point): Promise<void> {
   const latencies: number[] = [];
   for (let i = 0; i < POSTS; i++) {
     const job = `wan-${i % COORDINATORS}`;
     // A body of its own per call: never a retry of an earlier one.
-    const memory = `${64 + (posts += 1)}Mi`;
+    const memory = `${64 + (made.posts += 1)}Mi`;
     const body = { namespace: NERVEX_NS, coordinator: `${job}-coordinator`, collectors: { replicas: 8, cpus: "10m", memory }, learners: { replicas: 2, cpus: "10m", memory } };
     const reply = await coordinator.call({ server, method: "POST", path: "/v1alpha1/replicas", body });
     if (reply.status !== 200 || !reply.success) throw new Error(`POST for ${job}: ${reply.status} ${reply.body}`);
