@@ -92,11 +92,13 @@ export const SCHEDULER_PLUGINS: GoComponent = {
 /**
  * A peer, not part of the control plane: upstream Sedna's GlobalManager, v0.7.0, the
  * release with the controller-enhancement proposal's self-healing (a training pod or a
- * JointInferenceService's Deployment recreated when deleted). Its go.mod pins
- * `k8s.io/kubernetes` v1.23.0 and every `k8s.io/*` module at v0.23.0 through `replace`,
- * copied into the wrapper module. The module proxy refuses every version of
- * `github.com/kubeedge/*` here (403 "This module version is not available"; ADR 0029), so
- * a build fails with that one line: the Sedna beside-GM bench then measures edgeloop alone.
+ * JointInferenceService's Deployment recreated when deleted). Its go.mod (go 1.22.9)
+ * requires `k8s.io/api`, `apimachinery`, `client-go` and `component-base` v0.30.7 and has
+ * no `replace`; every module it names is served here except `github.com/kubeedge/sedna`
+ * itself, which the module proxy refuses (403 "This module version is not available";
+ * ADR 0029), so this build fails with that one line. The Sedna beside-GM bench then takes
+ * a GM built by hand from upstream's source (EDGELOOP_BENCH_GM_BINARY,
+ * EDGELOOP_BENCH_GM_SOURCE; `test/bench/sedna-gm/gm.ts`) or measures edgeloop alone.
  */
 export const SEDNA_GM: GoComponent = {
   module: "github.com/kubeedge/sedna",

@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { createRegistry } from "../functions/registry.ts";
 import { loadControllers, ROOT } from "./lib/controllers.ts";
 import { installObjects } from "./lib/install/objects.ts";
+import { RELAY_NODE_FLAGS } from "../relay/ops/config.ts";
 import { selfSignedCertificate } from "./lib/install/tls.ts";
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
@@ -47,7 +48,7 @@ test("relay/Dockerfile: multi-stage; the image holds the bundle alone, built in 
   assert.ok(build.some((l) => l.op === "RUN" && /scripts\/build-relay\.ts/.test(l.args)), "the build stage runs npm run build:relay's script");
   const copies = image.filter((l) => l.op === "COPY" || l.op === "ADD");
   assert.deepEqual(copies.map((l) => l.args), [`--from=${buildName} /src/dist/relay.mjs /app/relay.mjs`], "the image copies the bundle alone, from the build stage");
-  assert.deepEqual(image.filter((l) => l.op === "ENTRYPOINT").map((l) => l.args), ['["node", "/app/relay.mjs"]']);
+  assert.deepEqual(image.filter((l) => l.op === "ENTRYPOINT").map((l) => JSON.parse(l.args) as unknown), [["node", ...RELAY_NODE_FLAGS, "/app/relay.mjs"]], "node, RELAY_NODE_FLAGS, the bundle");
 });
 
 test("relay/Dockerfile: the image runs as a numeric non-root user", () => {

@@ -21,7 +21,7 @@ import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { waitFor } from "../../cli/wait.ts";
 import type { KubeObject } from "../../protocol/index.ts";
-import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
+import { RELAY_ENVIRONMENT, RELAY_NODE_FLAGS } from "../../relay/ops/config.ts";
 import type { Benchmark } from "../../scripts/bench.ts";
 import { relayBuildOptions } from "../../scripts/lib/bundle.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
@@ -140,7 +140,7 @@ async function hopRelay(stack: Stack, script: string, mode: RelayMode, workerMod
   const target = mode === "worker" ? ["--worker-url", stack.worker.url, "--worker-keep-alive-seconds", "4"] : ["--in-process-worker", workerModule];
   const child = spawn(
     join(ROOT, "node_modules/.bin/node"),
-    [script, ...target, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"],
+    [...RELAY_NODE_FLAGS, script, ...target, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, "--concurrency", "32", "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json"],
     { cwd: ROOT, env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT }, stdio: ["ignore", log, "inherit"] },
   );
   closeSync(log);

@@ -7,8 +7,9 @@
  * - by **edgeloop**, installed as `npm run test:cluster` installs it, the relay a process
  *   of its own, the Worker in workerd (the serverless hop included), in namespace
  *   `edgeloop-heal`;
- * - then by **gm**, upstream Sedna's GlobalManager v0.7.0 built from its Go module
- *   (`./sedna-gm/gm.ts`), run as a process against the control plane's kubeconfig with
+ * - then by **gm**, upstream Sedna's GlobalManager v0.7.0 (`./sedna-gm/gm.ts`: a binary
+ *   built by hand from upstream's source, EDGELOOP_BENCH_GM_BINARY and
+ *   EDGELOOP_BENCH_GM_SOURCE, or its Go module where a proxy serves it), run as a process against the control plane's kubeconfig with
  *   its config file, watching namespace `gm-heal` (edgeloop's relay stopped and its
  *   webhook configurations removed first, so one controller reconciles at a time and the
  *   GM's pods call no dead front) — when it can be built; otherwise its reason is
@@ -38,7 +39,7 @@ import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Progress, Report } from "./cluster/figures.ts";
 import { askedFor, goVersion, parentArgv } from "./cluster/go.ts";
 import { clusterBench, createNamespace, WAIT_MS, type BenchCluster } from "./cluster/stack.ts";
-import { gmBinary, installUpstreamCrds, removeEdgeloopWebhooks, startGm } from "./sedna-gm/gm.ts";
+import { gmBinary, installUpstreamCrds, removeEdgeloopWebhooks, startGm, upstreamCrds } from "./sedna-gm/gm.ts";
 import { healAtRate, healOneAtATime, type HealRun } from "./sedna-gm/heal.ts";
 import { measureUse } from "./sedna-gm/usage.ts";
 import { createWorkload, type Workload } from "./sedna-gm/workloads.ts";
@@ -86,6 +87,7 @@ function runFigures(prefix: string, run: HealRun): Measured[] {
 async function measure(cluster: BenchCluster, controller: Controller, namespace: string, pids: Readonly<Record<string, number | undefined>>, progress: Progress): Promise<Measured[]> {
   const figures: Measured[] = [];
   const use = measureUse(pids);
+  let healed = 0;
   for (const [workload, accept] of Object.entries(WORKLOADS)) {
     progress(`${controller}: ${workload}: ${DELETIONS} deletions one at a time`);
     const one = await healOneAtATime(cluster, DELETIONS, { namespace, accept });
@@ -94,13 +96,19 @@ async function measure(cluster: BenchCluster, controller: Controller, namespace:
     const rate = await healAtRate(cluster, RATE, RATE * RATE_SECONDS, { namespace, accept });
     progress(`${controller}: ${workload}: ${rate.deletions} deleted at ${Math.round(rate.achievedRate)}/s, ${rate.skipped} skipped (every slot waiting), ${rate.waiting} not healed`);
     figures.push(...runFigures(`${controller}_${workload}_${RATE}ps`, rate));
+    healed += one.deletions - one.waiting + rate.deletions - rate.waiting;
   }
   const used = use();
+  figures.push({ metric: `${controller}_healed`, value: healed, unit: "count" });
   for (const [name, p] of Object.entries(used.processes)) {
-    if (p.cpuPercent === undefined || p.rssPeakMiB === undefined) {
+    if (p.cpuMs === undefined || p.cpuPercent === undefined || p.rssPeakMiB === undefined) {
       progress(`${controller}: no /proc figures for ${name}`);
       continue;
     }
+    // The runs of the two controllers last differently long (a heal that never comes waits
+    // out its deadline), so CPU is compared per heal, not per second.
+    figures.push({ metric: `${controller}_${name}_cpu_seconds`, value: Math.round(p.cpuMs / 10) / 100, unit: "s" });
+    figures.push({ metric: `${controller}_${name}_cpu_ms_per_heal`, value: tenth(p.cpuMs / Math.max(1, healed)), unit: "ms" });
     figures.push({ metric: `${controller}_${name}_cpu_percent`, value: tenth(p.cpuPercent), unit: "% of a core" });
     figures.push({ metric: `${controller}_${name}_rss_peak_mib`, value: tenth(p.rssPeakMiB), unit: "MiB" });
     figures.push({ metric: `${controller}_${name}_rss_mean_mib`, value: tenth(p.rssMeanMiB ?? 0), unit: "MiB" });
@@ -110,10 +118,19 @@ async function measure(cluster: BenchCluster, controller: Controller, namespace:
   return figures;
 }
 
-/** Edgeloop's p99 figures get the GM's as their target (issue 26: no worse than the GM's). */
+/**
+ * Edgeloop's figures that take the GM's as their target: its p99s no worse than the GM's
+ * (issue 26), the relay's CPU per heal no more than the GM's and its resident memory
+ * within 100 MiB (issue 35).
+ */
 function withGmTargets(edgeloop: readonly Measured[], gm: readonly Measured[]): Measured[] {
   const gmValue = new Map(gm.map((figure) => [figure.metric.replace(/^gm_/, ""), figure.value]));
   return edgeloop.map((figure) => {
+    if (figure.metric === "edgeloop_relay_rss_peak_mib") return { ...figure, target: "<= 100" };
+    if (figure.metric === "edgeloop_relay_cpu_ms_per_heal") {
+      const peer = gmValue.get("gm_cpu_ms_per_heal");
+      return peer === undefined ? figure : { ...figure, target: `<= ${peer}` };
+    }
     const peer = figure.metric.endsWith("_heal_running_p99_ms") ? gmValue.get(figure.metric.replace(/^edgeloop_/, "")) : undefined;
     return peer === undefined ? figure : { ...figure, target: `<= ${peer}` };
   });
@@ -149,7 +166,7 @@ async function run(figures: Figures, progress: Progress, script: string): Promis
       // One controller at a time: edgeloop's relay would reconcile the GM's namespace too.
       await stopChild(bench.relay.child);
       await removeEdgeloopWebhooks(bench.cluster);
-      await installUpstreamCrds(bench.cluster);
+      await installUpstreamCrds(bench.cluster, upstreamCrds(gm.source));
       await createNamespace(bench.cluster, "gm-heal");
       const running = await startGm(gm.binary, bench.stack.kubeconfigPath, "gm-heal");
       try {

@@ -1,6 +1,6 @@
 /** Benchmark helpers: percentiles, waiting for a condition, a pool of calls, reading metrics, watching creations in-process, a relay process (and waiting until it is idle), CPU use of the processes of the stack. */
 import { waitFor } from "../../cli/wait.ts";
-import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
+import { RELAY_ENVIRONMENT, RELAY_NODE_FLAGS } from "../../relay/ops/config.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -70,14 +70,15 @@ export async function relayBundle(): Promise<string> {
  * temporary one), as a container's goes to its runtime: read through a pipe, the lines
  * would be work for the benchmark's own process, which is the sim's.
  * EDGELOOP_BENCH_LOG_LEVEL=debug logs per-request timings; EDGELOOP_BENCH_PROFILE=DIR
- * writes its CPU profile there. `extraArgs` go to the relay as they are (an edge
- * channel's `--{name}-port`).
+ * writes its CPU profile there. The relay runs with the image's V8 flags
+ * (RELAY_NODE_FLAGS), or with EDGELOOP_BENCH_RELAY_NODE_FLAGS ("" for none) to compare
+ * others. `extraArgs` go to the relay as they are (an edge channel's `--{name}-port`).
  */
 export async function relayProcess(stack: Pick<Stack, "worker" | "secret" | "front" | "apiUrl"> & { readonly sim: Pick<RunningSim, "kubeconfigPath"> }, script: string, readyTimeoutMs = 120_000, extraArgs: readonly string[] = []): Promise<{ child: ChildProcess; opsUrl: string; logFile: string; metrics(): Promise<string> }> {
   const opsPort = await freePort();
   const logFile = process.env.EDGELOOP_BENCH_RELAY_LOG ?? join(mkdtempSync(join(tmpdir(), "edgeloop-bench-log-")), "relay.log");
   const log = openSync(logFile, "a");
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--worker-keep-alive-seconds", String(LOCAL_WORKERD_KEEP_ALIVE_SECONDS), "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json", ...extraArgs], {
+  const child = spawn(join(ROOT, "node_modules/.bin/node"), [...(process.env.EDGELOOP_BENCH_RELAY_NODE_FLAGS !== undefined ? process.env.EDGELOOP_BENCH_RELAY_NODE_FLAGS.split(" ").filter(Boolean) : RELAY_NODE_FLAGS), ...(process.env.EDGELOOP_BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.EDGELOOP_BENCH_PROFILE}`] : []), script, "--worker-url", stack.worker.url, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...(stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : []), "--concurrency", "32", "--worker-keep-alive-seconds", String(LOCAL_WORKERD_KEEP_ALIVE_SECONDS), "--log-level", process.env.EDGELOOP_BENCH_LOG_LEVEL ?? "info", "--log-format", "json", ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT },
     stdio: ["ignore", log, "inherit"],

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../cli/wait.ts";
-import { RELAY_ENVIRONMENT } from "../../relay/ops/config.ts";
+import { RELAY_ENVIRONMENT, RELAY_NODE_FLAGS } from "../../relay/ops/config.ts";
 import { ROOT } from "../../scripts/lib/controllers.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
 import { freePort } from "../../cli/ports.ts";
@@ -37,7 +37,7 @@ export async function startRelayProc(stack: Stack, script: string, workerUrl: st
   const log = openSync(join(logDir, `${identity}.log`), "a");
   const front = serveFront && stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile, "--api-port", new URL(stack.apiUrl).port] : [];
   const preload = clockFile ? ["--import", CLOCK_PRELOAD] : [];
-  const args = [...preload, script, "--worker-url", workerUrl, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), ...front, "--concurrency", "16", "--worker-keep-alive-seconds", "4", "--outbox-wait-seconds", "5", "--log-level", "info", "--log-format", "json", "--leader-elect", "--lease-namespace", "default", "--lease-duration-seconds", String(LEASE_SECONDS)];
+  const args = [...RELAY_NODE_FLAGS, ...preload, script, "--worker-url", workerUrl, "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), ...front, "--concurrency", "16", "--worker-keep-alive-seconds", "4", "--outbox-wait-seconds", "5", "--log-level", "info", "--log-format", "json", "--leader-elect", "--lease-namespace", "default", "--lease-duration-seconds", String(LEASE_SECONDS)];
   const child = spawn(join(ROOT, "node_modules/.bin/node"), args, { cwd: ROOT, env: { ...process.env, EDGELOOP_SECRET: stack.secret, POD_NAME: identity, ...RELAY_ENVIRONMENT, ...(clockFile ? { EDGELOOP_CHAOS_CLOCK_FILE: clockFile } : {}) }, stdio: ["ignore", log, log] });
   closeSync(log);
   const opsUrl = `http://127.0.0.1:${opsPort}`;

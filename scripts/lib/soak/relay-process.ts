@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../../cli/wait.ts";
-import { RELAY_ENVIRONMENT } from "../../../relay/ops/config.ts";
+import { RELAY_ENVIRONMENT, RELAY_NODE_FLAGS } from "../../../relay/ops/config.ts";
 import { ROOT } from "../controllers.ts";
 import type { Stack } from "../stack.ts";
 import { freePort } from "../../../cli/ports.ts";
@@ -34,7 +34,7 @@ export async function startRelayProcess(stack: Stack, script: string, logFile: s
   const front = stack.front ? ["--front-port", String(stack.front.port), "--tls-cert", stack.front.certFile, "--tls-key", stack.front.keyFile] : [];
   const child = spawn(
     join(ROOT, "node_modules/.bin/node"),
-    [`--inspect=127.0.0.1:${inspectPort}`, script, "--worker-url", stack.worker.url, "--worker-keep-alive-seconds", "4", "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...front, "--log-level", "info", "--log-format", "json"],
+    [...RELAY_NODE_FLAGS, `--inspect=127.0.0.1:${inspectPort}`, script, "--worker-url", stack.worker.url, "--worker-keep-alive-seconds", "4", "--kubeconfig", stack.sim.kubeconfigPath ?? "", "--ops-port", String(opsPort), "--api-port", new URL(stack.apiUrl).port, ...front, "--log-level", "info", "--log-format", "json"],
     // A container's log goes to its runtime, not through a pipe the sim's process would read.
     { cwd: ROOT, env: { ...process.env, EDGELOOP_SECRET: stack.secret, ...RELAY_ENVIRONMENT }, stdio: ["ignore", log, log] },
   );

@@ -22,11 +22,15 @@ const TRAIN = "federatedlearningjob.sedna.io/worker-type=train";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of labels
 
-/** The Model and both Datasets the jobs of `namespace` name. */
+/**
+ * The Model and both Datasets the jobs of `namespace` name, each in a host folder of its
+ * own: upstream's GM mounts the folder of each URL at `/home/data/<folder>`, and two URLs
+ * in one folder would give a pod the same mountPath twice, which kube-apiserver refuses.
+ */
 export async function references(cluster: BenchCluster, namespace: string): Promise<void> {
-  await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace }, spec: { url: "/m", format: "pb" } } as KubeObject);
+  await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace }, spec: { url: "/models/fl/model.pb", format: "pb" } } as KubeObject);
   for (const node of ["edge1", "edge2"]) {
-    await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace }, spec: { url: "/d", format: "txt", nodeName: node } } as KubeObject);
+    await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace }, spec: { url: `/datasets/${node}/train.txt`, format: "txt", nodeName: node } } as KubeObject);
   }
 }
 

@@ -22,9 +22,11 @@ const PHASES = new Set(["ADDED", "MODIFIED", "DELETED"]);
 
 /**
  * Opens a watch of every object of `type` on the API server of `kc`, from the current
- * resourceVersion; resolves once the server has answered. A watch the server ends (its
- * request timeout) is opened again from the last resourceVersion seen; one that fails
- * makes the next subscriber's callbacks stop: `failure()` says why.
+ * resourceVersion; resolves once the server has answered. A watch that ends (the server's
+ * request timeout, the client's idle timeout, a dropped connection) is opened again from
+ * the last resourceVersion seen, with backoff while it keeps ending in errors; one that
+ * cannot be opened again, or that the server ends with an error event (410: its
+ * resourceVersion is gone), stops the subscribers' callbacks: `failure()` says why.
  */
 export async function openWatch(kc: KubeConfig, type: TypeRef): Promise<WatchStream & { failure(): Error | undefined }> {
   const client = new KubeClient(kc);
@@ -35,12 +37,20 @@ export async function openWatch(kc: KubeConfig, type: TypeRef): Promise<WatchStr
   let closed = false;
   let failed: Error | undefined;
   let controller: AbortController | undefined;
+  /** Watches ended by an error in a row: the next reopen waits longer. */
+  let ended = 0;
+  const fail = (error: unknown): void => {
+    failed = error instanceof Error ? error : new Error(String(error));
+    closed = true;
+    controller?.abort();
+  };
   const watch = new Watch(kc);
   const open = async (): Promise<void> => {
     controller = await watch.watch(
       path,
       { resourceVersion, allowWatchBookmarks: true },
       (phase, object: KubeObject) => {
+        if (phase === "ERROR") return fail(new Error(`the watch of ${type.kind} ended: ${JSON.stringify(object)}`));
         resourceVersion = object.metadata.resourceVersion ?? resourceVersion;
         if (!PHASES.has(phase)) return;
         const event = { type: phase as ClusterEvent["type"], object: { ...object, apiVersion: type.apiVersion, kind: type.kind } };
@@ -48,11 +58,11 @@ export async function openWatch(kc: KubeConfig, type: TypeRef): Promise<WatchStr
       },
       (error: unknown) => {
         if (closed) return;
-        if (error !== null && error !== undefined) {
-          failed = error instanceof Error ? error : new Error(String(error));
-          return;
-        }
-        open().catch((reopen: unknown) => (failed = reopen instanceof Error ? reopen : new Error(String(reopen))));
+        // Ended by the server's request timeout or by the client's idle timeout (30 s
+        // without a byte): neither loses anything, the next watch resumes from the last
+        // resourceVersion. Only a watch that cannot be opened again is a failure.
+        if (error !== null && error !== undefined) ended += 1;
+        setTimeout(() => void open().then(() => (ended = 0), fail), ended > 0 ? Math.min(5_000, 100 * 2 ** ended) : 0);
       },
     );
   };

@@ -1,19 +1,23 @@
 /**
- * Upstream Sedna's GlobalManager as a peer on the real control plane: built from its Go
- * module (`cluster/versions.ts` SEDNA_GM, a wrapper go.mod with the module's own
- * `replace`s, cached in a folder of its own as the control plane's binaries are), set up
- * as its manifests set it up — the CRDs of the module's `build/crds/` (every kind: the GM
- * starts an informer for each and waits for them all), its config file
- * (`build/gm/gm-config.yaml`'s fields: kubeConfig, master, namespace, websocket,
- * localController) — and run as a process of its own against the control plane's admin
- * kubeconfig, watching one namespace.
+ * Upstream Sedna's GlobalManager as a peer on the real control plane, set up as its
+ * manifests set it up — the CRDs of its source's `build/crds/` (every kind: the GM starts
+ * an informer for each and waits for them all), its config file (`build/gm/gm-config.yaml`'s
+ * fields: kubeConfig, master, namespace, websocket, localController) — and run as a process
+ * of its own against the control plane's admin kubeconfig, watching one namespace.
  *
- * Where the module cannot be had (ADR 0029: the module proxy refuses every version of
- * `github.com/kubeedge/*` here), {@link gmBinary} answers why, in one line, and the bench
+ * The binary is found in one of two ways (ADR 0029):
+ * - `EDGELOOP_BENCH_GM_BINARY` names a GM built by hand from upstream's source, and
+ *   `EDGELOOP_BENCH_GM_SOURCE` that source's folder (its `build/crds/`). edgeloop carries
+ *   no recipe for it: the module proxy here refuses `github.com/kubeedge/sedna` itself
+ *   (every other module its go.mod names is served), so whoever measures the peer builds
+ *   it from a checkout of upstream's v0.7.0 with `go build ./cmd/sedna-gm`;
+ * - otherwise the Go module (`cluster/versions.ts` SEDNA_GM, a wrapper go.mod, cached in a
+ *   folder of its own as the control plane's binaries are), where a proxy serves it.
+ * Where neither can be had, {@link gmBinary} answers why, in one line, and the bench
  * measures edgeloop alone.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,16 +31,29 @@ import { waitForObject } from "../../support/cluster-waits.ts";
 import type { TestCluster } from "../../support/http-cluster.ts";
 import { stopChild } from "../util.ts";
 
-/** The GM binary, or why there is none. */
-export type GmBinary = { readonly binary: string } | { readonly missing: string };
+/** The GM binary and the folder of its source (for its CRDs), or why there is none. */
+export type GmBinary = { readonly binary: string; readonly source: string } | { readonly missing: string };
 
-/** Builds the GM once (cached); a build that cannot run says why instead of throwing. */
+/** The GM named by EDGELOOP_BENCH_GM_BINARY and EDGELOOP_BENCH_GM_SOURCE, when both are set (each checked). */
+export function gmFromEnvironment(env: NodeJS.ProcessEnv): GmBinary | undefined {
+  const binary = env.EDGELOOP_BENCH_GM_BINARY;
+  const source = env.EDGELOOP_BENCH_GM_SOURCE;
+  if (!binary && !source) return undefined;
+  if (!binary || !source) return { missing: "EDGELOOP_BENCH_GM_BINARY and EDGELOOP_BENCH_GM_SOURCE go together: the binary, and the source folder it was built from (its build/crds/)" };
+  if (!existsSync(binary)) return { missing: `EDGELOOP_BENCH_GM_BINARY: ${binary} does not exist` };
+  if (!existsSync(join(source, "build/crds"))) return { missing: `EDGELOOP_BENCH_GM_SOURCE: ${source} has no build/crds/ (the folder of upstream Sedna's source the binary was built from)` };
+  return { binary, source };
+}
+
+/** The GM given by the environment, or built once from its Go module (cached); a build that cannot run says why instead of throwing. */
 export async function gmBinary(progress: (line: string) => void): Promise<GmBinary> {
+  const given = gmFromEnvironment(process.env);
+  if (given !== undefined) return given;
   try {
     const toolchain = await ensureToolchain({ cacheDir: defaultCacheDir(process.env), env: process.env, progress }, [SEDNA_GM]);
-    return { binary: toolchain.bin("sedna-gm") };
+    return { binary: toolchain.bin("sedna-gm"), source: moduleDir() };
   } catch (error) {
-    if (error instanceof BuildError) return { missing: error.message };
+    if (error instanceof BuildError) return { missing: `${error.message} (or name a GM built from upstream's source: EDGELOOP_BENCH_GM_BINARY and EDGELOOP_BENCH_GM_SOURCE)` };
     throw error;
   }
 }
@@ -49,8 +66,8 @@ function moduleDir(): string {
   return dir;
 }
 
-/** Every CustomResourceDefinition of the module's `build/crds/` (its `sedna.io_*.yaml`). */
-export function upstreamCrds(dir: string = moduleDir()): KubeObject[] {
+/** Every CustomResourceDefinition of the source's `build/crds/` (its `sedna.io_*.yaml`). */
+export function upstreamCrds(dir: string): KubeObject[] {
   const folder = join(dir, "build/crds");
   return readdirSync(folder)
     .filter((file) => file.startsWith("sedna.io_") && file.endsWith(".yaml"))
@@ -61,7 +78,7 @@ export function upstreamCrds(dir: string = moduleDir()): KubeObject[] {
 const CRD = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" };
 
 /** Installs (or replaces edgeloop's with) the upstream CRDs; resolves once each is Established. */
-export async function installUpstreamCrds(cluster: TestCluster, crds: readonly KubeObject[] = upstreamCrds()): Promise<void> {
+export async function installUpstreamCrds(cluster: TestCluster, crds: readonly KubeObject[]): Promise<void> {
   for (const crd of crds) {
     const name = crd.metadata.name ?? "";
     const existing = await cluster.find(CRD, undefined, name);

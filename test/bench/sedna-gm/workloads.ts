@@ -44,7 +44,7 @@ export function podCount(w: Workload): number {
 /** Creates the workload's objects in `namespace` (which exists), then waits until every pod of it is Running. */
 export async function createWorkload(cluster: BenchCluster, namespace: string, w: Workload, timeoutMs: number): Promise<void> {
   await references(cluster, namespace);
-  for (const name of ["ji-little", "ji-big"]) await cluster.create({ apiVersion: SEDNA, kind: "Model", metadata: { name, namespace }, spec: { url: `/models/${name}`, format: "pb" } } as KubeObject);
+  for (const name of ["ji-little", "ji-big"]) await cluster.create({ apiVersion: SEDNA, kind: "Model", metadata: { name, namespace }, spec: { url: `/models/${name}/model.pb`, format: "pb" } } as KubeObject);
   const objects = [...Array.from({ length: w.flJobs }, (_, i) => job(`fl-${i}`, namespace)), ...Array.from({ length: w.jiServices }, (_, i) => jointInference(`ji-${i}`, namespace))];
   await inPool(objects, 8, (object) => cluster.create(object));
   const running = async (): Promise<number> => (await cluster.list(POD, { namespace })).items.filter((pod) => !pod.metadata.deletionTimestamp && (pod as { status?: { phase?: string } }).status?.phase === "Running").length;
