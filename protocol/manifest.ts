@@ -31,7 +31,8 @@ export const Watch = z.object({
   /**
    * Additions and changes of this kind make their parent dirty after this many
    * milliseconds, so that a burst of them (a job's pods starting) is one reconcile and one
-   * status write, as kube's Job controller batches pod updates for 1 s. Deletions are
+   * status write, as kube's Job controller batches pod updates for 1 s; an events
+   * controller's batch holding them is sent after this many milliseconds. Deletions are
    * not held back (a replacement must not wait) unless `batchDeletions` says so.
    */
   batchMilliseconds: z.number().int().min(0).max(10_000).optional(),

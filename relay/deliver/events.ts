@@ -1,13 +1,16 @@
 /**
  * Events delivery: an events controller's watch events are buffered in order and sent
- * in batches per queue run, each within what the Worker reads (at most
+ * in batches per queue run (gathered for the watch's `batchMilliseconds`, so that a
+ * replacement's deletion, creation and start are one batch; a change of none of the
+ * fields the controller declares is not sent at all), each within what the Worker reads (at most
  * {@link BATCH_BYTES} of objects and {@link BATCH_EVENTS} events: a relist of 10,000 pods
  * is about 30 MB); a relist replaces the buffer with every cached object, its first batch
  * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
  * back in front of what came meanwhile.
  */
-import { kindKey, type ControllerManifest, type WatchEvent } from "../../protocol/index.ts";
-import { fromCache, type Projector } from "../../protocol/snapshot/fields.ts";
+import { isDeepStrictEqual } from "node:util";
+import { kindKey, type ControllerManifest, type KubeObject, type WatchEvent } from "../../protocol/index.ts";
+import { fromCache, WHOLE, type Projector } from "../../protocol/snapshot/fields.ts";
 import { eventsQueueKey, type QueueKey } from "../queue/key.ts";
 import type { KeySink } from "../queue/workqueue.ts";
 import type { Caches } from "../store/caches.ts";
@@ -16,10 +19,21 @@ import type { Delivered } from "./snapshots.ts";
 import type { QueuedTrigger } from "./triggers.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
+/** How the router hands one event on: the state it replaced, and how long its batch may gather. */
+export interface BufferOptions {
+  /** The object as the cache held it before a MODIFIED event, when it did. */
+  readonly previous?: KubeObject | undefined;
+  /** The event's watch's `batchMilliseconds` for its type (`route/dirty-keys.ts`): 0 sends at once. */
+  readonly batchMilliseconds?: number;
+}
+
 /** Where the router hands an events controller's watch events (the events delivery). */
 export interface EventSink {
-  /** Appends one event to the controller's next batches. */
-  buffer(controller: ControllerManifest, event: WatchEvent): void;
+  /**
+   * Appends one event to the controller's next batches; false when it was dropped as
+   * telling the controller nothing (a change of none of the fields it declares).
+   */
+  buffer(controller: ControllerManifest, event: WatchEvent, options?: BufferOptions): boolean;
   /** Replaces the controller's buffer with every cached object, as a relist. */
   relist(controller: ControllerManifest): void;
 }
@@ -30,6 +44,12 @@ interface Pending {
   readonly relist: boolean;
   /** How many events at the front of `events` belong to a relist still being sent. */
   readonly listing: number;
+}
+
+/** Whether two states of an object are equal but for their resourceVersion. */
+export function sameButVersion(a: KubeObject, b: KubeObject): boolean {
+  const unversioned = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  return isDeepStrictEqual(unversioned(a), unversioned(b));
 }
 
 /** Bytes of objects in one batch (the Worker reads at most 8 MiB of body). */
@@ -75,11 +95,24 @@ export class EventsDelivery implements EventSink {
    * relist (when this relay starts leading): before that the events are covered by the
    * list to come, and a standby relay keeps no buffer that grows until it leads.
    */
-  buffer(controller: ControllerManifest, event: WatchEvent): void {
+  buffer(controller: ControllerManifest, event: WatchEvent, options: BufferOptions = {}): boolean {
     const buffer = this.#buffers.get(controller.name);
-    if (!buffer) return;
+    if (!buffer) return true;
+    if (event.type === "MODIFIED" && options.previous !== undefined && this.#unchanged(controller, event.kind, options.previous, event.object)) return false;
     buffer.events.push(event);
-    this.#queue.add(eventsQueueKey(controller.name));
+    this.#queue.addBatched(eventsQueueKey(controller.name), undefined, options.batchMilliseconds ?? 0);
+    return true;
+  }
+
+  /**
+   * Whether the controller would be told nothing new: its watches of the kind declare
+   * fields and, cut to them, the two states differ in their resourceVersion at most (a
+   * pod's readiness or IP changed, and the controller reads neither).
+   */
+  #unchanged(controller: ControllerManifest, kind: string, previous: KubeObject, object: KubeObject): boolean {
+    const project = this.#cuts.ofKind(controller, kind);
+    if (project === WHOLE) return false;
+    return sameButVersion(project(previous), project(object));
   }
 
   /** Replaces the buffer with an ADDED event per cached object, marked as a relist. */

@@ -36,7 +36,13 @@ function router(cached: KubeObject[] = []): { router: EventRouter; keys: [string
     add: (key) => void added.push(key.id),
     addBatched: (key, trigger, ms) => void keys.push([key.id, trigger?.type ?? "", ms]),
   };
-  const sink: EventSink = { buffer: (controller, event: WatchEvent) => void events.push(`${controller.name} ${event.type} ${event.object.metadata.name ?? ""}`), relist: (controller) => void relisted.push(controller.name) };
+  const sink: EventSink = {
+    buffer: (controller, event: WatchEvent, options) => {
+      events.push(`${controller.name} ${event.type} ${event.object.metadata.name ?? ""}${options?.batchMilliseconds ? ` after ${options.batchMilliseconds} ms` : ""}`);
+      return true;
+    },
+    relist: (controller) => void relisted.push(controller.name),
+  };
   const echoes = new OwnStatusWrites();
   const metrics = new Metrics();
   const routed = new EventRouter({ caches: { forWatch: () => ({ list: () => cached, withField: () => [] }) as never }, keys: queue, events: sink, echoes, metrics });
@@ -60,7 +66,7 @@ test("a deletion marks its parent dirty at once, unless its watch batches deleti
 
 test("a queued change carries the object as the cache holds it, with the watch and the cache it came through", () => {
   const triggers: QueuedTrigger[] = [];
-  const routed = new EventRouter({ caches: { forWatch: () => undefined }, keys: { add: () => undefined, addBatched: (_key, trigger) => void (trigger && triggers.push(trigger)) }, events: { buffer: () => undefined, relist: () => undefined }, echoes: new OwnStatusWrites(), metrics: new Metrics() });
+  const routed = new EventRouter({ caches: { forWatch: () => undefined }, keys: { add: () => undefined, addBatched: (_key, trigger) => void (trigger && triggers.push(trigger)) }, events: { buffer: () => true, relist: () => undefined }, echoes: new OwnStatusWrites(), metrics: new Metrics() });
   routed.use(manifest);
   const deleted = pod("p");
   routed.deleted(pods, deleted, false);
@@ -89,6 +95,19 @@ test("an events controller is buffered only what its label selector selects, and
   routed.modified(pods, pod("out"), undefined, false);
   assert.deepEqual(events, ["gang ADDED in"]);
   assert.match(await metrics.render(), /^edgeloop_watch_events_total\{kind="Pod",type="ADDED"\} 2$/m);
+});
+
+test("an events controller's event waits out its watch's batch period (deletions too only when the watch says so); one that tells it nothing is counted", async () => {
+  const { router: routed, events, metrics } = router();
+  const batching = ControllerManifest.parse({ ...gang, watches: [{ ...POD, labelSelector: "gang=yes", mapping: { by: "none" }, batchMilliseconds: 100 }] });
+  routed.use(Manifest.parse({ version: "v1", controllers: [nodes, batching] }));
+  routed.added(pods, pod("in", { gang: "yes" }), false);
+  routed.deleted(pods, pod("in", { gang: "yes" }), false);
+  assert.deepEqual(events, ["gang ADDED in after 100 ms", "gang DELETED in"]);
+  const dropping = new EventRouter({ caches: { forWatch: () => undefined } as never, keys: { add: () => undefined, addBatched: () => undefined }, events: { buffer: () => false, relist: () => undefined }, echoes: new OwnStatusWrites(), metrics });
+  dropping.use(manifest);
+  dropping.modified(pods, pod("in", { gang: "yes" }), pod("in", { gang: "yes" }), false);
+  assert.match(await metrics.render(), /^edgeloop_watch_events_unchanged_total\{controller="gang"\} 1$/m);
 });
 
 test("a resync marks every parent of a snapshot controller dirty at once and relists every events controller", () => {

@@ -3,11 +3,12 @@
  * snapshot controller, the echo filter (`./echoes.ts`) first drops the echo of a status
  * write of its own plans on a parent; then the parent keys the change maps to
  * (`./dirty-keys.ts`) are marked dirty in the work queue, with the change as their
- * trigger. An events controller's watch events are buffered in order for its next batch.
+ * trigger. An events controller's watch events are buffered in order for its next batch,
+ * gathered for its watch's batch period; a change of none of its declared fields is not.
  * The routes are resolved once per manifest, so an event costs a map lookup, not a scan
  * of the manifest. A resync marks every parent dirty and relists every events controller.
  */
-import { kindKey, objectKey, type ControllerManifest, type KubeObject, type Manifest, type Watch } from "../../protocol/index.ts";
+import { kindKey, objectKey, type ControllerManifest, type KubeObject, type Manifest, type Watch, type WatchEvent } from "../../protocol/index.ts";
 import { matchesLabelRequirements, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 import { parentIsNamespaced, selfWatch, type ParentsIn } from "../../protocol/snapshot/mapping.ts";
 import type { EventSink } from "../deliver/events.ts";
@@ -22,7 +23,7 @@ import { batchMilliseconds, dirtyKeys, type SnapshotRoute } from "./dirty-keys.t
 import type { OwnStatusWrites } from "./echoes.ts";
 
 /** `selector`: the watch shares its kind's unfiltered cache and sees only what its label selector matches (ADR 0016). */
-type Route = { readonly kind: string; readonly selector?: readonly LabelRequirement[] } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest });
+type Route = { readonly kind: string; readonly selector?: readonly LabelRequirement[] } & ({ readonly delivery: "snapshot"; readonly snapshot: SnapshotRoute } | { readonly delivery: "events"; readonly controller: ControllerManifest; readonly watch: Watch });
 
 type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -56,7 +57,7 @@ export class EventRouter implements CacheSubscriber {
       for (const watch of controller.watches) {
         const id = servingCacheId(watch, watches);
         const selector = watch.labelSelector && id !== cacheId(watch) ? { selector: parseLabelSelector(watch.labelSelector) } : {};
-        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), ...selector, delivery: "events", controller } : { kind: kindKey(watch), ...selector, delivery: "snapshot", snapshot: this.#snapshotRoute(controller, watch) };
+        const route: Route = controller.delivery === "events" ? { kind: kindKey(watch), ...selector, delivery: "events", controller, watch } : { kind: kindKey(watch), ...selector, delivery: "snapshot", snapshot: this.#snapshotRoute(controller, watch) };
         routes.set(id, [...(routes.get(id) ?? []), route]);
       }
     }
@@ -93,9 +94,15 @@ export class EventRouter implements CacheSubscriber {
       // cache of its own would have delivered as DELETED; its mapping finds the parent, whose
       // snapshot no longer holds the object. Events controllers get only what they select.
       if (route.selector && !matchesLabelRequirements(object.metadata.labels, route.selector) && (type === "ADDED" || route.delivery === "events")) continue;
-      if (route.delivery === "events") this.#deps.events.buffer(route.controller, { type, kind: route.kind, object, initial });
+      if (route.delivery === "events") this.#buffer(route.controller, route.watch, { type, kind: route.kind, object, initial }, previous);
       else this.#markDirty(route.snapshot, route.kind, cache, type, object, previous);
     }
+  }
+
+  /** One event to an events controller's buffer, gathered for its watch's batch period; one that tells it nothing is counted. */
+  #buffer(controller: ControllerManifest, watch: Watch, event: WatchEvent, previous: KubeObject | undefined): void {
+    const buffered = this.#deps.events.buffer(controller, event, { previous, batchMilliseconds: batchMilliseconds(watch, event.type) });
+    if (!buffered) this.#deps.metrics.inc("edgeloop_watch_events_unchanged_total", { controller: controller.name });
   }
 
   /**

@@ -11,6 +11,13 @@ import { SEDNA_EDGE, SEDNA_EDGE_OBJECT_NAME, type SednaEdgeContract } from "./bi
  */
 export const SEDNA_GM_CHANNEL: ChannelDeclaration = { name: "sedna-gm", endpoint: "sednaGM", port: 9000, peerHeader: "Node-Name", service: { namespace: "sedna", name: "gm" } };
 
+/**
+ * How long a worker pod's changes gather before they go to the edge object: a replaced
+ * worker's deletion and creation are one batch (its start changes neither its labels nor
+ * its node, so it is not sent at all).
+ */
+const POD_BATCH_MILLISECONDS = 100;
+
 /** What the targets read of a worker pod: its owner and worker-type labels and its node (its deletion time is always kept). */
 const POD_FIELDS = ["metadata.labels", "spec.nodeName"];
 
@@ -21,7 +28,7 @@ const POD_FIELDS = ["metadata.labels", "spec.nodeName"];
  */
 function workerPods(kind: string, workerType: string): Watch {
   const prefix = labelPrefix(kind);
-  return { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, labelSelector: `${prefix}/uid,${prefix}/worker-type=${workerType}`, fields: POD_FIELDS };
+  return { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" }, labelSelector: `${prefix}/uid,${prefix}/worker-type=${workerType}`, fields: POD_FIELDS, batchMilliseconds: POD_BATCH_MILLISECONDS, batchDeletions: true };
 }
 
 function sednaKind(kind: string, resource: string): Watch {

@@ -16,6 +16,12 @@ const parent = { apiVersion: SEDNA_API_VERSION, kind: "FederatedLearningJob" };
  */
 const POD_FIELDS = ["metadata.labels", "spec.nodeName", "status.phase", "status.reason", "status.conditions"];
 
+/**
+ * How long a worker's creation and start gather before the job's status is looked at
+ * again: one reconcile, not two. A deletion is not held (its replacement must not wait).
+ */
+const POD_BATCH_MILLISECONDS = 100;
+
 /** Sedna federated learning: an aggregation pod and Service, one training pod per worker. */
 const controller: SnapshotController = {
   name: "federatedlearning",
@@ -26,7 +32,7 @@ const controller: SnapshotController = {
     // Only the pods carrying a FederatedLearningJob's labels (every worker it creates,
     // `workerLabels`): the relay does not cache, for this controller, pods it does not own
     // (ADR 0016); and of those, only what the reconcile reads (POD_FIELDS).
-    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, labelSelector: `${labelPrefix("FederatedLearningJob")}/uid`, fields: POD_FIELDS },
+    { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "owner", owner: parent }, labelSelector: `${labelPrefix("FederatedLearningJob")}/uid`, fields: POD_FIELDS, batchMilliseconds: POD_BATCH_MILLISECONDS },
     { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
     {
       apiVersion: SEDNA_API_VERSION,

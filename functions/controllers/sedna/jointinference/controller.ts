@@ -13,7 +13,10 @@ const controller: SnapshotController = {
   parent,
   watches: [
     { ...parent, resource: "jointinferenceservices", namespaced: true, mapping: { by: "self" } },
-    { apiVersion: "apps/v1", kind: "Deployment", resource: "deployments", namespaced: true, mapping: { by: "owner", owner: parent } },
+    // A worker's Deployment reports a replaced pod in two or three status writes within a few
+    // hundred milliseconds: one reconcile of the service after them, not one each. A
+    // deleted Deployment is not held (its replacement must not wait).
+    { apiVersion: "apps/v1", kind: "Deployment", resource: "deployments", namespaced: true, mapping: { by: "owner", owner: parent }, batchMilliseconds: 250 },
     { apiVersion: "v1", kind: "Service", resource: "services", namespaced: true, mapping: { by: "owner", owner: parent } },
     {
       apiVersion: "autoscaling/v2",
