@@ -61,10 +61,10 @@ export const RELAY_NODE_OPTIONS = "--max-semi-space-size=8";
  * V8 flags the relay runs with that NODE_OPTIONS cannot carry (Node refuses them there),
  * so they come before the script on the command line: the image's ENTRYPOINT and every
  * local relay process. `--optimize-for-size` grows the heap by small steps and gives it
- * back when idle. On the Sedna beside-GM bench (250 pods, 480 heals on the real control
- * plane) the relay's resident memory went from 155–165 to 121 MiB, for 28 % more CPU per
- * heal (12.7 → 16.3 ms): memory is what a container is killed for, CPU is only slowed.
- * The measurements of this and of the middle ways are in ADR 0034 (item 7).
+ * back when idle. On the real control plane with 250 pods and 480 self-heals the relay's
+ * resident memory went from 155–165 to 121 MiB, for 28 % more CPU per heal (12.7 → 16.3
+ * ms); with 21,000 pods cached, from 269–359 to 147–152 MiB. Memory is what a container
+ * is killed for, CPU only slows it. The measurements, and the middle ways, are in ADR 0034.
  */
 export const RELAY_NODE_FLAGS: readonly string[] = ["--optimize-for-size"];
 

@@ -9,7 +9,11 @@
  * - `fl`: 1,000 FederatedLearningJobs created at once, to every job Running (jobs/s);
  * - `resync`: a full resync (SIGHUP) of 10,000 parents of the `mirror` test controller;
  * - `replicas`: NerveX's replicas API, a POST of 8 collectors and 2 learners as
- *   DI-engine's coordinator makes it (plain HTTP), each after the last one's pods exist.
+ *   DI-engine's coordinator makes it (plain HTTP), each after the last one's pods exist;
+ * - `gang`: the gang scheduler placing 10,000 pods in groups of 8 on
+ *   {@link GANG_NODES} nodes of their own (`./gang-scenario.ts`: every group waits one pod
+ *   short, then its last pod is created; timed until every pod has a node), pods/s; the
+ *   pods are deleted after each setting.
  * EDGELOOP_BENCH_WAN_PARTS picks parts; EDGELOOP_BENCH_WAN_SCALE (default 1) scales the
  * counts down for a quick look. Each figure is a point of a curve: `series` the part and
  * loss, `x` the RTT; the targets are the issue's: lossless, against RTT 0 of the same run;
@@ -23,6 +27,7 @@ import { WORKER_KEEP_ALIVE_SECONDS } from "../../relay/deliver/worker-client.ts"
 import { testStack } from "../e2e/harness.ts";
 import { job as flJob } from "./sedna.bench.ts";
 import { job as nervexJob, NAMESPACE as NERVEX_NS, coordinatorProcess } from "./nervex-workload.ts";
+import { emptyNodes, gangScenario, GROUP_SIZE } from "./gang-scenario.ts";
 import { selfHealAtRate, selfHealOneAtATime } from "./self-heal.ts";
 import { metricSum, percentile, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
@@ -34,13 +39,17 @@ const CM = { apiVersion: "v1", kind: "ConfigMap" };
 const SCALE = Number(process.env.EDGELOOP_BENCH_WAN_SCALE ?? 1);
 const RTTS = (process.env.EDGELOOP_BENCH_WAN_RTTS ?? "0,20,50,100,200").split(",").map(Number);
 const LOSSES = (process.env.EDGELOOP_BENCH_WAN_LOSS ?? "0,1").split(",").map(Number);
-const PARTS = new Set((process.env.EDGELOOP_BENCH_WAN_PARTS ?? "heal,rate,fl,resync,replicas").split(","));
+const PARTS = new Set((process.env.EDGELOOP_BENCH_WAN_PARTS ?? "heal,rate,fl,resync,replicas,gang").split(","));
 const HEAL_DELETIONS = Math.max(10, Math.round(100 * SCALE));
 const RATE = 100;
 const RATE_SECONDS = 3;
 const FL_JOBS = Math.max(10, Math.round(1_000 * SCALE));
 const PARENTS = Math.max(100, Math.round(10_000 * SCALE));
 const POSTS = Math.max(5, Math.round(30 * SCALE));
+const GANG_GROUPS = Math.max(10, Math.round(1_250 * SCALE));
+/** 8-cpu nodes for the gang pods (100m each): room for twice them. */
+const GANG_NODES = Math.max(4, Math.ceil((GANG_GROUPS * GROUP_SIZE) / 40));
+const GANG_NAMESPACE = "gang";
 /** Coordinators the POSTs go round (a POST of the same body to the same coordinator within the retry window is a retry). */
 const COORDINATORS = 10;
 
@@ -63,7 +72,8 @@ const bench: Benchmark = {
   name: "wan",
   async run(report, progress) {
     // The Worker behind the framing guard, which keeps idle client connections 400 s as Cloudflare's edge does, and the relay keeping its own 60 s, as installed.
-    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2", ...Array.from({ length: 40 }, (_, i) => `pool-${i}`)], link: parseLinkSpec("none"), guardFraming: true });
+    const gangNodes = PARTS.has("gang") ? Array.from({ length: GANG_NODES }, (_, i) => `gang-${i}`) : [];
+    const stack = await testStack({ nodes: ["cloud", "edge1", "edge2", ...Array.from({ length: 40 }, (_, i) => `pool-${i}`), ...gangNodes], link: parseLinkSpec("none"), guardFraming: true });
     const link = stack.link;
     if (!link) throw new Error("the stack has no link");
     await stack.relay.stop();
@@ -102,6 +112,7 @@ const bench: Benchmark = {
           if (PARTS.has("fl")) await materialise(stack.sim.cluster, made, point);
           if (PARTS.has("resync")) await resync(relay, setting, point);
           if (PARTS.has("replicas")) await replicas(new URL(stack.apiUrl).host, coordinator, made, setting, point);
+          if (PARTS.has("gang")) await gang(stack, relay, progress, point);
           const { counters } = link.state;
           progress(`link ${specOf(setting)}: ${counters.connections} connections so far, ${counters.retransmissions} retransmissions`);
         }
@@ -206,6 +217,14 @@ async function replicas(server: string, coordinator: ReturnType<typeof coordinat
   const rtt = setting.rttMs;
   point("replicas POST", "replicas_post_p50_ms", tenth(percentile(latencies, 50)), "ms");
   point("replicas POST", "replicas_post_p99_ms", tenth(percentile(latencies, 99)), "ms", () => `<= ${50 + rtt}`);
+}
+
+/** The gang scheduler places GANG_GROUPS groups of 8 whose last pods come at once (pods/s); then the pods go. */
+async function gang(stack: Awaited<ReturnType<typeof testStack>>, relay: Awaited<ReturnType<typeof relayProcess>>, progress: (message: string) => void, point: Point): Promise<void> {
+  const run = await gangScenario(stack, relay, progress, GANG_NAMESPACE, GANG_GROUPS);
+  point("gang placement", `gang_${GANG_GROUPS * GROUP_SIZE}_pods_per_second`, Math.round((GANG_GROUPS * GROUP_SIZE) / run.seconds), "1/s", (base) => `>= ${Math.round(base * 0.8)}`);
+  point("gang placement", "gang_worker_batches", run.batches, "batches");
+  await emptyNodes(stack, relay, GANG_NAMESPACE);
 }
 
 export default bench;
