@@ -51,7 +51,8 @@ function projectionRules(wanted: Map<string, Wanted>, watches: readonly Watch[])
 
 /** The projection rules as one comparable string. */
 function signature(rules: readonly ProjectionRule[]): string {
-  return JSON.stringify(rules.map((r) => [r.labelSelector ?? "", r.fields ? [...r.fields].sort() : null]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
+  // Sorted by code unit (the default sort), not localeCompare: locale-free, and no ICU collator in the relay.
+  return JSON.stringify(rules.map((r) => JSON.stringify([r.labelSelector ?? "", r.fields ? [...r.fields].sort() : null])).sort());
 }
 
 /** The id of the cache of a controller's parents (its `self` watch), if it has one. */
