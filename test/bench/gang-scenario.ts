@@ -4,7 +4,8 @@
  * (`schedulerName: fluxnetes`) whose pods but the last are created first, so that every
  * group waits provisional; then the last pod of every group, timed until every pod has a
  * node. Checked: no pod bound before its group was complete, every group whole and bound,
- * no node over its allocatable.
+ * no node over its allocatable (the checks also serve the real control plane's gang
+ * bench, `./cluster/gang.ts`).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -13,6 +14,7 @@ import { waitFor } from "../../cli/wait.ts";
 import type { GangRow } from "../../functions/controllers/gang/api/schema.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Stack } from "../../scripts/lib/stack.ts";
+import type { Cluster } from "../../sim/contract.ts";
 import type { SimCluster } from "../../sim/index.ts";
 import { SIM_TOKEN } from "../../sim/kubeconfig.ts";
 import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../sim/controllers/resources.ts";
@@ -61,7 +63,7 @@ function gangPods(namespace: string, groups: number, from: number, to: number): 
 }
 
 /** The pods placed in a namespace as a watch sees them, and those bound before their group was complete. */
-interface BindWatch {
+export interface BindWatch {
   /** How many pods of the namespace have a node. */
   bound(): number;
   /** Pods bound while their group had fewer than {@link GROUP_SIZE} pods. */
@@ -70,7 +72,7 @@ interface BindWatch {
 }
 
 /** Watches the pods of `namespace`: counts the bound ones, and notes those bound before their whole group existed. */
-export function watchBinds(cluster: SimCluster, namespace: string): BindWatch {
+export function watchBinds(cluster: Pick<Cluster, "watch">, namespace: string): BindWatch {
   const members = new Map<string, number>();
   const bound = new Set<string>();
   const early: string[] = [];
@@ -114,7 +116,7 @@ function relayCounts(text: string): { batches: number; seconds: number; events: 
 }
 
 /** Throws unless each of the `expected` groups of `namespace` has all its pods, every one bound. */
-async function checkGroups(cluster: SimCluster, namespace: string, expected: number): Promise<void> {
+export async function checkGroups(cluster: Pick<Cluster, "list">, namespace: string, expected: number): Promise<void> {
   const groups = new Map<string, { pods: number; bound: number }>();
   for (const pod of (await cluster.list(POD, { namespace })).items as Obj[]) {
     const group = String(pod.metadata.labels?.[GROUP_LABEL]);
@@ -128,7 +130,7 @@ async function checkGroups(cluster: SimCluster, namespace: string, expected: num
 }
 
 /** Throws if any node holds more pods, cpu or memory than it has allocatable. */
-export async function checkCapacity(cluster: SimCluster): Promise<void> {
+export async function checkCapacity(cluster: Pick<Cluster, "list">): Promise<void> {
   const usage = new Map<string, Usage>();
   for (const pod of (await cluster.list(POD)).items as Obj[]) {
     const node: string | undefined = pod.spec?.nodeName;

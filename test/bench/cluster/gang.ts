@@ -23,12 +23,11 @@ import { waitFor } from "../../../cli/wait.ts";
 import type { GangRow } from "../../../functions/controllers/gang/api/schema.ts";
 import { gangRows } from "../../e2e/readers.ts";
 import type { KubeObject } from "../../../protocol/index.ts";
-import { allocatableOf, charge, idleUsage, podRequests, type Usage } from "../../../sim/controllers/resources.ts";
+import { checkCapacity, checkGroups, GROUP_SIZE, watchBinds } from "../gang-scenario.ts";
 import { inPool, metricSum, relayIdle, tenth } from "../util.ts";
-import { clusterBench, createNamespace, NODE, POD, WAIT_MS, type BenchCluster, type ClusterBench } from "./stack.ts";
+import { clusterBench, createNamespace, POD, WAIT_MS, type ClusterBench } from "./stack.ts";
 import type { Progress, Report } from "./figures.ts";
 
-const GROUP_SIZE = 8;
 export const NODES = Number(process.env.EDGELOOP_BENCH_CLUSTER_NODES ?? 40);
 const GROUPS = Math.floor(Number(process.env.EDGELOOP_BENCH_CLUSTER_GANG_PODS ?? 2_000) / GROUP_SIZE);
 const PODS = GROUPS * GROUP_SIZE;
@@ -59,64 +58,9 @@ function gangPods(from: number, to: number): KubeObject[] {
   return Array.from({ length: GROUPS }, (_, group) => Array.from({ length: to - from }, (_, i) => gangPod(group, from + i))).flat();
 }
 
-/** The pods of a namespace a watch has seen with a node, and those bound before their group was complete. */
-interface BindWatch {
-  bound(): number;
-  readonly early: string[];
-  stop(): void;
-}
-
-function watchBinds(cluster: BenchCluster, namespace: string): BindWatch {
-  const members = new Map<string, number>();
-  const bound = new Set<string>();
-  const early: string[] = [];
-  const stop = cluster.watch(POD, (event) => {
-    const pod = event.object as Obj;
-    if (pod.metadata.namespace !== namespace || event.type === "DELETED") return;
-    const group: string | undefined = pod.metadata.labels?.[GROUP_LABEL];
-    if (event.type === "ADDED" && group !== undefined) members.set(group, (members.get(group) ?? 0) + 1);
-    if (!pod.spec?.nodeName || bound.has(pod.metadata.name)) return;
-    bound.add(pod.metadata.name);
-    if (group !== undefined && (members.get(group) ?? 0) < GROUP_SIZE) early.push(pod.metadata.name);
-  });
-  return { bound: () => bound.size, early, stop };
-}
-
 /** The gang queue's rows (`GET /v1/gangs`), of one namespace or all. */
 export function benchGangRows(bench: ClusterBench, namespace?: string): Promise<GangRow[]> {
   return gangRows(bench.stack, bench.readerToken, namespace);
-}
-
-async function checkGroups(cluster: BenchCluster): Promise<void> {
-  const groups = new Map<string, { pods: number; bound: number }>();
-  for (const pod of (await cluster.list(POD, { namespace: GANG_NAMESPACE })).items as Obj[]) {
-    const group = String(pod.metadata.labels?.[GROUP_LABEL]);
-    const counts = groups.get(group) ?? { pods: 0, bound: 0 };
-    groups.set(group, { pods: counts.pods + 1, bound: counts.bound + (pod.spec?.nodeName ? 1 : 0) });
-  }
-  const partial = [...groups].filter(([, counts]) => counts.pods !== GROUP_SIZE || counts.bound !== GROUP_SIZE);
-  if (groups.size !== GROUPS || partial.length > 0) throw new Error(`${groups.size} groups of ${GROUPS} found; not all bound: ${partial.slice(0, 10).map(([group, c]) => `${group} ${c.bound}/${c.pods}`).join(", ")}`);
-}
-
-/** Throws if any node holds more pods, cpu or memory than it has allocatable. */
-async function checkCapacity(cluster: BenchCluster): Promise<void> {
-  const usage = new Map<string, Usage>();
-  for (const pod of (await cluster.list(POD)).items as Obj[]) {
-    const node: string | undefined = pod.spec?.nodeName;
-    if (node === undefined || ["Succeeded", "Failed"].includes(pod.status?.phase)) continue;
-    const used = usage.get(node) ?? idleUsage();
-    charge(used, podRequests(pod as KubeObject), 1);
-    usage.set(node, used);
-  }
-  const over: string[] = [];
-  for (const node of (await cluster.list(NODE)).items) {
-    const used = usage.get(node.metadata.name ?? "");
-    if (used === undefined) continue;
-    const allocatable = allocatableOf(node);
-    if (used.pods > (allocatable.get("pods") ?? 0)) over.push(`${node.metadata.name ?? ""}: ${used.pods} pods`);
-    for (const [resource, amount] of used.requested) if (amount > (allocatable.get(resource) ?? 0)) over.push(`${node.metadata.name ?? ""}: ${resource} ${amount}`);
-  }
-  if (over.length > 0) throw new Error(`nodes over their allocatable: ${over.slice(0, 10).join(", ")}`);
 }
 
 /** Scenario 1: the gang scheduler places {@link PODS} pods whose groups all complete at once; the seconds it took. */
@@ -140,7 +84,7 @@ async function gangScenario(bench: ClusterBench, progress: Progress): Promise<nu
     const batches = metricSum(await bench.relay.metrics(), "edgeloop_reconciles_total", { controller: "gang" }) - before;
     progress(`gang: every pod bound after ${tenth(seconds)} s, ${batches} events batches`);
     if (watch.early.length > 0) throw new Error(`pods bound before their group was complete: ${watch.early.slice(0, 10).join(", ")}`);
-    await checkGroups(cluster);
+    await checkGroups(cluster, GANG_NAMESPACE, GROUPS);
     await checkCapacity(cluster);
     return seconds;
   } finally {
