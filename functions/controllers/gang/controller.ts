@@ -8,19 +8,19 @@ import { podGroupResource } from "./podgroup-crd.ts";
 const RELAY_COMPONENT = "edgeloop-relay";
 
 /**
- * What a pass reads of a pod (`core/records.ts` parsePod: group labels and `spec.schedulingGroup`, scheduler, node,
- * priority, deadline, phase; `core/resources.ts` podRequests; `core/node-fit.ts`
- * podConstraints): the relay caches every pod of the cluster, and only this of each
- * (ADR 0016). Name, namespace, uid, creation and deletion times and ownerReferences (the
- * root owner a deadline deletes) are always kept.
- */
-/**
  * How long a pod's changes gather before a pass: a replacement's deletion, creation and
  * start (about 50 ms apart) are one batch and one pass, not three, and a Job's pods
  * arriving together are placed together; deletions too (a freed place waits no longer).
  */
 const POD_BATCH_MILLISECONDS = 100;
 
+/**
+ * What a pass reads of a pod (`core/records.ts` parsePod: group labels and `spec.schedulingGroup`, scheduler, node,
+ * priority, deadline, phase; `core/resources.ts` podRequests; `core/node-fit.ts`
+ * podConstraints): the relay caches every pod of the cluster, and only this of each
+ * (ADR 0016). Name, namespace, uid, creation and deletion times and ownerReferences (the
+ * root owner a deadline deletes) are always kept.
+ */
 const POD_FIELDS = [
   "metadata.labels",
   "spec.schedulerName",
