@@ -59,3 +59,26 @@ export interface ReplayContract {
   /** Signatures held. */
   size(): Promise<number>;
 }
+
+/** An object's figures since it started. */
+export interface DurableUsage {
+  /** RPC calls and alarms served (the `usage` call that reads them excluded). */
+  readonly requests: number;
+  /** Rows SQLite read for this object's statements (`SqlStorageCursor.rowsRead`, as billed). */
+  readonly rowsRead: number;
+  /** Rows SQLite wrote (`rowsWritten`, indexes included, as billed). */
+  readonly rowsWritten: number;
+  /** The object's SQLite database now (`databaseSize`): what it stores. */
+  readonly storedBytes: number;
+  /**
+   * Wall time with at least one request in flight (ms): what Cloudflare bills as duration,
+   * long polls included. workerd's clock moves only across I/O, so a request's synchronous
+   * work adds nothing here: that time is CPU, measured by whoever runs workerd.
+   */
+  readonly activeMs: number;
+}
+
+/** What every Durable Object of edgeloop answers besides its own contract (`ProbedDurableObject`). */
+export interface UsageContract {
+  usage(): Promise<DurableUsage>;
+}

@@ -16,3 +16,6 @@ export const OUTBOX_OBJECT_NAME = "outbox";
 export function replayShardName(signatureHeader: string): string {
   return `shard:${signatureHeader.charAt("sha256=".length)}`;
 }
+
+/** The object of each Durable Object namespace the readiness route reads (created empty on first read, then reused). */
+export const READINESS_OBJECT_NAME = "edgeloop-readiness";

@@ -17,49 +17,53 @@ export class Outbox extends ProbedDurableObject implements OutboxContract {
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    ctx.storage.sql.exec(
+    this.sql.exec(
       "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY AUTOINCREMENT, controller TEXT NOT NULL, key TEXT, plan TEXT NOT NULL, created TEXT NOT NULL)",
     );
   }
 
   /** Appends one plan; returns its id. */
-  async append(controller: string, plan: Plan, key?: string): Promise<string> {
-    const row = this.ctx.storage.sql
-      .exec<{ id: number }>(
-        "INSERT INTO entries (controller, key, plan, created) VALUES (?, ?, ?, ?) RETURNING id",
-        controller,
-        key ?? null,
-        JSON.stringify(plan),
-        new Date().toISOString(),
-      )
-      .one();
-    this.#parked.wakeAll();
-    return String(row.id);
+  append(controller: string, plan: Plan, key?: string): Promise<string> {
+    return this.served(() => {
+      const row = this.sql
+        .exec<{ id: number }>(
+          "INSERT INTO entries (controller, key, plan, created) VALUES (?, ?, ?, ?) RETURNING id",
+          controller,
+          key ?? null,
+          JSON.stringify(plan),
+          new Date().toISOString(),
+        )
+        .one();
+      this.#parked.wakeAll();
+      return String(row.id);
+    });
   }
 
   /**
    * Acknowledges every entry up to `cursor`, then answers the entries after it,
    * waiting up to `waitSeconds` for one to arrive when there is none.
    */
-  async read(cursor: string, waitSeconds: number): Promise<OutboxBatch> {
-    const after = Number(cursor);
-    this.ctx.storage.sql.exec("DELETE FROM entries WHERE id <= ?", after);
-    let entries = this.#after(after);
-    if (entries.length === 0 && waitSeconds > 0) {
-      await this.#parked.park(waitSeconds * 1000);
-      entries = this.#after(after);
-    }
-    const last = entries.at(-1);
-    return { cursor: last ? last.id : cursor, entries };
+  read(cursor: string, waitSeconds: number): Promise<OutboxBatch> {
+    return this.served(async () => {
+      const after = Number(cursor);
+      this.sql.exec("DELETE FROM entries WHERE id <= ?", after);
+      let entries = this.#after(after);
+      if (entries.length === 0 && waitSeconds > 0) {
+        await this.#parked.park(waitSeconds * 1000);
+        entries = this.#after(after);
+      }
+      const last = entries.at(-1);
+      return { cursor: last ? last.id : cursor, entries };
+    });
   }
 
   /** Entries not yet acknowledged. */
-  async pending(): Promise<number> {
-    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entries").one().n;
+  pending(): Promise<number> {
+    return this.served(() => this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entries").one().n);
   }
 
   #after(after: number): OutboxEntry[] {
-    const rows = this.ctx.storage.sql
+    const rows = this.sql
       .exec<{ id: number; controller: string; key: string | null; plan: string; created: string }>(
         "SELECT id, controller, key, plan, created FROM entries WHERE id > ? ORDER BY id LIMIT ?",
         after,

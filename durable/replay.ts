@@ -18,32 +18,36 @@ export class ReplayGuard extends ProbedDurableObject implements ReplayContract {
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    this.#seen = new SeenSignatures(ctx.storage.sql);
+    this.#seen = new SeenSignatures(this.sql);
   }
 
   /** True the first time `signature` arrives (it is then held until `expiresAt`, ms); false for a repeat. */
-  async first(signature: string, expiresAt: number): Promise<boolean> {
-    const now = Date.now();
-    if (!this.#seen.first(signature, expiresAt, now)) return false;
-    if (!this.#sweepArmed) await this.#armSweep(now);
-    return true;
+  first(signature: string, expiresAt: number): Promise<boolean> {
+    return this.served(async () => {
+      const now = Date.now();
+      if (!this.#seen.first(signature, expiresAt, now)) return false;
+      if (!this.#sweepArmed) await this.#armSweep(now);
+      return true;
+    });
   }
 
   async #armSweep(now: number): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + SWEEP_MS);
+    if ((await this.storage.getAlarm()) === null) await this.storage.setAlarm(now + SWEEP_MS);
     this.#sweepArmed = true;
   }
 
   /** Signatures held (expired ones not swept yet included). */
-  async size(): Promise<number> {
-    return this.#seen.count();
+  size(): Promise<number> {
+    return this.served(() => this.#seen.count());
   }
 
   /** Forgets expired signatures; re-arms while any remain. */
-  override async alarm(): Promise<void> {
-    const now = Date.now();
-    this.#seen.sweep(now);
-    this.#sweepArmed = false;
-    if (this.#seen.count() > 0) await this.#armSweep(now);
+  override alarm(): Promise<void> {
+    return this.served(async () => {
+      const now = Date.now();
+      this.#seen.sweep(now);
+      this.#sweepArmed = false;
+      if (this.#seen.count() > 0) await this.#armSweep(now);
+    });
   }
 }

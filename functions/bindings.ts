@@ -8,10 +8,10 @@
 import { z } from "zod";
 import type { DurableObjectDeclaration } from "../durable/declaration.ts";
 import type { Outbox, RecreationLedger, ReplayGuard } from "../durable/index.ts";
-import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../durable/names.ts";
+import { ledgerObjectName, OUTBOX_OBJECT_NAME, READINESS_OBJECT_NAME, replayShardName } from "../durable/names.ts";
 import { LEDGER, OUTBOX, REPLAY } from "../durable/table.ts";
 import type { DurableNamespace, DurableObjects, WorkerDeps } from "./deps.ts";
-import { READINESS_OBJECT_NAME, type ProbedDurableObject } from "../durable/probed.ts";
+import type { ProbedDurableObject } from "../durable/probed.ts";
 import type { StubAnswers } from "./kit/durable-object.ts";
 
 /** The Worker's environment as wrangler (or miniflare) fills it: variables, the secret, and namespaces by binding. */

@@ -48,7 +48,8 @@ export const Watch = z.object({
    * relay's cache keeps only these paths (`[]` for every element of an array), with
    * `metadata.name/namespace/uid/resourceVersion/generation/creationTimestamp/
    * ownerReferences/deletionTimestamp` and the `field` mapping's path always kept. Absent:
-   * whole objects. The watches sharing a cache keep the union of theirs (ADR 0016).
+   * whole objects. The watches sharing a cache keep the union of theirs (ADR 0016). A change
+   * of none of them (nor of the labels) is not sent: no events batch, no reconcile (ADR 0035).
    */
   fields: z.array(FieldPath).min(1).max(64).optional(),
 });

@@ -27,9 +27,9 @@ export class RecreationLedger extends ProbedDurableObject implements LedgerContr
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    this.#claims = new Claims(ctx.storage);
-    this.#replies = new Replies(ctx.storage.sql);
-    this.#seen = new SeenSignatures(ctx.storage.sql);
+    this.#claims = new Claims(this.storage);
+    this.#replies = new Replies(this.sql);
+    this.#seen = new SeenSignatures(this.sql);
   }
 
   /**
@@ -39,7 +39,7 @@ export class RecreationLedger extends ProbedDurableObject implements LedgerContr
    * per healed pod).
    */
   claimAll(claims: readonly ClaimRequest[], once?: SignatureOnce): Promise<ClaimsAnswer> {
-    return this.#writes.submit({ claims, once });
+    return this.served(() => this.#writes.submit({ claims, once }));
   }
 
   /** Decides every call of a group, each in a transaction of its own, then re-arms the sweep once. */
@@ -48,7 +48,7 @@ export class RecreationLedger extends ProbedDurableObject implements LedgerContr
     this.#seen.sweep(now);
     const outcomes = calls.map((call): Outcome<ClaimsAnswer> => {
       try {
-        return { ok: true, answer: this.ctx.storage.transactionSync(() => this.#decide(call, now)) };
+        return { ok: true, answer: this.storage.transactionSync(() => this.#decide(call, now)) };
       } catch (error) {
         return { ok: false, error };
       }
@@ -71,8 +71,8 @@ export class RecreationLedger extends ProbedDurableObject implements LedgerContr
    * A claim that carries a value: the first caller's `value` is held under `key` for
    * `ttlSeconds`, and every caller until then gets it back (see `replies.ts`).
    */
-  async remember(key: string, ttlSeconds: number, value: string): Promise<string> {
-    return this.#replies.remember(key, ttlSeconds, value, Date.now());
+  remember(key: string, ttlSeconds: number, value: string): Promise<string> {
+    return this.served(() => this.#replies.remember(key, ttlSeconds, value, Date.now()));
   }
 
   /**
@@ -80,19 +80,21 @@ export class RecreationLedger extends ProbedDurableObject implements LedgerContr
    * the relay reports the claimed action was not applied (a 409 or a transient error),
    * and a claim must guard only a replacement that happened.
    */
-  async release(key: string): Promise<boolean> {
-    const reply = this.#replies.release(key);
-    const claim = await this.#claims.release(key);
-    return reply || claim;
+  release(key: string): Promise<boolean> {
+    return this.served(async () => {
+      const reply = this.#replies.release(key);
+      const claim = await this.#claims.release(key);
+      return reply || claim;
+    });
   }
 
   /** Claims and remembered values still held (expired ones not swept yet included). */
-  async size(): Promise<number> {
-    return this.#claims.count() + this.#replies.count();
+  size(): Promise<number> {
+    return this.served(() => this.#claims.count() + this.#replies.count());
   }
 
   /** Sweeps the claims whose time is up, then re-arms for the next one. */
-  override async alarm(): Promise<void> {
-    await this.#claims.sweep(Date.now());
+  override alarm(): Promise<void> {
+    return this.served(() => this.#claims.sweep(Date.now()));
   }
 }

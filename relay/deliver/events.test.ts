@@ -5,7 +5,7 @@ import type { QueueKey } from "../queue/key.ts";
 import type { KeySink } from "../queue/workqueue.ts";
 import type { Caches } from "../store/caches.ts";
 import { DeliveredCuts } from "../store/delivered-cuts.ts";
-import { BATCH_EVENTS, EventsDelivery, sameButVersion, takeBatch } from "./events.ts";
+import { BATCH_EVENTS, EventsDelivery, takeBatch } from "./events.ts";
 import type { QueuedTrigger } from "./triggers.ts";
 
 const POD_WATCH: Watch = { apiVersion: "v1", kind: "Pod", resource: "pods", namespaced: true, mapping: { by: "self" } };
@@ -120,8 +120,3 @@ test("a change of none of the declared fields is not sent (only the resourceVers
   assert.deepEqual(sent.at(-1)?.events.map((e) => e.object.metadata.resourceVersion), ["3", "4"]);
 });
 
-test("sameButVersion: equal but for the resourceVersion, whatever the order of keys", () => {
-  const a: KubeObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", resourceVersion: "1", labels: { a: "1", b: "2" } } };
-  assert.equal(sameButVersion(a, { kind: "Pod", apiVersion: "v1", metadata: { labels: { b: "2", a: "1" }, resourceVersion: "9", name: "p" } }), true);
-  assert.equal(sameButVersion(a, { ...a, metadata: { ...a.metadata, labels: { a: "1" } } }), false);
-});

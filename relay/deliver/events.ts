@@ -8,13 +8,13 @@
  * marked `relist` and all but its last `partialList`; a batch the Worker did not take goes
  * back in front of what came meanwhile.
  */
-import { isDeepStrictEqual } from "node:util";
 import { kindKey, type ControllerManifest, type KubeObject, type WatchEvent } from "../../protocol/index.ts";
 import { fromCache, WHOLE, type Projector } from "../../protocol/snapshot/fields.ts";
 import { eventsQueueKey, type QueueKey } from "../queue/key.ts";
 import type { KeySink } from "../queue/workqueue.ts";
 import type { Caches } from "../store/caches.ts";
 import type { DeliveredCuts } from "../store/delivered-cuts.ts";
+import { sameButVersion } from "../store/same-but-version.ts";
 import type { Delivered } from "./snapshots.ts";
 import type { QueuedTrigger } from "./triggers.ts";
 import type { WorkerClient } from "./worker-client.ts";
@@ -44,12 +44,6 @@ interface Pending {
   readonly relist: boolean;
   /** How many events at the front of `events` belong to a relist still being sent. */
   readonly listing: number;
-}
-
-/** Whether two states of an object are equal but for their resourceVersion. */
-export function sameButVersion(a: KubeObject, b: KubeObject): boolean {
-  const unversioned = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
-  return isDeepStrictEqual(unversioned(a), unversioned(b));
 }
 
 /** Bytes of objects in one batch (the Worker reads at most 8 MiB of body). */

@@ -34,7 +34,7 @@ export const RELAY_METRICS = {
   edgeloop_apply_errors_total: { type: "counter", help: "Plan actions that failed for good (each recorded as a Warning Event on the parent: FailedCreate, FailedDelete or ReconcileError), by controller and action type", labels: ["controller", "action"] },
   edgeloop_refused_actions_total: { type: "counter", help: "Plan actions the relay refused because they reach outside what their controller declares (a kind it does not write, or another namespace), by controller and action type", labels: ["controller", "action"] },
   edgeloop_status_echoes_ignored_total: { type: "counter", help: "Watch events of a parent that only echo a status write of the relay's own reconcile plans, which wake no reconcile (ADR 0018), by controller", labels: ["controller"] },
-  edgeloop_watch_events_unchanged_total: { type: "counter", help: "Watch events not sent to an events controller because none of the fields its watches declare changed (only the resourceVersion or fields it does not read), by controller", labels: ["controller"] },
+  edgeloop_watch_events_unchanged_total: { type: "counter", help: "Watch events that change none of the fields a controller's watch declares (only the resourceVersion or fields it does not read): not sent to an events controller, no reconcile of a snapshot controller's parent, by controller", labels: ["controller"] },
   edgeloop_watch_events_total: { type: "counter", help: "Watch events received by the relay's informers (initial lists included), by kind and event type", labels: ["kind", "type"] },
   edgeloop_relists_total: {
     type: "counter",

@@ -110,6 +110,27 @@ test("an events controller's event waits out its watch's batch period (deletions
   assert.match(await metrics.render(), /^edgeloop_watch_events_unchanged_total\{controller="gang"\} 1$/m);
 });
 
+test("a snapshot watch's change of none of its declared fields marks nothing and is counted; a change of one, or of a label, marks its parent", async () => {
+  const { router: routed, keys, metrics } = router();
+  const heartbeat = (rv: string, beat: string, status = "True", labels: Record<string, string> = {}): KubeObject =>
+    ({ ...NODE, metadata: { name: "edge1", uid: "u-edge1", resourceVersion: rv, labels }, status: { conditions: [{ type: "Ready", status, lastHeartbeatTime: beat }] } }) as KubeObject;
+  const fielded = ControllerManifest.parse({ ...nodes, watches: [{ ...nodeWatch, fields: ["status.conditions[].type", "status.conditions[].status"] }, podWatch] });
+  routed.use(Manifest.parse({ version: "v1", controllers: [fielded] }));
+  routed.modified(nodeCache, heartbeat("2", "t2"), heartbeat("1", "t1"), false);
+  assert.deepEqual(keys, [], "a heartbeat changes no declared field");
+  assert.match(await metrics.render(), /^edgeloop_watch_events_unchanged_total\{controller="nodes"\} 1$/m);
+  routed.modified(nodeCache, heartbeat("3", "t3", "Unknown"), heartbeat("2", "t2"), false);
+  routed.modified(nodeCache, heartbeat("4", "t3", "Unknown", { pool: "a" }), heartbeat("3", "t3", "Unknown"), false);
+  assert.deepEqual(keys, [
+    ["nodes|edge1", "MODIFIED", 0],
+    ["nodes|edge1", "MODIFIED", 0],
+  ]);
+  // A watch that declares no fields reads the whole object: every change marks.
+  const whole = router();
+  whole.router.modified(nodeCache, heartbeat("2", "t2"), heartbeat("1", "t1"), false);
+  assert.deepEqual(whole.keys, [["nodes|edge1", "MODIFIED", 0]]);
+});
+
 test("a resync marks every parent of a snapshot controller dirty at once and relists every events controller", () => {
   const { router: routed, added, relisted } = router([node("1", {}), { ...NODE, metadata: { name: "edge2" } } as KubeObject]);
   routed.resync();

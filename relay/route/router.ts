@@ -4,13 +4,17 @@
  * write of its own plans on a parent; then the parent keys the change maps to
  * (`./dirty-keys.ts`) are marked dirty in the work queue, with the change as their
  * trigger. An events controller's watch events are buffered in order for its next batch,
- * gathered for its watch's batch period; a change of none of its declared fields is not.
+ * gathered for its watch's batch period. A change of none of the fields a watch declares
+ * (a node's heartbeat, to a controller that reads its conditions' status but not their
+ * times) is neither buffered nor marks anything: it is counted.
  * The routes are resolved once per manifest, so an event costs a map lookup, not a scan
  * of the manifest. A resync marks every parent dirty and relists every events controller.
  */
 import { kindKey, objectKey, type ControllerManifest, type KubeObject, type Manifest, type Watch, type WatchEvent } from "../../protocol/index.ts";
 import { matchesLabelRequirements, parseLabelSelector, type LabelRequirement } from "../../protocol/kube/selectors.ts";
 import { parentIsNamespaced, selfWatch, type ParentsIn } from "../../protocol/snapshot/mapping.ts";
+import { isDeepStrictEqual } from "node:util";
+import { DeliveredFields, WHOLE } from "../../protocol/snapshot/fields.ts";
 import type { EventSink } from "../deliver/events.ts";
 import type { QueuedTrigger } from "../deliver/triggers.ts";
 import type { Metrics } from "../ops/metrics.ts";
@@ -18,6 +22,7 @@ import { parentQueueKey, type QueueKey } from "../queue/key.ts";
 import type { KeySink } from "../queue/workqueue.ts";
 import { cacheId, type Cache, type CacheSubscriber } from "../store/cache.ts";
 import type { Caches } from "../store/caches.ts";
+import { sameButVersion } from "../store/same-but-version.ts";
 import { servingCacheId } from "../store/sharing.ts";
 import { batchMilliseconds, dirtyKeys, type SnapshotRoute } from "./dirty-keys.ts";
 import type { OwnStatusWrites } from "./echoes.ts";
@@ -42,6 +47,8 @@ export interface RouterDeps {
 /** Cache changes to controllers. */
 export class EventRouter implements CacheSubscriber {
   readonly #deps: RouterDeps;
+  /** Each watch's projection (its declared fields), made once per watch. */
+  readonly #fields = new DeliveredFields();
   #routes = new Map<string, Route[]>();
   #manifest: Manifest = { version: "v1", controllers: [] };
 
@@ -115,10 +122,26 @@ export class EventRouter implements CacheSubscriber {
       this.#deps.metrics.inc("edgeloop_status_echoes_ignored_total", { controller: route.controller.name });
       return;
     }
+    if (type === "MODIFIED" && previous !== undefined && this.#unchanged(route.watch, previous, object)) {
+      this.#deps.metrics.inc("edgeloop_watch_events_unchanged_total", { controller: route.controller.name });
+      return;
+    }
     // The object as the cache holds it: a deletion is cut to its watch's fields when it is sent (`deliver/triggers.ts`).
     const trigger: QueuedTrigger = { type, kind, object, watch: route.watch, cache };
     const batch = batchMilliseconds(route.watch, type);
     for (const key of dirtyKeys(route, object, previous)) this.#deps.keys.addBatched(parentQueueKey(route.controller.name, key), trigger, batch);
+  }
+
+  /**
+   * Whether a change tells the watch's controller nothing: the watch declares fields and,
+   * cut to them (and to what always identifies, owns and deletes an object), the two states
+   * differ in their resourceVersion at most, their labels (what selectors and label
+   * mappings read) included.
+   */
+  #unchanged(watch: Watch, previous: KubeObject, object: KubeObject): boolean {
+    const project = this.#fields.ofWatch(watch);
+    if (project === WHOLE) return false;
+    return isDeepStrictEqual(previous.metadata.labels, object.metadata.labels) && sameButVersion(project(previous), project(object));
   }
 
   #resync(controller: ControllerManifest): void {

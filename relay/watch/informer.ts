@@ -69,6 +69,22 @@ function withoutManagedFields(object: KubernetesObject): KubeObject {
   return object as KubeObject;
 }
 
+/**
+ * Every object a ListWatch holds. Its own `list()` without a namespace copies each
+ * namespace's objects with `push(...values)`, one argument per object: past ~120,000 in
+ * one namespace that overflows the stack (a `RangeError` that ended the relay at its first
+ * resync of 150,000 pods). Its per-namespace maps are read instead, element by element;
+ * where they are not what this version of client-node has (`objects`, a Map of Maps by
+ * namespace), its own `list()` is used, and `informer.test.ts` fails.
+ */
+export function everyObject(listWatch: ListWatch<KubernetesObject>): KubeObject[] {
+  const byNamespace = (listWatch as unknown as { objects?: unknown }).objects;
+  if (!(byNamespace instanceof Map)) return listWatch.list() as KubeObject[];
+  const all: KubeObject[] = [];
+  for (const objects of (byNamespace as Map<string, Map<string, KubeObject>>).values()) for (const object of objects.values()) all.push(object);
+  return all;
+}
+
 /** The list-and-watch of one kind. */
 export class Informer implements WatchObserver {
   readonly id: string;
@@ -150,7 +166,10 @@ export class Informer implements WatchObserver {
 
   /** Every object held (in one namespace). */
   list(namespace?: string): KubeObject[] {
-    return (this.#listWatch?.list(namespace) ?? []) as KubeObject[];
+    const listWatch = this.#listWatch;
+    if (!listWatch) return [];
+    if (namespace) return listWatch.list(namespace) as KubeObject[];
+    return everyObject(listWatch);
   }
 
   get(namespace: string | undefined, name: string): KubeObject | undefined {

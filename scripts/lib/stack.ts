@@ -45,6 +45,10 @@ export interface StackOptions {
   readonly workerVars?: Readonly<Record<string, string>>;
   /** Durable Object state folder (kept across Worker restarts). */
   readonly persistDir?: string;
+  /** The isolate's V8 heap cap in MB (default Cloudflare's 128, `ISOLATE_HEAP_LIMIT_MB`). */
+  readonly workerHeapLimitMb?: number;
+  /** Serve workerd's V8 inspector on this port (`startWorker`'s `inspectorPort`). */
+  readonly workerInspectorPort?: number;
   /** The Worker behind the framing guard (`npm start`): malformed framing a 400, not workerd's 500. */
   readonly guardFraming?: boolean;
   readonly secret?: string;
@@ -181,7 +185,7 @@ export async function startOnCluster(options: Omit<StackOptions, "simPort" | "no
   // Every declared channel served, each on a port chosen now: a peer dials the same address after a relay restart.
   const channels = await localChannels(await declaredChannels(extra), options.channelPorts);
   progress("bundling the Worker and starting it in workerd");
-  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}), ...(options.guardFraming ? { guardFraming: true } : {}) }).catch((error: unknown) => {
+  const worker = await startWorker({ secret, apiAddress, port: options.workerPort ?? 0, extraControllerDirs: extra, ...(options.workerVars ? { vars: options.workerVars } : {}), ...(options.persistDir ? { persistDir: options.persistDir } : {}), ...(options.guardFraming ? { guardFraming: true } : {}), ...(options.workerHeapLimitMb ? { heapLimitMb: options.workerHeapLimitMb } : {}), ...(options.workerInspectorPort ? { inspectorPort: options.workerInspectorPort } : {}) }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   });

@@ -23,7 +23,6 @@ export const COMPATIBILITY_FLAGS: readonly string[] = [];
  * here too, loudly (workerd aborts with "Reached heap limit"), instead of passing locally.
  */
 export const ISOLATE_HEAP_LIMIT_MB = 128;
-const V8_FLAGS = [`--max-heap-size=${ISOLATE_HEAP_LIMIT_MB}`];
 
 /** Miniflare's Durable Object options by binding, from every declaration: each class SQLite-backed, as the migrations create them. */
 export function miniflareDurableObjects(families: readonly DeclaredBindings[]): Record<string, { className: string; useSQLite: true }> {
@@ -53,6 +52,13 @@ export interface WorkerOptions {
    * the URL and `port` are the front's, workerd listens on a port of its own.
    */
   readonly guardFraming?: boolean;
+  /**
+   * The isolate's V8 heap cap in MB: Cloudflare's {@link ISOLATE_HEAP_LIMIT_MB} when absent.
+   * Lower only to prove headroom (`npm run bench -- limits` runs at half of it).
+   */
+  readonly heapLimitMb?: number;
+  /** Serve workerd's V8 inspector on this port of 127.0.0.1 (a bench reads the isolate's heap through it). */
+  readonly inspectorPort?: number;
 }
 
 /** A running Worker. */
@@ -84,7 +90,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // The families' variables as deployed (their defaults), under the ones this run sets.
   const vars = { ...familyVars(families), ...options.vars };
   // Not configuration read: the one way to hand workerd V8 flags through Miniflare.
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = V8_FLAGS.join(" ");
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = `--max-heap-size=${options.heapLimitMb ?? ISOLATE_HEAP_LIMIT_MB}`;
   const make = (port: number): Miniflare =>
     new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: script }],
@@ -96,6 +102,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       host: "127.0.0.1",
       port: 0,
       unsafeDirectSockets: [{ host: "127.0.0.1", port }],
+      ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
     });
   // One workerd per Durable Object state folder: a second one on the same files is refused, an orphan stopped.
   const lock = options.persistDir ? await lockDurableState(options.persistDir) : undefined;

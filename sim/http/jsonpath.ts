@@ -52,11 +52,16 @@ function apply(values: unknown[], step: Step): unknown[] {
       if (step.kind === "index") {
         const item: unknown = value[step.index < 0 ? value.length + step.index : step.index];
         if (item !== undefined) out.push(item);
-      } else if (step.kind === "all") out.push(...(value as unknown[]));
-      else out.push(...(value as unknown[]).filter((item) => matches(item, step)));
-    } else if (step.kind === "all" && value !== null && typeof value === "object") out.push(...Object.values(value));
+      } else if (step.kind === "all") append(out, value as unknown[]);
+      else append(out, (value as unknown[]).filter((item) => matches(item, step)));
+    } else if (step.kind === "all" && value !== null && typeof value === "object") append(out, Object.values(value));
   }
   return out;
+}
+
+/** Appends one by one: `push(...items)` passes each as an argument, and `{.items[*]}` of 150,000 pods overflowed the stack. */
+function append(out: unknown[], items: readonly unknown[]): void {
+  for (const item of items) out.push(item);
 }
 
 function matches(item: unknown, step: Extract<Step, { kind: "filter" }>): boolean {

@@ -12,6 +12,7 @@ import { waitFor } from "../../cli/wait.ts";
 import type { ClaimsAnswer, LedgerContract } from "../../durable/contracts.ts";
 import { ledgerObjectName, OUTBOX_OBJECT_NAME, replayShardName } from "../../durable/names.ts";
 import { LEDGER, OUTBOX, REPLAY } from "../../durable/table.ts";
+import type { UsageContract } from "../../durable/contracts.ts";
 import type { OutboxBatch } from "../../protocol/index.ts";
 import { startWorker, type RunningWorker } from "../../scripts/lib/worker.ts";
 import { SECRET, signed } from "./client.ts";
@@ -54,6 +55,36 @@ async function readOutbox(cursor: string, wait = 0): Promise<OutboxBatch> {
 }
 
 const messages = (batch: OutboxBatch): string[] => batch.entries.map((e) => (e.plan.actions[0] as { message: string }).message);
+
+test("each object meters what Cloudflare bills it for: requests, rows read and written, bytes stored", async () => {
+  const name = ledgerObjectName("metered");
+  const stub = await ledger("metered");
+  const meter = (await worker.durableObject(LEDGER, name)) as unknown as UsageContract;
+  await stub.claimAll([{ key: "a", ttlSeconds: 60 }]);
+  const first = await meter.usage();
+  assert.equal(first.requests, 1, "one claimAll; reading the meter is not counted");
+  assert.ok(first.rowsWritten >= 1, `a granted claim writes its row (${first.rowsWritten})`);
+  assert.ok(first.storedBytes > 0);
+  await stub.claimAll([{ key: "b", ttlSeconds: 60 }, { key: "c", ttlSeconds: 60 }]);
+  assert.equal(await claim(stub, "a", 60), false);
+  const second = await meter.usage();
+  assert.equal(second.requests, 3);
+  assert.ok(second.rowsWritten >= first.rowsWritten + 2, `two more claims written (${first.rowsWritten} → ${second.rowsWritten})`);
+  assert.ok(second.rowsRead > first.rowsRead, `the held claim was read (${first.rowsRead} → ${second.rowsRead})`);
+});
+
+test("an object's active time counts a long poll's wait, as Cloudflare bills its duration", async () => {
+  // An Outbox of its own (not the Worker's): a read that finds nothing parks for its wait.
+  const outbox = await worker.durableObject(OUTBOX, "metered-outbox");
+  const meter = (await worker.durableObject(OUTBOX, "metered-outbox")) as unknown as UsageContract;
+  const started = performance.now();
+  const batch = await outbox.read("0", 1);
+  assert.deepEqual([batch.cursor, batch.entries.length], ["0", 0]);
+  const waited = performance.now() - started;
+  const usage = await meter.usage();
+  assert.equal(usage.requests, 1);
+  assert.ok(usage.activeMs >= 900 && usage.activeMs <= waited + 50, `active ${usage.activeMs} ms of a ${Math.round(waited)} ms long poll`);
+});
 
 test("the replay guard knows a signature until it expires", async () => {
   const stub = await worker.durableObject(REPLAY, replayShardName("sha256=aa"));

@@ -25,49 +25,53 @@ export class GangQueue extends ProbedDurableObject implements GangQueueContract 
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS gang_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, plan TEXT NOT NULL)");
-    this.#logic = new GangQueueLogic(ctx.storage.sql, gangSettings(env));
+    this.sql.exec("CREATE TABLE IF NOT EXISTS gang_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, plan TEXT NOT NULL)");
+    this.#logic = new GangQueueLogic(this.sql, gangSettings(env));
   }
 
   /** Takes a batch of pod and node events; answers the plan of the pass it allows. */
-  async apply(batch: EventBatch): Promise<Plan> {
-    const plan = this.#logic.apply(batch);
-    await this.#rearm();
-    return plan;
+  apply(batch: EventBatch): Promise<Plan> {
+    return this.served(async () => {
+      const plan = this.#logic.apply(batch);
+      await this.#rearm();
+      return plan;
+    });
   }
 
   /** One row per group, as of `nowMs`. */
   groups(nowMs: number): Promise<GangRow[]> {
-    return Promise.resolve(this.#logic.groups(nowMs));
+    return this.served(() => this.#logic.groups(nowMs));
   }
 
   /** Fires the due timers into the local outbox (one transaction), then hands what waits there to the Worker's Outbox. */
-  override async alarm(): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      const plan = this.#logic.due(Date.now());
-      if (plan.actions.length > 0) this.ctx.storage.sql.exec("INSERT INTO gang_outbox (plan) VALUES (?)", JSON.stringify(plan));
-    });
-    const waiting = this.ctx.storage.sql.exec<{ id: number; plan: string }>("SELECT id, plan FROM gang_outbox ORDER BY id").toArray();
-    try {
-      for (const row of waiting) {
-        await outboxOf(this.env).append(CONTROLLER, JSON.parse(row.plan) as Plan);
-        this.ctx.storage.sql.exec("DELETE FROM gang_outbox WHERE id = ?", row.id);
+  override alarm(): Promise<void> {
+    return this.served(async () => {
+      this.storage.transactionSync(() => {
+        const plan = this.#logic.due(Date.now());
+        if (plan.actions.length > 0) this.sql.exec("INSERT INTO gang_outbox (plan) VALUES (?)", JSON.stringify(plan));
+      });
+      const waiting = this.sql.exec<{ id: number; plan: string }>("SELECT id, plan FROM gang_outbox ORDER BY id").toArray();
+      try {
+        for (const row of waiting) {
+          await outboxOf(this.env).append(CONTROLLER, JSON.parse(row.plan) as Plan);
+          this.sql.exec("DELETE FROM gang_outbox WHERE id = ?", row.id);
+        }
+      } finally {
+        await this.#rearm();
       }
-    } finally {
-      await this.#rearm();
-    }
+    });
   }
 
   /** The alarm at the next timer, or soon while plans wait for the Outbox. */
   async #rearm(): Promise<void> {
-    const pending = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM gang_outbox").one().n > 0;
+    const pending = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM gang_outbox").one().n > 0;
     const next = this.#logic.nextWake();
     const at = pending ? Math.min(next ?? Infinity, Date.now() + OUTBOX_RETRY_MS) : next;
     if (at === undefined) {
-      await this.ctx.storage.deleteAlarm();
+      await this.storage.deleteAlarm();
       return;
     }
-    if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
+    if ((await this.storage.getAlarm()) !== at) await this.storage.setAlarm(at);
   }
 }
 

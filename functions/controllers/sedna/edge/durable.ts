@@ -20,33 +20,39 @@ export class SednaEdge extends ProbedDurableObject implements SednaEdgeContract 
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
-    this.#logic = new SednaEdgeLogic(ctx.storage.sql);
+    this.#logic = new SednaEdgeLogic(this.sql);
   }
 
   /** Updates the view and the holds in one transaction; the frames go by the feed, so the plan is empty. */
   apply(batch: EventBatch): Promise<Plan> {
-    this.#woken(this.ctx.storage.transactionSync(() => this.#logic.apply(batch)));
-    return Promise.resolve({ actions: [] });
+    return this.served(() => {
+      this.#woken(this.storage.transactionSync(() => this.#logic.apply(batch)));
+      return { actions: [] };
+    });
   }
 
   /** Queues the peer's whole state; answers where it starts. */
   connectPeer(request: ChannelConnect): Promise<ChannelConnected> {
-    const { from, appended } = this.ctx.storage.transactionSync(() => this.#logic.connect(request.peer));
-    this.#woken(appended);
-    return Promise.resolve({ from });
+    return this.served(() => {
+      const { from, appended } = this.storage.transactionSync(() => this.#logic.connect(request.peer));
+      this.#woken(appended);
+      return { from };
+    });
   }
 
   /** Acknowledges, then answers the frames after the cursor, waiting up to `waitSeconds` when there is none. */
-  async feed(request: ChannelFeedRequest): Promise<ChannelFeed> {
-    const page = this.ctx.storage.transactionSync(() => this.#logic.feed({ cursor: request.cursor, delivered: request.delivered }));
-    if (page.frames.length > 0 || request.waitSeconds === 0) return page;
-    await this.#parked.park(request.waitSeconds * 1000);
-    return this.#logic.frames(page.cursor);
+  feed(request: ChannelFeedRequest): Promise<ChannelFeed> {
+    return this.served(async () => {
+      const page = this.storage.transactionSync(() => this.#logic.feed({ cursor: request.cursor, delivered: request.delivered }));
+      if (page.frames.length > 0 || request.waitSeconds === 0) return page;
+      await this.#parked.park(request.waitSeconds * 1000);
+      return this.#logic.frames(page.cursor);
+    });
   }
 
   /** Validates a frame against what was sent to its node; answers the actions. */
   receive(request: ChannelReceive): Promise<Reply> {
-    return Promise.resolve(this.#logic.receive(request));
+    return this.served(() => this.#logic.receive(request));
   }
 
   /** Wakes the parked reads when frames were queued. */
