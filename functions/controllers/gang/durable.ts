@@ -32,7 +32,14 @@ export class GangQueue extends ProbedDurableObject implements GangQueueContract 
   /** Takes a batch of pod and node events; answers the plan of the pass it allows. */
   apply(batch: EventBatch): Promise<Plan> {
     return this.served(async () => {
-      const plan = this.#logic.apply(batch);
+      let plan: Plan;
+      try {
+        plan = this.#logic.apply(batch);
+      } catch (error) {
+        // Whatever the storage kept of a batch that failed half way, the memory of it is read again.
+        this.#logic.forgetRows();
+        throw error;
+      }
       await this.#rearm();
       return plan;
     });
@@ -46,10 +53,16 @@ export class GangQueue extends ProbedDurableObject implements GangQueueContract 
   /** Fires the due timers into the local outbox (one transaction), then hands what waits there to the Worker's Outbox. */
   override alarm(): Promise<void> {
     return this.served(async () => {
-      this.storage.transactionSync(() => {
-        const plan = this.#logic.due(Date.now());
-        if (plan.actions.length > 0) this.sql.exec("INSERT INTO gang_outbox (plan) VALUES (?)", JSON.stringify(plan));
-      });
+      try {
+        this.storage.transactionSync(() => {
+          const plan = this.#logic.due(Date.now());
+          if (plan.actions.length > 0) this.sql.exec("INSERT INTO gang_outbox (plan) VALUES (?)", JSON.stringify(plan));
+        });
+      } catch (error) {
+        // Rolled back: what the logic keeps in memory of its tables may be ahead of them.
+        this.#logic.forgetRows();
+        throw error;
+      }
       const waiting = this.sql.exec<{ id: number; plan: string }>("SELECT id, plan FROM gang_outbox ORDER BY id").toArray();
       try {
         for (const row of waiting) {

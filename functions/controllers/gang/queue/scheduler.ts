@@ -152,6 +152,13 @@ export class GangQueueLogic {
     return actions;
   }
 
+  /** Drops what the store keeps in memory of its tables (a transaction over them rolled back): read again next time. */
+  forgetRows(): void {
+    this.#store.forgetRows();
+    this.#kept = undefined;
+    this.#last = undefined;
+  }
+
   /** The earliest time a timer is due (ms since the epoch), if any. */
   nextWake(): number | undefined {
     return this.#store.nextWake();

@@ -94,6 +94,16 @@ const SCHEMA = [
 /** The scheduler's state in SQL. Every method is one or a few statements; nothing is cached in memory. */
 export class GangStore {
   readonly #sql: Sql;
+  /**
+   * The rows of `pods` and `nodes` as stored, kept in memory once read. A pass reads every
+   * pod and node, and every row a scan reads is billed: at 20,000 pods and ten changes a
+   * second that was a trillion rows read a month. Every statement that writes these tables
+   * is in this class and keeps them current; `forgetRows` drops them (a transaction rolled
+   * back, a relist's sweep) and the next read loads them again. Kept as the stored text, so
+   * each read parses records of its own, as a scan did.
+   */
+  #podRows: Map<string, PodRow> | undefined;
+  #nodeRows: Map<string, string> | undefined;
 
   readonly #schedulerName: string | undefined;
 
@@ -141,6 +151,7 @@ export class GangStore {
     const generation = this.generation();
     this.#sql.exec("DELETE FROM pods WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM nodes WHERE gen < ?", generation);
+    this.forgetRows();
     this.#sql.exec("DELETE FROM gang_announcers WHERE gen < ?", generation);
     this.#sql.exec("DELETE FROM declared_groups WHERE gen < ?", generation);
     this.#setMeta("listing", "0");
@@ -161,25 +172,30 @@ export class GangStore {
     if (record.ours && record.nodeName === undefined && !record.terminal) {
       this.#sql.exec("INSERT INTO gang_lost_binds (uid, group_key, node) SELECT uid, group_key, bound_node FROM pods WHERE uid = ? AND ours = 1 AND bound_node IS NOT NULL ON CONFLICT (uid) DO NOTHING", record.uid);
     }
+    const row: PodRow = { groupKey: record.ours ? record.group.key : null, record: JSON.stringify(record), owner: owner === undefined ? null : JSON.stringify(owner) };
     this.#sql.exec(
       "INSERT INTO pods (uid, namespace, name, group_key, record, ours, bound_node, owner, gen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, group_key = excluded.group_key, record = excluded.record, ours = excluded.ours, bound_node = excluded.bound_node, owner = excluded.owner, gen = excluded.gen",
+        "ON CONFLICT (uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, group_key = excluded.group_key, record = excluded.record, ours = excluded.ours, bound_node = excluded.bound_node, owner = excluded.owner, gen = excluded.gen " +
+        // Written only when it changes: a row rewritten as it was is billed as written (a pod's status the record does not keep).
+        "WHERE (pods.namespace, pods.name, pods.group_key, pods.record, pods.ours, pods.bound_node, pods.owner, pods.gen) IS NOT (excluded.namespace, excluded.name, excluded.group_key, excluded.record, excluded.ours, excluded.bound_node, excluded.owner, excluded.gen)",
       record.uid,
       record.namespace,
       record.name,
-      record.ours ? record.group.key : null,
-      JSON.stringify(record),
+      row.groupKey,
+      row.record,
       record.ours ? 1 : 0,
       record.nodeName ?? null,
-      owner === undefined ? null : JSON.stringify(owner),
+      row.owner,
       this.generation(),
     );
+    this.#podRows?.set(record.uid, row);
     return record;
   }
 
   /** Forgets a pod. */
   deletePod(uid: string): void {
     this.#sql.exec("DELETE FROM pods WHERE uid = ?", uid);
+    this.#podRows?.delete(uid);
     this.#sql.exec("DELETE FROM gang_lost_binds WHERE uid = ?", uid);
     this.#sql.exec("DELETE FROM gang_refused_pods WHERE uid = ?", uid);
     this.#sql.exec("DELETE FROM gang_scheduled_seen WHERE uid = ?", uid);
@@ -237,17 +253,21 @@ export class GangStore {
   putNode(object: unknown): void {
     const record = parseNode(object);
     if (record.name === "") return;
+    const text = JSON.stringify(record);
     this.#sql.exec(
-      "INSERT INTO nodes (name, record, gen) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record, gen = excluded.gen",
+      // Written only when it changes: a node's heartbeat leaves its record as it was, and a row rewritten as it was is billed as written.
+      "INSERT INTO nodes (name, record, gen) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record, gen = excluded.gen WHERE (nodes.record, nodes.gen) IS NOT (excluded.record, excluded.gen)",
       record.name,
-      JSON.stringify(record),
+      text,
       this.generation(),
     );
+    this.#nodeRows?.set(record.name, text);
   }
 
   /** Forgets a node. */
   deleteNode(name: string): void {
     this.#sql.exec("DELETE FROM nodes WHERE name = ?", name);
+    this.#nodeRows?.delete(name);
   }
 
   /** Whether nothing of a gang is stored: no pod of ours, no group row, no allocation (a pass would do nothing). */
@@ -256,9 +276,18 @@ export class GangStore {
     return row.busy === 0;
   }
 
-  /** Every stored pod. */
+  /** Drops the rows kept in memory: the next read loads them from the tables. */
+  forgetRows(): void {
+    this.#podRows = undefined;
+    this.#nodeRows = undefined;
+  }
+
+  /** Every stored pod, by uid. */
   pods(): StoredPod[] {
-    return this.#sql.exec<{ record: string; owner: string | null }>("SELECT record, owner FROM pods ORDER BY uid").toArray().map(storedPod);
+    this.#podRows ??= new Map(
+      this.#sql.exec<{ uid: string; group_key: string | null; record: string; owner: string | null }>("SELECT uid, group_key, record, owner FROM pods").toArray().map((row) => [row.uid, { groupKey: row.group_key, record: row.record, owner: row.owner }] as const),
+    );
+    return byKey(this.#podRows).map(storedPod);
   }
 
   /** The stored pods of one group (ours). */
@@ -268,12 +297,16 @@ export class GangStore {
 
   /** Removes the finished pods of a group. */
   deleteTerminalPodsOf(group: string, uids: readonly string[]): void {
-    for (const uid of uids) this.#sql.exec("DELETE FROM pods WHERE uid = ? AND group_key = ?", uid, group);
+    for (const uid of uids) {
+      this.#sql.exec("DELETE FROM pods WHERE uid = ? AND group_key = ?", uid, group);
+      if (this.#podRows?.get(uid)?.groupKey === group) this.#podRows.delete(uid);
+    }
   }
 
   /** Every node. */
   nodes(): NodeRecord[] {
-    return this.#sql.exec<{ record: string }>("SELECT record FROM nodes ORDER BY name").toArray().map((row) => JSON.parse(row.record) as NodeRecord);
+    this.#nodeRows ??= new Map(this.#sql.exec<{ name: string; record: string }>("SELECT name, record FROM nodes").toArray().map((row) => [row.name, row.record] as const));
+    return byKey(this.#nodeRows).map((record) => JSON.parse(record) as NodeRecord);
   }
 
   // --- allocations ---
@@ -593,6 +626,18 @@ function groupRow(row: GroupColumns): GroupRow {
 }
 
 /** A pod row as a stored pod. */
+/** A row of `pods` as kept in memory: what a read of it parses. */
+interface PodRow {
+  readonly groupKey: string | null;
+  readonly record: string;
+  readonly owner: string | null;
+}
+
+/** The values of `rows` in the order of their keys (as `ORDER BY` the key column, for the ASCII names and uids stored). */
+function byKey<T>(rows: ReadonlyMap<string, T>): T[] {
+  return [...rows.keys()].sort().map((key) => rows.get(key) as T);
+}
+
 function storedPod(row: { record: string; owner: string | null }): StoredPod {
   return { record: JSON.parse(row.record) as PodRecord, owner: row.owner === null ? undefined : (JSON.parse(row.owner) as OwnerRef) };
 }

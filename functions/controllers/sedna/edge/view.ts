@@ -74,7 +74,9 @@ export class EdgeView {
   putObject(object: KubeObject & { kind: EdgeKind }): void {
     this.#found.delete(`${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`);
     this.#sql.exec(
-      "INSERT INTO sedna_edge_objects (kind, namespace, name, uid, object, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, namespace, name) DO UPDATE SET uid = excluded.uid, object = excluded.object, gen = excluded.gen",
+      // Written only when it changes (a row rewritten as it was is billed as written).
+      "INSERT INTO sedna_edge_objects (kind, namespace, name, uid, object, gen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, namespace, name) DO UPDATE SET uid = excluded.uid, object = excluded.object, gen = excluded.gen " +
+        "WHERE (sedna_edge_objects.uid, sedna_edge_objects.object, sedna_edge_objects.gen) IS NOT (excluded.uid, excluded.object, excluded.gen)",
       object.kind,
       object.metadata.namespace ?? "",
       object.metadata.name ?? "",
@@ -95,7 +97,8 @@ export class EdgeView {
     const text = JSON.stringify(pod);
     const before = this.#sql.exec<{ pod: string }>("SELECT pod FROM sedna_edge_pods WHERE uid = ?", uid).toArray()[0]?.pod;
     this.#sql.exec(
-      "INSERT INTO sedna_edge_pods (uid, namespace, owner_uid, pod, gen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET owner_uid = excluded.owner_uid, pod = excluded.pod, gen = excluded.gen",
+      "INSERT INTO sedna_edge_pods (uid, namespace, owner_uid, pod, gen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (uid) DO UPDATE SET owner_uid = excluded.owner_uid, pod = excluded.pod, gen = excluded.gen " +
+        "WHERE (sedna_edge_pods.owner_uid, sedna_edge_pods.pod, sedna_edge_pods.gen) IS NOT (excluded.owner_uid, excluded.pod, excluded.gen)",
       uid,
       namespace,
       pod.ownerUid,
