@@ -4,7 +4,7 @@ import { test } from "node:test";
 import type { Sql, SqlStorageValue } from "../../../kit/sql.ts";
 import { SqliteSql } from "../../../kit/testing/sqlite.ts";
 import { rawNode, rawPod } from "../core/testing/build.ts";
-import { GangStore } from "./store.ts";
+import { GangStore, MAX_KEPT_POD_ROWS } from "./store.ts";
 
 /** The store over a database whose statements' written rows are summed (as Cloudflare bills them). */
 function counted(): { store: GangStore; written: () => number } {
@@ -72,4 +72,28 @@ test("pods and nodes are read from their tables once, then kept: what they answe
   store.endList();
   same("after a relist that no longer lists pod b");
   assert.equal(store.pods().length, 1);
+});
+
+test("past MAX_KEPT_POD_ROWS pods none is kept in memory: each read scans the table, the isolate's memory comes first", () => {
+  const db = new DatabaseSync(":memory:");
+  const sql = new SqliteSql(db);
+  let scans = 0;
+  const watching: Sql = {
+    exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: SqlStorageValue[]) {
+      if (query.startsWith("SELECT uid, group_key, record, owner FROM pods")) scans += 1;
+      return sql.exec<T>(query, ...bindings);
+    },
+  };
+  const store = new GangStore(watching);
+  db.exec("BEGIN");
+  for (let i = 0; i <= MAX_KEPT_POD_ROWS; i += 1) store.putPod(rawPod(`p-${i}`, { nodeName: "n1" }));
+  db.exec("COMMIT");
+  assert.equal(store.pods().length, MAX_KEPT_POD_ROWS + 1);
+  assert.equal(store.pods().length, MAX_KEPT_POD_ROWS + 1);
+  assert.equal(scans, 2, "read from the table each time");
+  store.deletePod(store.pods()[0]?.record.uid ?? "");
+  store.pods();
+  const before = scans;
+  store.pods();
+  assert.equal(scans, before, "back under the bound: kept again");
 });

@@ -100,7 +100,9 @@ export class GangStore {
    * second that was a trillion rows read a month. Every statement that writes these tables
    * is in this class and keeps them current; `forgetRows` drops them (a transaction rolled
    * back, a relist's sweep) and the next read loads them again. Kept as the stored text, so
-   * each read parses records of its own, as a scan did.
+   * each read parses records of its own, as a scan did. At most {@link MAX_KEPT_POD_ROWS}
+   * pods are kept (about 500 bytes each): beyond that the isolate's 128 MB comes first, and
+   * a pass reads them from the table again.
    */
   #podRows: Map<string, PodRow> | undefined;
   #nodeRows: Map<string, string> | undefined;
@@ -189,6 +191,7 @@ export class GangStore {
       this.generation(),
     );
     this.#podRows?.set(record.uid, row);
+    if ((this.#podRows?.size ?? 0) > MAX_KEPT_POD_ROWS) this.#podRows = undefined;
     return record;
   }
 
@@ -284,10 +287,11 @@ export class GangStore {
 
   /** Every stored pod, by uid. */
   pods(): StoredPod[] {
-    this.#podRows ??= new Map(
-      this.#sql.exec<{ uid: string; group_key: string | null; record: string; owner: string | null }>("SELECT uid, group_key, record, owner FROM pods").toArray().map((row) => [row.uid, { groupKey: row.group_key, record: row.record, owner: row.owner }] as const),
-    );
-    return byKey(this.#podRows).map(storedPod);
+    const rows =
+      this.#podRows ??
+      new Map(this.#sql.exec<{ uid: string; group_key: string | null; record: string; owner: string | null }>("SELECT uid, group_key, record, owner FROM pods").toArray().map((row) => [row.uid, { groupKey: row.group_key, record: row.record, owner: row.owner }] as const));
+    if (rows.size <= MAX_KEPT_POD_ROWS) this.#podRows = rows;
+    return byKey(rows).map(storedPod);
   }
 
   /** The stored pods of one group (ours). */
@@ -626,6 +630,9 @@ function groupRow(row: GroupColumns): GroupRow {
 }
 
 /** A pod row as a stored pod. */
+/** The most pod rows kept in memory (~15 MB of text). */
+export const MAX_KEPT_POD_ROWS = 30_000;
+
 /** A row of `pods` as kept in memory: what a read of it parses. */
 interface PodRow {
   readonly groupKey: string | null;
