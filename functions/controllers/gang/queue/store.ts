@@ -60,7 +60,10 @@ export interface TimerRow {
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, group_key TEXT, record TEXT NOT NULL, ours INTEGER NOT NULL, bound_node TEXT, owner TEXT, gen INTEGER NOT NULL)",
-  "CREATE INDEX IF NOT EXISTS pods_group ON pods (group_key)",
+  // Only the gang's own pods (group_key is set for ours alone): another pod's row costs no index row
+  // written, and "is any pod ours" reads one row, not every pod of the cluster (rows read are billed).
+  "DROP INDEX IF EXISTS pods_group",
+  "CREATE INDEX IF NOT EXISTS pods_gang ON pods (group_key) WHERE group_key IS NOT NULL",
   "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, record TEXT NOT NULL, gen INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS allocations (group_key TEXT PRIMARY KEY, allocation TEXT NOT NULL, started_at INTEGER NOT NULL, ends_at INTEGER)",
   // rejected_reason and waiting are written no more (the inspection recomputes them); kept so an existing object's table needs no migration.
@@ -275,7 +278,7 @@ export class GangStore {
 
   /** Whether nothing of a gang is stored: no pod of ours, no group row, no allocation (a pass would do nothing). */
   idle(): boolean {
-    const row = this.#sql.exec<{ busy: number }>("SELECT EXISTS (SELECT 1 FROM pods WHERE ours = 1) OR EXISTS (SELECT 1 FROM groups) OR EXISTS (SELECT 1 FROM allocations) AS busy").one();
+    const row = this.#sql.exec<{ busy: number }>("SELECT EXISTS (SELECT 1 FROM pods WHERE group_key IS NOT NULL) OR EXISTS (SELECT 1 FROM groups) OR EXISTS (SELECT 1 FROM allocations) AS busy").one();
     return row.busy === 0;
   }
 
@@ -348,7 +351,7 @@ export class GangStore {
     return this.#sql
       .exec<{ group_key: string }>(
         "SELECT DISTINCT p.group_key FROM pods p JOIN allocations a ON a.group_key = p.group_key " +
-          "WHERE p.ours = 1 AND p.bound_node IS NULL " +
+          "WHERE p.group_key IS NOT NULL AND p.ours = 1 AND p.bound_node IS NULL " +
           "AND NOT EXISTS (SELECT 1 FROM gang_timers t WHERE t.id = 'bind:' || p.group_key) " +
           "AND NOT EXISTS (SELECT 1 FROM groups g WHERE g.group_key = p.group_key AND g.ended_at IS NOT NULL) ORDER BY p.group_key",
       )
