@@ -8,7 +8,7 @@ export class SeenSignatures {
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS seen (signature TEXT PRIMARY KEY, expires INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS seen (signature TEXT PRIMARY KEY, expires INTEGER NOT NULL) WITHOUT ROWID");
     sql.exec("CREATE INDEX IF NOT EXISTS seen_expires ON seen (expires)");
   }
 

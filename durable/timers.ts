@@ -8,7 +8,7 @@ export class Timers {
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
-    storage.sql.exec("CREATE TABLE IF NOT EXISTS timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, payload TEXT NOT NULL)");
+    storage.sql.exec("CREATE TABLE IF NOT EXISTS timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, payload TEXT NOT NULL) WITHOUT ROWID");
     storage.sql.exec("CREATE INDEX IF NOT EXISTS timers_due ON timers (due)");
   }
 

@@ -12,7 +12,7 @@ export class Claims {
 
   constructor(storage: DurableObjectStorage) {
     this.#sql = storage.sql;
-    storage.sql.exec("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, expires INTEGER NOT NULL)");
+    storage.sql.exec("CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, expires INTEGER NOT NULL) WITHOUT ROWID");
     this.#timers = new Timers(storage);
   }
 

@@ -10,7 +10,7 @@ export class Replies {
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID");
   }
 
   /**

@@ -59,39 +59,39 @@ export interface TimerRow {
 }
 
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, group_key TEXT, record TEXT NOT NULL, ours INTEGER NOT NULL, bound_node TEXT, owner TEXT, gen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, group_key TEXT, record TEXT NOT NULL, ours INTEGER NOT NULL, bound_node TEXT, owner TEXT, gen INTEGER NOT NULL) WITHOUT ROWID",
   // Only the gang's own pods (group_key is set for ours alone): another pod's row costs no index row
   // written, and "is any pod ours" reads one row, not every pod of the cluster (rows read are billed).
   "DROP INDEX IF EXISTS pods_group",
   "CREATE INDEX IF NOT EXISTS pods_gang ON pods (group_key) WHERE group_key IS NOT NULL",
-  "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, record TEXT NOT NULL, gen INTEGER NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS allocations (group_key TEXT PRIMARY KEY, allocation TEXT NOT NULL, started_at INTEGER NOT NULL, ends_at INTEGER)",
+  "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, record TEXT NOT NULL, gen INTEGER NOT NULL) WITHOUT ROWID",
+  "CREATE TABLE IF NOT EXISTS allocations (group_key TEXT PRIMARY KEY, allocation TEXT NOT NULL, started_at INTEGER NOT NULL, ends_at INTEGER) WITHOUT ROWID",
   // rejected_reason and waiting are written no more (the inspection recomputes them); kept so an existing object's table needs no migration.
-  "CREATE TABLE IF NOT EXISTS groups (group_key TEXT PRIMARY KEY, first_seen INTEGER NOT NULL, warned_missing INTEGER NOT NULL DEFAULT 0, rejected_reason TEXT, reported TEXT, waiting TEXT, ended_at INTEGER)",
+  "CREATE TABLE IF NOT EXISTS groups (group_key TEXT PRIMARY KEY, first_seen INTEGER NOT NULL, warned_missing INTEGER NOT NULL DEFAULT 0, rejected_reason TEXT, reported TEXT, waiting TEXT, ended_at INTEGER) WITHOUT ROWID",
   // Not `timers`: durable/timers.ts owns a table of that name with another shape, and the object may use both.
-  "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_timers (id TEXT PRIMARY KEY, due INTEGER NOT NULL, kind TEXT NOT NULL, group_key TEXT NOT NULL) WITHOUT ROWID",
   "CREATE INDEX IF NOT EXISTS gang_timers_due ON gang_timers (due)",
-  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
   // The queue order (ADR 0025): the counter value a group or a Job was first seen at. Kept across relists and restarts.
-  "CREATE TABLE IF NOT EXISTS gang_order (group_key TEXT PRIMARY KEY, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_order (group_key TEXT PRIMARY KEY, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL) WITHOUT ROWID",
   // Objects that announce a group of ours before (or while) its pods arrive: Jobs whose pod template names it
   // (with the template as `announcement`), PodGroups of either API (numbering the group only).
   // `done`: its group has started (or was rejected) since; the Job announces nothing more.
-  "CREATE TABLE IF NOT EXISTS gang_announcers (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, done INTEGER NOT NULL DEFAULT 0, gen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_announcers (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, seq INTEGER NOT NULL, first_seen INTEGER NOT NULL, announcement TEXT, done INTEGER NOT NULL DEFAULT 0, gen INTEGER NOT NULL) WITHOUT ROWID",
   // The nodes a group still arriving holds (one per pod, match order): where it goes when complete.
-  "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_holds (group_key TEXT PRIMARY KEY, nodes TEXT NOT NULL) WITHOUT ROWID",
   // PodGroup objects (scheduler-plugins' and native) that declare groups (ADR 0026): their record, what
   // of their status is written back (observed, and last sent), the list generation that saw them.
   // Pods of ours the watch showed bound and then unbound: a bind the API server acknowledged and lost (a bound
   // pod's spec.nodeName never goes away otherwise), until the next pass mends its group. `node`: where it was bound.
-  "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_lost_binds (uid TEXT PRIMARY KEY, group_key TEXT NOT NULL, node TEXT NOT NULL) WITHOUT ROWID",
   // Pods of ours refused (their size label is not a size), with the refusal reported on them: reported once per text.
-  "CREATE TABLE IF NOT EXISTS gang_refused_pods (uid TEXT PRIMARY KEY, reason TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS gang_refused_pods (uid TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID",
   // Pods of ours whose Scheduled Event the watch of the relay's Scheduled Events has shown (or that the queue recorded again).
-  "CREATE TABLE IF NOT EXISTS gang_scheduled_seen (uid TEXT PRIMARY KEY)",
+  "CREATE TABLE IF NOT EXISTS gang_scheduled_seen (uid TEXT PRIMARY KEY) WITHOUT ROWID",
   // Groups whose `record` timer fired: the next complete batch checks their Scheduled Events (with what the relay's watch shows then).
-  "CREATE TABLE IF NOT EXISTS gang_record_due (group_key TEXT PRIMARY KEY)",
-  "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key))",
+  "CREATE TABLE IF NOT EXISTS gang_record_due (group_key TEXT PRIMARY KEY) WITHOUT ROWID",
+  "CREATE TABLE IF NOT EXISTS declared_groups (api TEXT NOT NULL, group_key TEXT NOT NULL, uid TEXT NOT NULL, generation INTEGER NOT NULL, record TEXT NOT NULL, status TEXT NOT NULL, sent TEXT, gen INTEGER NOT NULL, PRIMARY KEY (api, group_key)) WITHOUT ROWID",
 ];
 
 /** The scheduler's state in SQL. Every method is one or a few statements; nothing is cached in memory. */

@@ -20,7 +20,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS sedna_edge_objects (kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, uid TEXT NOT NULL, object TEXT NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (kind, namespace, name))",
   "CREATE INDEX IF NOT EXISTS sedna_edge_objects_namespace ON sedna_edge_objects (namespace)",
   "CREATE INDEX IF NOT EXISTS sedna_edge_objects_uid ON sedna_edge_objects (uid)",
-  "CREATE TABLE IF NOT EXISTS sedna_edge_pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_uid TEXT NOT NULL, pod TEXT NOT NULL, gen INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS sedna_edge_pods (uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, owner_uid TEXT NOT NULL, pod TEXT NOT NULL, gen INTEGER NOT NULL) WITHOUT ROWID",
   "CREATE INDEX IF NOT EXISTS sedna_edge_pods_namespace ON sedna_edge_pods (namespace)",
 ];
 
