@@ -6,8 +6,8 @@
  * (`/proc/PID/task/*\/schedstat`, ns) before and after: the difference is that request's,
  * the Durable Object calls it made included. The long polls (`GET /v1/outbox`, a channel's
  * `feed`) pass at once, or they would hold every other request behind them: they are
- * measured for their bytes, and a measured request during which one was answered (workerd
- * then worked for both) is counted but not timed.
+ * measured for their bytes, and a measured request after whose start one was answered
+ * before the next began (workerd may have worked for both) is counted but not timed.
  *
  * While {@link WorkerMeter.serializing} is false (the cost bench; the limits bench's bursts,
  * whose Durable Object request rates one request at a time would understate) nothing
@@ -78,6 +78,8 @@ export class WorkerMeter {
   serializing: boolean;
   /** The request being timed: the long polls answered meanwhile spoil its time. */
   #disturbed = false;
+  /** The last timed request, recorded when the next one starts (or the figures are read) if nothing disturbed it. */
+  #unsettled: { readonly figures: RouteFigures; readonly cpuMs: number; readonly requestBytes: number; readonly responseBytes: number } | undefined;
   /** One request at a time through the timed path. */
   #turn: Promise<void> = Promise.resolve();
   #afterEach: (() => Promise<void>) | undefined;
@@ -110,6 +112,7 @@ export class WorkerMeter {
 
   /** Every route measured so far. */
   routes(): RouteFigures[] {
+    this.#settle();
     return [...this.#routes.values()];
   }
 
@@ -133,7 +136,8 @@ export class WorkerMeter {
     figures.requests += 1;
     figures.maxRequestBytes = Math.max(figures.maxRequestBytes, body.length);
     try {
-      const answer = !this.serializing ? await this.#forward(req, body) : LONG_POLL.some((pattern) => pattern.test(route)) ? await this.#longPoll(req, body) : await this.#timed(req, body, figures);
+      // A request let through at once (a long poll, or any while not serializing) shares workerd with the one being timed.
+      const answer = this.serializing && !LONG_POLL.some((pattern) => pattern.test(route)) ? await this.#timed(req, body, figures) : await this.#untimed(req, body);
       figures.maxResponseBytes = Math.max(figures.maxResponseBytes, answer.body.length);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
@@ -143,7 +147,7 @@ export class WorkerMeter {
     }
   }
 
-  async #longPoll(req: IncomingMessage, body: Buffer): Promise<Answer> {
+  async #untimed(req: IncomingMessage, body: Buffer): Promise<Answer> {
     const answer = await this.#forward(req, body);
     this.#disturbed = true;
     return answer;
@@ -159,23 +163,33 @@ export class WorkerMeter {
       // The calls of the largest request so far (its body sets the route's largest): a sweep of every object's meter before and after.
       const countCalls = body.length >= figures.maxRequestBytes ? this.#durableCalls : undefined;
       const callsBefore = countCalls ? await countCalls() : 0;
+      // The last request's time is kept only if no long poll was answered since it started: a poll
+      // answered just after it may have been built during it (its frames), so its end is not enough.
+      this.#settle();
       this.#disturbed = false;
       const before = processCpuNs(this.#pid);
       const answer = await this.#forward(req, body);
       const cpuMs = (processCpuNs(this.#pid) - before) / 1e6;
       if (countCalls) figures.durableCalls = (await countCalls()) - callsBefore;
-      if (!this.#disturbed) {
-        figures.timed += 1;
-        figures.cpuMs.push(cpuMs);
-        if (cpuMs > figures.maxCpuMs) {
-          figures.maxCpuMs = cpuMs;
-          figures.heaviest = { requestBytes: body.length, responseBytes: answer.body.length };
-        }
-      }
+      this.#unsettled = { figures, cpuMs, requestBytes: body.length, responseBytes: answer.body.length };
       await this.#afterEach?.();
       return answer;
     } finally {
       done();
+    }
+  }
+
+  /** Records the last timed request unless a long poll was answered since it began. */
+  #settle(): void {
+    const sample = this.#unsettled;
+    this.#unsettled = undefined;
+    if (!sample || this.#disturbed) return;
+    const { figures, cpuMs } = sample;
+    figures.timed += 1;
+    figures.cpuMs.push(cpuMs);
+    if (cpuMs > figures.maxCpuMs) {
+      figures.maxCpuMs = cpuMs;
+      figures.heaviest = { requestBytes: sample.requestBytes, responseBytes: sample.responseBytes };
     }
   }
 
