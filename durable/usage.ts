@@ -1,11 +1,11 @@
 /**
  * What a Durable Object costs, in the units Cloudflare bills and limits it by: requests
  * (each RPC call and alarm) and the wall time they keep it active, SQLite rows read and
- * written, and bytes stored. Each object
- * keeps its own meter from the moment it starts (not across evictions: an object's meter
- * starts again at zero when workerd starts it again), and answers it over RPC
- * (`ProbedDurableObject.usage`), so `npm run bench -- limits` reads every object's figures
- * beside Cloudflare's limits instead of assuming them.
+ * written, and bytes stored. Each object keeps its own meter from the moment it starts
+ * (not across evictions: it starts again at zero when workerd starts the object again) and
+ * answers it over RPC (`ProbedDurableObject.usage`), so `npm run bench -- limits` and
+ * `-- cost` read every object's figures beside Cloudflare's limits and prices instead of
+ * assuming them.
  */
 import type { DurableUsage } from "./contracts.ts";
 
