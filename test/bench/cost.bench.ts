@@ -22,12 +22,12 @@
  * EDGELOOP_BENCH_COST_FLEETS picks fleets by index (default 0,1,2: 100 nodes / 2,000 pods /
  * 1 change/s; 1,000 / 20,000 / 10; 5,000 / 150,000 / 50).
  */
-import { readFileSync } from "node:fs";
 import { waitFor } from "../../cli/wait.ts";
 import type { DurableUsage } from "../../durable/contracts.ts";
 import { AUTONOMY_DURATION, EDGE_WORKER, NODE_POOL } from "../../functions/controllers/autonomy/names.ts";
 import type { KubeObject } from "../../protocol/index.ts";
 import type { Benchmark, Figure } from "../../scripts/bench.ts";
+import { rssMiB } from "../../scripts/lib/soak/proc.ts";
 import { workerdChildren } from "../../scripts/lib/workerd-process.ts";
 import { testStack } from "../e2e/harness.ts";
 import { monthlyBill, MONTH_SECONDS, type UsagePerSecond } from "./cost/bill.ts";
@@ -36,6 +36,7 @@ import { processCpuNs, WorkerMeter } from "./limits/meter.ts";
 import { meteredObjects, readAll, type MeteredObject } from "./limits/objects.ts";
 import { selfHealAtRate } from "./self-heal.ts";
 import { job as flJob } from "./sedna.bench.ts";
+import { flJobRefs } from "../support/fl-job.ts";
 import { inPool, metricSum, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 type Report = (figure: Omit<Figure, "bench">) => void;
@@ -151,7 +152,7 @@ async function measureFleet(fleet: Fleet, script: string, report: Report, say: (
       await relayIdle(relay.metrics, WAIT_MS);
     });
     if (unhealed > 0) say(`${unhealed} deletions not healed within 60 s`);
-    const rss = relayRssMiB(relayPid);
+    const rss = rssMiB(relayPid) ?? 0;
     say("one full resync");
     const resync = await measured(meter, workerd, relayPid, objects, async () => {
       const before = metricSum(await relay.metrics(), "edgeloop_reconciles_total");
@@ -174,8 +175,7 @@ async function populate(stack: Stack, relay: Relay, fleet: Fleet, say: (message:
   say(`${edge.length} autonomous edge nodes in pools of ${POOL}`);
   await inPool(edge, 32, (i) => cluster.patch(NODE, undefined, edgeNode(i), { metadata: { labels: { [EDGE_WORKER]: "true", [NODE_POOL]: `pool-${Math.floor(i / POOL)}` }, annotations: { [AUTONOMY_DURATION]: "10m" } } }, "merge"));
   await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } as KubeObject);
-  await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: NS }, spec: { url: "/m", format: "pb" } } as KubeObject);
-  for (const node of ["edge1", "edge2"]) await cluster.create({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace: NS }, spec: { url: "/d", format: "txt", nodeName: node } } as KubeObject);
+  for (const ref of flJobRefs(NS)) await cluster.create(ref);
   // Enough training slots that a deletion always finds one not healing (two per job).
   const jobs = Math.max(10, fleet.changesPerSecond * 4);
   say(`${jobs} Sedna FL jobs`);
@@ -191,14 +191,6 @@ async function populate(stack: Stack, relay: Relay, fleet: Fleet, say: (message:
   await waitFor(`${jobs * 2} training pods`, training, (n) => n === jobs * 2, { timeoutMs: WAIT_MS, intervalMs: 500 });
   await relayIdle(relay.metrics, WAIT_MS);
   return jobs;
-}
-
-/** The relay's resident memory now (MiB), from `/proc`. */
-function relayRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
 }
 
 function reportFleet(fleet: Fleet, jobs: number, steady: Used, resync: Used, relayRss: number, report: Report, say: (message: string) => void): void {

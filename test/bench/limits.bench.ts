@@ -43,6 +43,7 @@ import { HeapReader } from "./limits/heap.ts";
 import { WorkerMeter, type RouteFigures } from "./limits/meter.ts";
 import { meteredObjects, readAll, requestsSoFar, type MeteredObject } from "./limits/objects.ts";
 import { job as flJob } from "./sedna.bench.ts";
+import { flJobRefs } from "../support/fl-job.ts";
 import { inPool, percentile, relayBundle, relayIdle, relayProcess, tenth } from "./util.ts";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reads of nested status
@@ -243,8 +244,7 @@ const gang: Scenario = {
 async function flAtOnce(stack: Stack, ns: string): Promise<void> {
   const cluster = stack.sim.cluster;
   await cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } as KubeObject);
-  await cluster.create({ ...MODEL, metadata: { name: "model", namespace: ns }, spec: { url: "/m", format: "pb" } } as KubeObject);
-  for (const node of ["edge1", "edge2"]) await cluster.create({ ...DATASET, metadata: { name: `${node}-data`, namespace: ns }, spec: { url: "/d", format: "txt", nodeName: node } } as KubeObject);
+  for (const ref of flJobRefs(ns)) await cluster.create(ref);
   await Promise.all(Array.from({ length: FL_JOBS }, (_, i) => cluster.create(flJob(`fl-${i}`, ns))));
   await waitFor("every job Running", async () => ((await cluster.list(FL, { namespace: ns })).items as Obj[]).filter((j) => j.status?.phase === "Running").length, (n) => n === FL_JOBS, { timeoutMs: WAIT_MS, intervalMs: 200 });
 }
@@ -289,18 +289,18 @@ const autonomy: Scenario = {
 };
 
 const lcNode = (i: number): string => `sim-node-${i + 1}`;
-let lcPort = 0;
+const GM_PORT_FLAG = "--sedna-gm-port";
 
 const lcs: Scenario = {
   name: "lcs",
   nodes: LCS,
   namespaces: ["default"],
   async relayArgs() {
-    lcPort = await freePort();
-    return ["--sedna-gm-port", String(lcPort)];
+    return [GM_PORT_FLAG, String(await freePort())];
   },
-  async run({ stack, progress, natural }) {
+  async run({ stack, relayArgs, progress, natural }) {
     const cluster = stack.sim.cluster;
+    const lcPort = relayArgs[relayArgs.indexOf(GM_PORT_FLAG) + 1];
     await cluster.create({ ...MODEL, metadata: { name: "model", namespace: "default" }, spec: { url: "/m", format: "pb" } } as KubeObject);
     for (let i = 0; i < LCS; i++) await cluster.create({ ...DATASET, metadata: { name: `data-${i + 1}`, namespace: "default" }, spec: { url: "/d", format: "txt", nodeName: lcNode(i) } } as KubeObject);
     const controllers = Array.from({ length: LCS }, (_, i) => new LocalController({ gmAddress: `127.0.0.1:${lcPort}`, nodeName: lcNode(i), retryIntervalMs: 500, parseInserts: false }));

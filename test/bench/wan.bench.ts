@@ -26,6 +26,7 @@ import { parseLinkSpec } from "../../scripts/lib/link/spec.ts";
 import { WORKER_KEEP_ALIVE_SECONDS } from "../../relay/deliver/worker-client.ts";
 import { testStack } from "../e2e/harness.ts";
 import { job as flJob } from "./sedna.bench.ts";
+import { flJobRefs } from "../support/fl-job.ts";
 import { job as nervexJob, NAMESPACE as NERVEX_NS, coordinatorProcess } from "./nervex-workload.ts";
 import { emptyNodes, gangScenario, GROUP_SIZE } from "./gang-scenario.ts";
 import { selfHealAtRate, selfHealOneAtATime } from "./self-heal.ts";
@@ -153,10 +154,7 @@ async function prepare(cluster: Cluster, progress: (message: string) => void): P
 }
 
 async function sednaRefs(cluster: Cluster, ns: string): Promise<void> {
-  await createAll(cluster, [
-    { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: "model", namespace: ns }, spec: { url: "/m", format: "pb" } },
-    ...["edge1", "edge2"].map((node) => ({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: `${node}-data`, namespace: ns }, spec: { url: "/d", format: "txt", nodeName: node } })),
-  ]);
+  await createAll(cluster, flJobRefs(ns));
 }
 
 /** Self-heal one deletion at a time: deletion to the replacement's creation. */

@@ -24,3 +24,11 @@ export function flJob(name: string, namespace = "default", refs: JobRefs = SHARE
     },
   } as KubeObject;
 }
+
+/** The Model and the two Datasets (on `edge1`, `edge2`) that {@link flJob} names with `refs`, in `namespace`. */
+export function flJobRefs(namespace = "default", refs: JobRefs = SHARED): KubeObject[] {
+  return [
+    { apiVersion: "sedna.io/v1alpha1", kind: "Model", metadata: { name: refs.model, namespace }, spec: { url: "/m", format: "pb" } },
+    ...["edge1", "edge2"].map((node) => ({ apiVersion: "sedna.io/v1alpha1", kind: "Dataset", metadata: { name: refs.datasets(node), namespace }, spec: { url: "/d", format: "txt", nodeName: node } })),
+  ] as KubeObject[];
+}
